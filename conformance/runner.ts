@@ -1,0 +1,138 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { SqliteStore } from '../main/db/store.js';
+import { DEFAULT_PROMPTS_DIR } from '../main/core/prompts/buildSystemPrompt.js';
+import { Session, SessionError } from '../main/core/session/session.js';
+import { MODES, type Mode } from '../main/core/session/types.js';
+import { ToolRegistry } from '../main/core/tools/registry.js';
+
+/** A case file, exactly as contract.md "Conformance cases" fixes it. */
+export interface CaseFile {
+  spec: string;
+  cases: Case[];
+}
+
+export interface Case {
+  name: string;
+  session?: 'agent' | 'chat';
+  files?: Record<string, string>;
+  steps: Step[];
+}
+
+type Expectation = { expect?: string; expect_re?: string };
+export type Step =
+  | ({ call: string; args?: unknown } & Expectation)
+  | { fs: { write?: Record<string, string>; delete?: string[] } }
+  | { reply_end: true }
+  | { undo: true }
+  | ({ user: string; date?: string; mode?: string } & Expectation)
+  | ({ compact: string } & Expectation)
+  | { system: 'unchanged' };
+
+export interface CaseOutcome {
+  name: string;
+  ok: boolean;
+  /** Why it failed: the step, the expected and the actual text. */
+  detail?: string;
+}
+
+/**
+ * Runs one case against the real engine: a real temporary workspace, the real tools, the real
+ * session and the real SQLite store, in the `auto` mode (no step waits for an approval).
+ */
+export async function runCase(c: Case): Promise<CaseOutcome> {
+  const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-conf-')));
+  const root = path.join(tmp, 'workspace');
+  fs.mkdirSync(root);
+  const store = new SqliteStore(path.join(tmp, 'keel.db'));
+  try {
+    for (const [rel, content] of Object.entries(c.files ?? {})) writeFile(root, rel, content);
+    const session = Session.create(
+      { store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, now: () => new Date() },
+      { root, kind: c.session ?? 'agent', mode: 'auto', title: c.name },
+    );
+    for (const [i, step] of c.steps.entries()) {
+      const problem = await runStep(session, root, step);
+      if (problem) return { name: c.name, ok: false, detail: `step ${i + 1}: ${problem}` };
+    }
+    return { name: c.name, ok: true };
+  } catch (err) {
+    return { name: c.name, ok: false, detail: `error: ${(err as Error).message}` };
+  } finally {
+    store.close();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** Runs a step; returns what went wrong, or undefined. */
+async function runStep(session: Session, root: string, step: Step): Promise<string | undefined> {
+  if ('call' in step) {
+    const inserted = await session.callTool(step.call, withRoot(step.args ?? {}, root));
+    return compare(step, inserted.text, root);
+  }
+  if ('fs' in step) {
+    for (const [rel, content] of Object.entries(step.fs.write ?? {})) writeFile(root, rel, content);
+    for (const rel of step.fs.delete ?? []) fs.rmSync(path.join(root, rel), { recursive: true, force: true });
+    return undefined;
+  }
+  if ('reply_end' in step) {
+    session.endReply();
+    return undefined;
+  }
+  if ('undo' in step) {
+    session.undo();
+    return undefined;
+  }
+  if ('user' in step) {
+    if (step.mode !== undefined && !MODES.includes(step.mode as Mode)) return `unknown mode "${step.mode}"`;
+    const { sent } = session.userMessage(step.user, { date: step.date, mode: step.mode as Mode | undefined });
+    return compare(step, sent, root);
+  }
+  if ('compact' in step) {
+    let text: string;
+    try {
+      text = session.compact(step.compact);
+    } catch (err) {
+      if (!(err instanceof SessionError)) throw err;
+      text = `Error: ${err.message.replace(/^./, (c) => c.toLowerCase())}`;
+    }
+    return compare(step, text, root);
+  }
+  if ('system' in step) {
+    return session.systemPromptUnchanged() ? undefined : 'the system prompt changed since the first request';
+  }
+  return `unknown step ${JSON.stringify(step)}`;
+}
+
+function compare(step: Expectation, actual: string, root: string): string | undefined {
+  if (step.expect !== undefined) {
+    const expected = step.expect.replaceAll('{{root}}', root);
+    return actual === expected ? undefined : `expected:\n${indent(expected)}\nactual:\n${indent(actual)}`;
+  }
+  if (step.expect_re !== undefined) {
+    const source = step.expect_re.replaceAll('{{root}}', root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+    return new RegExp(source).test(actual) ? undefined : `expected to match /${source}/:\nactual:\n${indent(actual)}`;
+  }
+  return undefined;
+}
+
+/** `{{root}}` in every string of a call's arguments. */
+function withRoot(value: unknown, root: string): unknown {
+  if (typeof value === 'string') return value.replaceAll('{{root}}', root);
+  if (Array.isArray(value)) return value.map((v) => withRoot(v, root));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withRoot(v, root)]));
+  }
+  return value;
+}
+
+function writeFile(root: string, rel: string, content: string): void {
+  const abs = path.join(root, rel);
+  fs.mkdirSync(path.dirname(abs), { recursive: true });
+  fs.writeFileSync(abs, content);
+}
+
+function indent(text: string): string {
+  return text.split('\n').map((line) => `    | ${line}`).join('\n');
+}

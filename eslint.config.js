@@ -1,0 +1,156 @@
+// ESLint flat config: recommended rules (no type-aware rules, so it stays fast) plus the layering
+// rule from DESIGN.md ("Layers by folder").
+import path from 'node:path';
+import js from '@eslint/js'; // ships with eslint 9 (its own dependency, pinned by eslint)
+import tseslint from 'typescript-eslint';
+
+const repoRoot = import.meta.dirname;
+
+/**
+ * keel/layers: forbids imports that cross a layer. Options:
+ *   packages: bare specifiers forbidden with their subpaths ('electron' also bans 'electron/main');
+ *             one ending in '/' is a scope prefix ('@node-llama-cpp/').
+ *   dirs:     repo-relative folders or extension-less files ('main/llm', 'main/index'); relative
+ *             imports are resolved against the importing file before matching.
+ *   allowTypeImports: true allows `import type`/`export type` (and `import('…').T`) of the targets.
+ *   reason:   the layer's rule, shown in the message.
+ * Covers static imports, re-exports, dynamic import(), require(), `import x = require()` and
+ * import types.
+ */
+const layersRule = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'Keep the layers of DESIGN.md apart' },
+    schema: [
+      {
+        type: 'object',
+        properties: {
+          packages: { type: 'array', items: { type: 'string' } },
+          dirs: { type: 'array', items: { type: 'string' } },
+          allowTypeImports: { type: 'boolean' },
+          reason: { type: 'string' },
+        },
+        additionalProperties: false,
+      },
+    ],
+    messages: { forbidden: "'{{source}}' may not be imported here{{typeNote}}: {{reason}}" },
+  },
+  create(context) {
+    const { packages = [], dirs = [], allowTypeImports = false, reason = '' } = context.options[0] ?? {};
+    const filename = context.filename;
+
+    /** Whether a module specifier names a forbidden target. */
+    const isForbidden = (source) => {
+      if (source.startsWith('.') || source.startsWith('/')) {
+        const absolute = path.resolve(path.dirname(filename), source);
+        const rel = path.relative(repoRoot, absolute).split(path.sep).join('/');
+        const bare = rel.replace(/\.(c|m)?[jt]sx?$/, '');
+        return dirs.some((dir) => bare === dir || rel.startsWith(`${dir}/`));
+      }
+      return packages.some((pkg) =>
+        pkg.endsWith('/') ? source.startsWith(pkg) : source === pkg || source.startsWith(`${pkg}/`),
+      );
+    };
+
+    const check = (node, sourceNode, typeOnly) => {
+      if (!sourceNode || typeof sourceNode.value !== 'string') return;
+      if (typeOnly && allowTypeImports) return;
+      if (!isForbidden(sourceNode.value)) return;
+      context.report({
+        node,
+        messageId: 'forbidden',
+        data: {
+          source: sourceNode.value,
+          typeNote: allowTypeImports ? ' except as `import type`' : '',
+          reason,
+        },
+      });
+    };
+
+    const allTypeSpecifiers = (specifiers, kindKey) =>
+      specifiers.length > 0 && specifiers.every((s) => s[kindKey] === 'type');
+
+    return {
+      ImportDeclaration(node) {
+        check(node, node.source, node.importKind === 'type' || allTypeSpecifiers(node.specifiers, 'importKind'));
+      },
+      ExportNamedDeclaration(node) {
+        if (node.source) {
+          check(node, node.source, node.exportKind === 'type' || allTypeSpecifiers(node.specifiers, 'exportKind'));
+        }
+      },
+      ExportAllDeclaration(node) {
+        check(node, node.source, node.exportKind === 'type');
+      },
+      ImportExpression(node) {
+        if (node.source.type === 'Literal') check(node, node.source, false);
+      },
+      CallExpression(node) {
+        const [arg] = node.arguments;
+        if (node.callee.type === 'Identifier' && node.callee.name === 'require' && arg?.type === 'Literal') {
+          check(node, arg, false);
+        }
+      },
+      TSImportEqualsDeclaration(node) {
+        if (node.moduleReference.type === 'TSExternalModuleReference') {
+          check(node, node.moduleReference.expression, node.importKind === 'type');
+        }
+      },
+      TSImportType(node) {
+        const arg = node.argument;
+        check(node, arg?.type === 'TSLiteralType' ? arg.literal : arg, true);
+      },
+    };
+  },
+};
+
+const keelPlugin = { rules: { layers: layersRule } };
+
+export default tseslint.config(
+  { ignores: ['out/', 'dist/', 'node_modules/', 'test-results/', 'bench/.work/', '.keel-test/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { ecmaVersion: 2023, sourceType: 'module' },
+    linterOptions: { reportUnusedDisableDirectives: true },
+    plugins: { keel: keelPlugin },
+    rules: {
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' },
+      ],
+    },
+  },
+  {
+    // Plain JS config files run in Node.
+    files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+  },
+  {
+    files: ['main/core/**'],
+    rules: {
+      'keel/layers': [
+        'error',
+        {
+          packages: ['electron', 'node-llama-cpp', '@node-llama-cpp/'],
+          dirs: ['main/llm', 'main/ipc', 'main/server', 'main/index'],
+          reason: 'main/core is plain Node (no Electron, no model engine, no adapters), testable anywhere',
+        },
+      ],
+    },
+  },
+  {
+    files: ['renderer/**'],
+    rules: {
+      'keel/layers': [
+        'error',
+        {
+          packages: ['electron'],
+          dirs: ['main'],
+          allowTypeImports: true,
+          reason: 'the renderer mirrors what main pushes and imports only contract types from main/',
+        },
+      ],
+    },
+  },
+);

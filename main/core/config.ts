@@ -1,0 +1,13 @@
+import loop from '../../loop.json' with { type: 'json' };
+
+/** The numbers and texts of the loop (loop.json). Every measure reads them from here. */
+export type ContextConfig = typeof loop.context;
+export const contextConfig: ContextConfig = loop.context;
+export const toolConfig = loop.tools;
+
+/** Fills `{{name}}` placeholders of a loop.json text. */
+export function fill(template: string, values: Record<string, string | number>): string {
+  return template.replace(/\{\{(\w+)\}\}/g, (whole, key: string) =>
+    key in values ? String(values[key]) : whole,
+  );
+}

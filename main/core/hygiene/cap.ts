@@ -1,0 +1,39 @@
+import { contextConfig, fill } from '../config.js';
+
+/**
+ * Spec §3: a body over `cap.max_lines` lines or `cap.max_chars` characters keeps its head (whole
+ * lines within head_lines and head_chars) and its tail (likewise), with the elided line between.
+ * A first line longer than head_chars is cut to it and ends ` […cut]`. Characters are JavaScript
+ * string length; a kept run counts its characters plus one per line break between them.
+ * The bracket line is not part of the body and is never counted.
+ */
+export function capBody(body: string, id: string): string {
+  const cap = contextConfig.cap;
+  const lines = body.split('\n');
+  if (lines.length <= cap.max_lines && body.length <= cap.max_chars) return body;
+
+  let head: string[];
+  if (lines[0].length > cap.head_chars) {
+    head = [lines[0].slice(0, cap.head_chars) + contextConfig.texts.cut];
+  } else {
+    head = takeWhole(lines, cap.head_lines, cap.head_chars);
+  }
+  const rest = lines.slice(head.length);
+  const tail = takeWhole(rest.slice().reverse(), cap.tail_lines, cap.tail_chars).reverse();
+  const elided = rest.length - tail.length;
+  const marker = fill(contextConfig.texts.elided, { count: elided, id });
+  return [...head, marker, ...tail].join('\n');
+}
+
+/** The longest run of whole lines from the start of `lines` within both limits. */
+function takeWhole(lines: string[], maxLines: number, maxChars: number): string[] {
+  let chars = 0;
+  let count = 0;
+  while (count < lines.length && count < maxLines) {
+    const next = chars + (count > 0 ? 1 : 0) + lines[count].length;
+    if (next > maxChars) break;
+    chars = next;
+    count++;
+  }
+  return lines.slice(0, count);
+}

@@ -1,0 +1,45 @@
+import { contextConfig, fill } from '../config.js';
+import type { Mode, Note, Turn } from './types.js';
+
+/** What the model was last told, read from the history the next request carries. */
+export interface Told {
+  date?: string;
+  mode: Mode;
+  instructionsHash: string;
+}
+
+export function lastTold(history: readonly Turn[], prompt: { mode: Mode; instructionsHash: string }): Told {
+  const told: Told = { mode: prompt.mode, instructionsHash: prompt.instructionsHash };
+  for (const turn of history) {
+    for (const note of turn.notes) {
+      if (note.kind === 'date') told.date = note.date;
+      if (note.kind === 'mode') told.mode = note.mode;
+      if (note.kind === 'instructions') told.instructionsHash = note.hash;
+    }
+  }
+  return told;
+}
+
+/** The message as sent: the person's words, then each note as its own paragraph. */
+export function messageWithNotes(words: string, notes: readonly Note[]): string {
+  const c = contextConfig.note;
+  const paragraphs = notes.map((note) => {
+    switch (note.kind) {
+      case 'date':
+        return fill(c.date, { date: note.date });
+      case 'mode':
+        return fill(c.mode, { mode: note.mode, body: note.body });
+      case 'instructions':
+        return fill(c.instructions, { path: note.path, body: note.body });
+      case 'plan':
+        return fill(c.plan, { body: note.body });
+    }
+  });
+  return [words, ...paragraphs].filter((p) => p !== '').join(c.separator);
+}
+
+/** A local calendar date, YYYY-MM-DD. */
+export function localDate(now: Date): string {
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
+}

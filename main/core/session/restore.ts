@@ -1,0 +1,55 @@
+import type { Inserted } from '../hygiene/types.js';
+import type { ResultRow, Turn, TurnRow } from './types.js';
+
+/**
+ * What a stored result contributes to its turn's state: its dedupe-table entry and its read
+ * (for the compaction table), rebuilt exactly as insertion made them.
+ */
+export function applyToTurn(turn: Turn, inserted: Pick<Inserted, 'entry' | 'read'>): void {
+  turn.calls++;
+  if (inserted.entry) turn.entries.push(inserted.entry);
+  if (inserted.read?.full) {
+    const { full: _full, ...read } = inserted.read;
+    turn.reads.push(read);
+  }
+}
+
+/** Rebuilds the in-memory turns of a session from its stored turns and results. */
+export function restoreTurns(turns: TurnRow[], results: ResultRow[]): Turn[] {
+  const byId = new Map<number, Turn>(turns.map((t) => [t.id, { ...t, entries: [], reads: [], calls: 0 }]));
+  for (const r of results) {
+    const turn = byId.get(r.turnId);
+    if (turn) applyToTurn(turn, insertedFromRow(r));
+  }
+  return [...byId.values()];
+}
+
+function insertedFromRow(r: ResultRow): Pick<Inserted, 'entry' | 'read'> {
+  if (r.tool === 'read' && (r.kind === 'full' || r.kind === 'stub') && r.pathResolved && r.fileHash) {
+    const read = {
+      number: r.number, pathGiven: r.pathGiven ?? '', absPath: r.pathResolved, hash: r.fileHash,
+      start: r.lineStart ?? 1, end: r.lineEnd ?? 0, total: r.lineTotal ?? 0, full: r.kind === 'full',
+    };
+    const entry = read.full && read.total > 0
+      ? { kind: 'read' as const, number: r.number, absPath: read.absPath, hash: read.hash, start: read.start, end: read.end }
+      : undefined;
+    return { entry, read };
+  }
+  if (r.kind === 'full' && r.argsKey !== undefined) {
+    return { entry: { kind: 'result', number: r.number, tool: r.tool, argsKey: r.argsKey, body: r.body } };
+  }
+  return {};
+}
+
+/** The hashes the session last saw for each file, from reads and changes, oldest first. */
+export function restoreKnownHashes(results: ResultRow[]): Map<string, string> {
+  const known = new Map<string, string>();
+  for (const r of results) {
+    if (r.tool === 'read' && r.pathResolved && r.fileHash && r.kind !== 'error') known.set(r.pathResolved, r.fileHash);
+    for (const f of r.files ? (JSON.parse(r.files) as { absPath: string; hash: string }[]) : []) {
+      if (f.hash) known.set(f.absPath, f.hash);
+      else known.delete(f.absPath);
+    }
+  }
+  return known;
+}

@@ -1,0 +1,267 @@
+import fs from 'node:fs';
+import { insertResult } from '../hygiene/insert.js';
+import { compactionText } from '../hygiene/compactionTable.js';
+import type { Inserted, TableEntry } from '../hygiene/types.js';
+import { validateArgs } from '../hygiene/validate.js';
+import { buildSystemPrompt, modeText, readInstructions } from '../prompts/buildSystemPrompt.js';
+import { formatPlan } from '../tools/planWrite.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import { ToolError, type PlanItem, type RawOutput, type ToolContext } from '../tools/types.js';
+import { lastTold, localDate, messageWithNotes } from './notes.js';
+import { applyToTurn, restoreKnownHashes, restoreTurns } from './restore.js';
+import type { Mode, Note, SessionKind, SessionRow, SessionStore, Turn } from './types.js';
+
+export interface SessionDeps {
+  store: SessionStore;
+  tools: ToolRegistry;
+  promptsDir: string;
+  /** The clock: the date note's only source. */
+  now: () => Date;
+}
+
+export interface NewSession {
+  root: string;
+  kind: SessionKind;
+  mode?: Mode;
+  title?: string;
+  model?: string;
+}
+
+/** A session's misuse by its caller (not the model's): undo with nothing to undo, say. */
+export class SessionError extends Error {}
+
+/**
+ * One session: its turns, the dedupe table of the request being built, the kept system prompt,
+ * notes, undo and compaction. It knows nothing of models: the engine (main/llm) asks it for the
+ * system prompt and the history, and hands it the model's tool calls.
+ */
+export class Session {
+  private constructor(
+    private readonly deps: SessionDeps,
+    private row: SessionRow,
+    private readonly turns: Turn[],
+    private nextNumber: number,
+    private readonly known: Map<string, string>,
+    /** The system prompt the first request since the last (re)build sent. */
+    private promptAtFirstRequest: string | undefined,
+    private pendingPlanNote = false,
+  ) {}
+
+  static create(deps: SessionDeps, opts: NewSession): Session {
+    let root: string;
+    try {
+      root = fs.realpathSync.native(opts.root);
+    } catch {
+      throw new SessionError(`The workspace ${opts.root} does not exist.`);
+    }
+    if (!fs.statSync(root).isDirectory()) throw new SessionError(`The workspace ${root} is not a folder.`);
+    const mode = opts.mode ?? 'ask';
+    const prompt = buildSystemPrompt({ promptsDir: deps.promptsDir, root, mode, kind: opts.kind });
+    const row = deps.store.createSession({
+      kind: opts.kind, root, title: opts.title ?? '', mode, systemPrompt: prompt.text, promptMode: mode,
+      promptInstructionsHash: prompt.instructionsHash, epoch: 0, plan: [], model: opts.model ?? '',
+      createdAt: deps.now().toISOString(),
+    });
+    return new Session(deps, row, [], 1, new Map(), undefined);
+  }
+
+  /** Resumes a stored session: it sends the system prompt it kept, byte for byte. */
+  static open(deps: SessionDeps, id: number): Session {
+    const row = deps.store.getSession(id);
+    if (!row) throw new SessionError(`No session ${id} in the store.`);
+    const results = deps.store.listResults(id);
+    const turns = restoreTurns(deps.store.listTurns(id), results);
+    return new Session(deps, row, turns, deps.store.lastResultNumber(id) + 1, restoreKnownHashes(results), undefined);
+  }
+
+  get id(): number { return this.row.id; }
+  get kind(): SessionKind { return this.row.kind; }
+  get root(): string { return this.row.root; }
+  get mode(): Mode { return this.row.mode; }
+  get plan(): PlanItem[] { return this.row.plan; }
+  get epoch(): number { return this.row.epoch; }
+  get systemPrompt(): string { return this.row.systemPrompt; }
+
+  /** The system prompt a request sends. The first request after a (re)build fixes the reference. */
+  systemPromptForRequest(): string {
+    this.promptAtFirstRequest ??= this.row.systemPrompt;
+    return this.row.systemPrompt;
+  }
+
+  /** Whether the system prompt is byte-equal to what the first request since its (re)build sent. */
+  systemPromptUnchanged(): boolean {
+    return this.promptAtFirstRequest === undefined || this.promptAtFirstRequest === this.row.systemPrompt;
+  }
+
+  /** Turns the next request carries: this epoch's, not taken back. */
+  history(): Turn[] {
+    return this.turns.filter((t) => t.epoch === this.row.epoch && t.status !== 'undone');
+  }
+
+  /** The dedupe table: full results the request being built carries (spec §2). */
+  table(): TableEntry[] {
+    const open = this.openTurn();
+    const carried = this.kind === 'chat' ? (open ? [open] : []) : this.history();
+    return carried.flatMap((t) => t.entries);
+  }
+
+  private openTurn(): Turn | undefined {
+    const last = this.turns[this.turns.length - 1];
+    return last && last.status === 'open' && last.epoch === this.row.epoch ? last : undefined;
+  }
+
+  private startTurn(): Turn {
+    const row = this.deps.store.insertTurn({
+      sessionId: this.row.id, seq: this.turns.length + 1, epoch: this.row.epoch, status: 'open', notes: [],
+      createdAt: this.deps.now().toISOString(),
+    });
+    const turn: Turn = { ...row, entries: [], reads: [], calls: 0 };
+    this.turns.push(turn);
+    return turn;
+  }
+
+  /** A tool call as the model made it: validated, run, turned into its inserted text, stored. */
+  async callTool(name: string, args: unknown, signal?: AbortSignal): Promise<Inserted> {
+    const turn = this.openTurn() ?? this.startTurn();
+    this.systemPromptForRequest();
+    const raw = await this.run(name, args, signal);
+    const inserted = insertResult({ number: this.nextNumber, tool: name, args, raw, table: this.table() });
+    this.deps.store.insertResult({
+      sessionId: this.row.id, number: inserted.number, turnId: turn.id, tool: name, args: JSON.stringify(args ?? null),
+      kind: inserted.kind, pathGiven: inserted.read?.pathGiven, pathResolved: inserted.read?.absPath,
+      fileHash: inserted.read?.hash, lineStart: inserted.read?.start, lineEnd: inserted.read?.end,
+      lineTotal: inserted.read?.total, files: inserted.wrote && JSON.stringify(inserted.wrote),
+      argsKey: inserted.entry?.kind === 'result' ? inserted.entry.argsKey : undefined,
+      body: inserted.body, inserted: inserted.text, createdAt: this.deps.now().toISOString(),
+    });
+    this.nextNumber++;
+    applyToTurn(turn, inserted);
+    if (inserted.read) this.known.set(inserted.read.absPath, inserted.read.hash);
+    for (const f of inserted.wrote ?? []) {
+      if (f.hash) this.known.set(f.absPath, f.hash);
+      else this.known.delete(f.absPath);
+    }
+    return inserted;
+  }
+
+  private async run(name: string, args: unknown, signal?: AbortSignal): Promise<RawOutput> {
+    const tool = this.deps.tools.get(name);
+    if (!tool) {
+      return { kind: 'error', message: `Error: there is no tool "${name}". The tools are: ${this.deps.tools.names().join(', ')}.` };
+    }
+    const problem = validateArgs(tool.parameters, args);
+    if (problem) return { kind: 'error', message: `Error: invalid arguments for ${name}: ${problem}.` };
+    try {
+      return await tool.run(args as Record<string, unknown>, this.toolContext(signal));
+    } catch (err) {
+      if (err instanceof ToolError) return { kind: 'error', message: err.message };
+      return { kind: 'error', message: `Error: ${name} failed: ${(err as Error)?.message ?? String(err)}` };
+    }
+  }
+
+  private toolContext(signal?: AbortSignal): ToolContext {
+    return {
+      root: this.row.root,
+      knownHash: (absPath) => this.known.get(absPath),
+      storedBody: (number) => this.deps.store.getResult(this.row.id, number)?.body,
+      plan: this.row.plan,
+      setPlan: (items) => this.updateRow({ plan: items }),
+      mode: this.row.mode,
+      signal,
+    };
+  }
+
+  private updateRow(fields: Partial<SessionRow>): void {
+    this.deps.store.updateSession(this.row.id, fields);
+    this.row = { ...this.row, ...fields };
+  }
+
+  /** The model's reply ended: the open turn is complete. */
+  endReply(): void {
+    const open = this.openTurn();
+    if (!open) return;
+    open.status = 'done';
+    this.deps.store.updateTurn(open.id, { status: 'done' });
+  }
+
+  /** The person changed the permission mode; the model hears of it as a note on the next message. */
+  setMode(mode: Mode): void {
+    if (mode !== this.row.mode) this.updateRow({ mode });
+  }
+
+  /** The person edited the plan; the next message carries it as a note. */
+  setPlanByPerson(items: PlanItem[]): void {
+    this.updateRow({ plan: items });
+    this.pendingPlanNote = true;
+  }
+
+  /**
+   * A person's message: starts a turn (ending a reply still open) and appends the notes it needs:
+   * the date when the history carries no date or another one, the mode when it differs from what
+   * the model was last told, an edited instruction file, a plan the person changed.
+   * Returns the message as sent.
+   */
+  userMessage(words: string, opts: { date?: string; mode?: Mode } = {}): { sent: string; notes: Note[] } {
+    if (opts.mode) this.setMode(opts.mode);
+    const open = this.openTurn();
+    if (open && (open.calls > 0 || open.words !== undefined)) this.endReply();
+    const told = lastTold(this.history(), { mode: this.row.promptMode, instructionsHash: this.row.promptInstructionsHash });
+    const date = opts.date ?? localDate(this.deps.now());
+    const notes: Note[] = [];
+    if (told.date !== date) notes.push({ kind: 'date', date });
+    if (told.mode !== this.row.mode) notes.push({ kind: 'mode', mode: this.row.mode, body: modeText(this.deps.promptsDir, this.row.mode) });
+    const instructions = readInstructions(this.row.root);
+    if (instructions.hash !== told.instructionsHash) notes.push({ kind: 'instructions', ...instructions });
+    if (this.pendingPlanNote) notes.push({ kind: 'plan', body: formatPlan(this.row.plan) });
+    this.pendingPlanNote = false;
+
+    const turn = this.openTurn() ?? this.startTurn();
+    turn.words = words;
+    turn.notes = notes;
+    this.deps.store.updateTurn(turn.id, { words, notes });
+    this.systemPromptForRequest();
+    return { sent: messageWithNotes(words, notes), notes };
+  }
+
+  /** Takes back the last completed turn: its messages and results leave the request. */
+  undo(): Turn {
+    const open = this.openTurn();
+    if (open && (open.calls > 0 || open.words !== undefined)) throw new SessionError('A reply is still running; stop it before undoing.');
+    const last = this.history().filter((t) => t.status === 'done').pop();
+    if (!last) throw new SessionError('There is no completed turn to undo since the session began or was last compacted.');
+    last.status = 'undone';
+    this.deps.store.updateTurn(last.id, { status: 'undone' });
+    return last;
+  }
+
+  /**
+   * Spec §7: the model's reply to the compaction request becomes the summary (its text before any
+   * tool call, which is not run). An empty summary fails and changes nothing. Otherwise the
+   * summary and the table of the reads it covers replace the history, the system prompt is
+   * rebuilt, the dedupe table is emptied, and ids go on.
+   */
+  compact(reply: string): string {
+    const summary = summaryOf(reply);
+    if (summary === '') throw new SessionError('Compaction failed: the summary is empty; the session is unchanged.');
+    this.endReply();
+    const reads = this.history().flatMap((t) => t.reads);
+    const text = compactionText(summary, reads);
+    const epoch = this.row.epoch + 1;
+    const prompt = buildSystemPrompt({ promptsDir: this.deps.promptsDir, root: this.row.root, mode: this.row.mode, kind: this.row.kind });
+    this.deps.store.insertCompaction({ sessionId: this.row.id, epoch, summary, text, createdAt: this.deps.now().toISOString() });
+    this.updateRow({ epoch, systemPrompt: prompt.text, promptMode: this.row.mode, promptInstructionsHash: prompt.instructionsHash });
+    this.promptAtFirstRequest = undefined;
+    return text;
+  }
+
+  /** The summary and table the history starts with since the last compaction, if any. */
+  compactedHistory(): string | undefined {
+    return this.row.epoch === 0 ? undefined : this.deps.store.lastCompaction(this.row.id)?.text;
+  }
+}
+
+/** The reply's text before its first tool call, trimmed. */
+export function summaryOf(reply: string): string {
+  const call = reply.indexOf('<tool_call>');
+  return (call >= 0 ? reply.slice(0, call) : reply).trim();
+}

@@ -1,0 +1,100 @@
+import type { PlanItem } from '../tools/types.js';
+import type { ReadRecord, ResultKind, TableEntry } from '../hygiene/types.js';
+
+export type SessionKind = 'agent' | 'chat';
+export const MODES = ['ask', 'accept-edits', 'plan', 'auto'] as const;
+export type Mode = (typeof MODES)[number];
+
+/** A note Keel appends to a person's message (spec §10.3). */
+export type Note =
+  | { kind: 'date'; date: string }
+  | { kind: 'mode'; mode: Mode; body: string }
+  | { kind: 'instructions'; path: string; hash: string; body: string }
+  | { kind: 'plan'; body: string };
+
+export interface SessionRow {
+  id: number;
+  kind: SessionKind;
+  root: string;
+  title: string;
+  mode: Mode;
+  /** The system prompt's exact bytes, built once, rebuilt only after compaction or a model switch. */
+  systemPrompt: string;
+  /** The mode and instruction file hash the system prompt was built with. */
+  promptMode: Mode;
+  promptInstructionsHash: string;
+  /** Compactions so far: turns of earlier epochs are behind a summary. */
+  epoch: number;
+  plan: PlanItem[];
+  model: string;
+  createdAt: string;
+}
+
+export type TurnStatus = 'open' | 'done' | 'undone';
+
+export interface TurnRow {
+  id: number;
+  sessionId: number;
+  seq: number;
+  epoch: number;
+  status: TurnStatus;
+  /** The person's words and the notes added to them; the message as sent is derived from both. */
+  words?: string;
+  notes: Note[];
+  createdAt: string;
+}
+
+/** A stored result: everything about it, the full body before any cap. */
+export interface ResultRow {
+  sessionId: number;
+  number: number;
+  turnId: number;
+  tool: string;
+  args: string;
+  kind: ResultKind;
+  pathGiven?: string;
+  pathResolved?: string;
+  fileHash?: string;
+  lineStart?: number;
+  lineEnd?: number;
+  lineTotal?: number;
+  /** Files a change wrote: [{absPath, hash}] (hash '' when deleted). */
+  files?: string;
+  /** For listings: the arguments as sorted-key JSON, so the dedupe table can be rebuilt. */
+  argsKey?: string;
+  body: string;
+  inserted: string;
+  createdAt: string;
+}
+
+export interface CompactionRow {
+  sessionId: number;
+  epoch: number;
+  summary: string;
+  text: string;
+  createdAt: string;
+}
+
+/** What the session needs of its store. main/db implements it on SQLite. */
+export interface SessionStore {
+  createSession(row: Omit<SessionRow, 'id'>): SessionRow;
+  getSession(id: number): SessionRow | undefined;
+  updateSession(id: number, fields: Partial<Omit<SessionRow, 'id' | 'kind' | 'root' | 'createdAt'>>): void;
+  insertTurn(row: Omit<TurnRow, 'id'>): TurnRow;
+  updateTurn(id: number, fields: Partial<Pick<TurnRow, 'status' | 'words' | 'notes'>>): void;
+  listTurns(sessionId: number): TurnRow[];
+  /** Committed before it returns: a crash after a result was shown can never lose it. */
+  insertResult(row: ResultRow): void;
+  getResult(sessionId: number, number: number): ResultRow | undefined;
+  listResults(sessionId: number): ResultRow[];
+  lastResultNumber(sessionId: number): number;
+  insertCompaction(row: CompactionRow): void;
+  lastCompaction(sessionId: number): CompactionRow | undefined;
+}
+
+/** The turn state the session keeps in memory, mirrored from the store. */
+export interface Turn extends TurnRow {
+  entries: TableEntry[];
+  reads: ReadRecord[];
+  calls: number;
+}

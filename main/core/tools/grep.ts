@@ -1,0 +1,66 @@
+import path from 'node:path';
+import { readTextFile } from '../workspace/files.js';
+import { resolveInWorkspace } from '../workspace/paths.js';
+import { splitLines } from '../workspace/text.js';
+import { relativeSlash, statPath, walkFiles } from '../workspace/walk.js';
+import { compileGlob } from './glob.js';
+import { ToolError, type Tool } from './types.js';
+
+export interface GrepArgs {
+  pattern: string;
+  path?: string;
+  include?: string;
+}
+
+/**
+ * Lines matching a JavaScript regular expression, `ABS:LINE: text`, files sorted, lines in order.
+ * `path` is a file or a folder (default the root); `include` is a glob matched against the file's
+ * name or its path relative to `path`. Binary and non-UTF-8 files are skipped silently.
+ */
+export const grepTool: Tool<GrepArgs> = {
+  name: 'grep',
+  parameters: {
+    type: 'object',
+    properties: {
+      pattern: { type: 'string', description: 'A JavaScript regular expression, matched against each line.' },
+      path: { type: 'string', description: 'A file or folder to search (default: the workspace root).' },
+      include: { type: 'string', description: 'Only files whose name or relative path matches this glob, such as `*.ts`.' },
+    },
+    required: ['pattern'],
+  },
+  async run(args, ctx) {
+    const regex = compileRegex(args.pattern);
+    const target = resolveInWorkspace(ctx.root, args.path ?? '.');
+    const isFolder = statPath(target).isDirectory();
+    const base = isFolder ? target : path.dirname(target);
+    let files = isFolder ? walkFiles(ctx.root, target) : [target];
+    if (args.include !== undefined) {
+      const included = compileGlob(args.include);
+      files = files.filter((f) => included(path.basename(f)) || included(relativeSlash(base, f)));
+    }
+    const out: string[] = [];
+    for (const file of files) {
+      let text: string;
+      try {
+        text = readTextFile(file).text;
+      } catch (err) {
+        if (err instanceof ToolError) continue;
+        throw err;
+      }
+      splitLines(text).forEach((line, i) => {
+        if (regex.test(line)) out.push(`${file}:${i + 1}: ${line}`);
+      });
+    }
+    return { kind: 'text', body: out.length ? out.join('\n') : `No matches for ${args.pattern} in ${target}.` };
+  },
+};
+
+/** The pattern as a RegExp without flags (no `g`, so `test` keeps no state between lines). */
+function compileRegex(pattern: string): RegExp {
+  if (typeof pattern !== 'string' || pattern === '') throw new ToolError('Error: the pattern is empty.');
+  try {
+    return new RegExp(pattern);
+  } catch (err) {
+    throw new ToolError(`Error: ${pattern} is not a valid regular expression: ${(err as Error).message}.`);
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * What a tool is and what it returns. Tools return raw output; hygiene (main/core/hygiene) turns
+ * it into the text inserted into the request. No tool formats its own bracket or caps itself.
+ */
+
+export const TOOL_NAMES = [
+  'read', 'write', 'edit', 'multiedit', 'apply_patch', 'list', 'glob', 'grep', 'search', 'bash',
+  'recall', 'plan_write', 'plan_update', 'plan_submit',
+] as const;
+export type ToolName = (typeof TOOL_NAMES)[number];
+
+/** A JSON schema, in the subset the tools use (validated by hygiene/validate.ts). */
+export interface JsonSchema {
+  type: 'object' | 'string' | 'integer' | 'number' | 'boolean' | 'array';
+  description?: string;
+  properties?: Record<string, JsonSchema>;
+  required?: readonly string[];
+  items?: JsonSchema;
+  enum?: readonly string[];
+  minimum?: number;
+}
+
+/** A file's content as a tool sees it. */
+export interface FileText {
+  absPath: string;
+  raw: Buffer;
+  /** Decoded UTF-8, BOM removed. */
+  text: string;
+  bom: boolean;
+  /** Full SHA-256 hex of the raw bytes: the only judge of "unchanged". */
+  hash: string;
+}
+
+export interface FileChange {
+  pathGiven: string;
+  absPath: string;
+  action: 'created' | 'modified' | 'deleted' | 'unchanged';
+  /** Text before and after, line endings as LF, BOM removed (for the diff); '' when absent. */
+  before: string;
+  after: string;
+  /** Full SHA-256 of the new raw bytes ('' for a deleted file). */
+  hash: string;
+}
+
+export interface StoredBody {
+  number: number;
+  body: string;
+}
+
+export type RawOutput =
+  /** `lines` are the shown lines, unnumbered, from line `start` to `end` of `total`. */
+  | { kind: 'read'; pathGiven: string; absPath: string; hash: string; total: number; start: number; end: number; lines: string[] }
+  | { kind: 'text'; body: string }
+  | { kind: 'change'; files: FileChange[] }
+  /** `label`: the id as given, normalised to start with '#'; `target` undefined if never given. */
+  | { kind: 'recall'; label: string; target?: StoredBody; offset: number; limit: number }
+  | { kind: 'error'; message: string };
+
+export interface PlanItem { text: string; status: 'todo' | 'doing' | 'done' }
+
+/** What a tool may use of its session. Passed in, so tools run anywhere (DESIGN: pass I/O in). */
+export interface ToolContext {
+  /** The workspace root, absolute and resolved (realpath). */
+  root: string;
+  /** The hash the session last saw for a file (read or written), if any: edits refuse a conflict. */
+  knownHash(absPath: string): string | undefined;
+  /** A stored result's body by its number, across the whole session. */
+  storedBody(number: number): string | undefined;
+  /** The session's plan (plan tools); `setPlan` replaces it. */
+  plan: PlanItem[];
+  setPlan(items: PlanItem[]): void;
+  /** The permission mode now. */
+  mode: string;
+  signal?: AbortSignal;
+}
+
+export interface Tool<A = Record<string, unknown>> {
+  name: ToolName;
+  /** The long description is prompts/tools/NAME.md; this is the first line, for lists. */
+  parameters: JsonSchema;
+  run(args: A, ctx: ToolContext): Promise<RawOutput>;
+}
+
+/** A refusal or failure a tool reports to the model; its message names absolute paths. */
+export class ToolError extends Error {}

@@ -1,0 +1,62 @@
+/**
+ * Migrations, applied in order; PRAGMA user_version counts how many ran. Never edit one that has
+ * shipped: add the next.
+ */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE sessions (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL CHECK (kind IN ('agent', 'chat')),
+    root TEXT NOT NULL,
+    title TEXT NOT NULL,
+    mode TEXT NOT NULL,
+    system_prompt TEXT NOT NULL,
+    prompt_mode TEXT NOT NULL,
+    prompt_instructions_hash TEXT NOT NULL,
+    epoch INTEGER NOT NULL DEFAULT 0,
+    plan TEXT NOT NULL DEFAULT '[]',
+    model TEXT NOT NULL DEFAULT '',
+    created_at TEXT NOT NULL
+  );
+  CREATE TABLE turns (
+    id INTEGER PRIMARY KEY,
+    session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    epoch INTEGER NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('open', 'done', 'undone')),
+    words TEXT,
+    notes TEXT NOT NULL DEFAULT '[]',
+    created_at TEXT NOT NULL,
+    UNIQUE (session_id, seq)
+  );
+  CREATE TABLE results (
+    session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    number INTEGER NOT NULL,
+    turn_id INTEGER NOT NULL REFERENCES turns(id) ON DELETE CASCADE,
+    tool TEXT NOT NULL,
+    args TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    path_given TEXT,
+    path_resolved TEXT,
+    file_hash TEXT,
+    line_start INTEGER,
+    line_end INTEGER,
+    line_total INTEGER,
+    files TEXT,
+    args_key TEXT,
+    body TEXT NOT NULL,
+    inserted TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (session_id, number)
+  );
+  CREATE INDEX results_turn ON results(turn_id);
+  CREATE TABLE compactions (
+    session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    epoch INTEGER NOT NULL,
+    summary TEXT NOT NULL,
+    text TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (session_id, epoch)
+  );
+  `,
+];

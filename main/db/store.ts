@@ -1,0 +1,201 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import type {
+  CompactionRow, ResultRow, SessionRow, SessionStore, TurnRow,
+} from '../core/session/types.js';
+import { MIGRATIONS } from './schema.js';
+
+/** A database Keel cannot use: reported with its path, and never overwritten. */
+export class StoreError extends Error {}
+
+export interface StoreOptions {
+  /** better-sqlite3's native binding, when the default one is built for another ABI (Electron). */
+  nativeBinding?: string;
+}
+
+type Row = Record<string, unknown>;
+
+/**
+ * The session store on a real SQLite file (WAL). Every write is its own committed transaction,
+ * so what a caller was told is stored survives a crash.
+ */
+export class SqliteStore implements SessionStore {
+  readonly db: Database.Database;
+
+  constructor(readonly file: string, options: StoreOptions = {}) {
+    const existed = fs.existsSync(file);
+    if (!existed) fs.mkdirSync(path.dirname(file), { recursive: true });
+    try {
+      this.db = new Database(file, { nativeBinding: options.nativeBinding, fileMustExist: existed });
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma('foreign_keys = ON');
+      this.db.pragma('synchronous = NORMAL');
+      const check = this.db.pragma('quick_check', { simple: true });
+      if (check !== 'ok') throw new Error(`integrity check says: ${String(check)}`);
+      this.migrate();
+    } catch (err) {
+      if (err instanceof StoreError) throw err;
+      throw new StoreError(`Keel cannot use the database ${path.resolve(file)}: ${(err as Error).message}. It was left untouched.`);
+    }
+  }
+
+  private migrate(): void {
+    const version = this.db.pragma('user_version', { simple: true }) as number;
+    if (version > MIGRATIONS.length) {
+      throw new StoreError(`The database ${path.resolve(this.file)} was written by a newer Keel (schema ${version}); it was left untouched.`);
+    }
+    for (let v = version; v < MIGRATIONS.length; v++) {
+      this.db.transaction(() => {
+        this.db.exec(MIGRATIONS[v]);
+        this.db.pragma(`user_version = ${v + 1}`);
+      })();
+    }
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  createSession(row: Omit<SessionRow, 'id'>): SessionRow {
+    const info = this.db
+      .prepare(`INSERT INTO sessions (kind, root, title, mode, system_prompt, prompt_mode, prompt_instructions_hash, epoch, plan, model, created_at)
+                VALUES (@kind, @root, @title, @mode, @systemPrompt, @promptMode, @promptInstructionsHash, @epoch, @plan, @model, @createdAt)`)
+      .run({ ...row, plan: JSON.stringify(row.plan) });
+    return { ...row, id: Number(info.lastInsertRowid) };
+  }
+
+  getSession(id: number): SessionRow | undefined {
+    const r = this.db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as Row | undefined;
+    return r && toSession(r);
+  }
+
+  listSessions(): SessionRow[] {
+    return (this.db.prepare('SELECT * FROM sessions ORDER BY id').all() as Row[]).map(toSession);
+  }
+
+  deleteSession(id: number): void {
+    this.db.prepare('DELETE FROM sessions WHERE id = ?').run(id);
+  }
+
+  updateSession(id: number, fields: Partial<Omit<SessionRow, 'id' | 'kind' | 'root' | 'createdAt'>>): void {
+    const columns: Record<string, string> = {
+      title: 'title', mode: 'mode', systemPrompt: 'system_prompt', promptMode: 'prompt_mode',
+      promptInstructionsHash: 'prompt_instructions_hash', epoch: 'epoch', plan: 'plan', model: 'model',
+    };
+    const entries = Object.entries(fields).filter(([key]) => key in columns);
+    if (entries.length === 0) return;
+    const values = Object.fromEntries(entries.map(([key, value]) => [key, key === 'plan' ? JSON.stringify(value) : value]));
+    const sets = entries.map(([key]) => `${columns[key]} = @${key}`).join(', ');
+    this.db.prepare(`UPDATE sessions SET ${sets} WHERE id = @id`).run({ ...values, id });
+  }
+
+  insertTurn(row: Omit<TurnRow, 'id'>): TurnRow {
+    const info = this.db
+      .prepare(`INSERT INTO turns (session_id, seq, epoch, status, words, notes, created_at)
+                VALUES (@sessionId, @seq, @epoch, @status, @words, @notes, @createdAt)`)
+      .run({ ...row, words: row.words ?? null, notes: JSON.stringify(row.notes) });
+    return { ...row, id: Number(info.lastInsertRowid) };
+  }
+
+  updateTurn(id: number, fields: Partial<Pick<TurnRow, 'status' | 'words' | 'notes'>>): void {
+    const current = this.db.prepare('SELECT status, words, notes FROM turns WHERE id = ?').get(id) as Row | undefined;
+    if (!current) throw new StoreError(`No turn ${id} in ${this.file}.`);
+    this.db.prepare('UPDATE turns SET status = @status, words = @words, notes = @notes WHERE id = @id').run({
+      id,
+      status: fields.status ?? current.status,
+      words: fields.words !== undefined ? fields.words : current.words,
+      notes: fields.notes !== undefined ? JSON.stringify(fields.notes) : current.notes,
+    });
+  }
+
+  listTurns(sessionId: number): TurnRow[] {
+    return (this.db.prepare('SELECT * FROM turns WHERE session_id = ? ORDER BY seq').all(sessionId) as Row[]).map((r) => ({
+      id: r.id as number,
+      sessionId: r.session_id as number,
+      seq: r.seq as number,
+      epoch: r.epoch as number,
+      status: r.status as TurnRow['status'],
+      words: (r.words as string | null) ?? undefined,
+      notes: JSON.parse(r.notes as string),
+      createdAt: r.created_at as string,
+    }));
+  }
+
+  insertResult(row: ResultRow): void {
+    this.db
+      .prepare(`INSERT INTO results (session_id, number, turn_id, tool, args, kind, path_given, path_resolved, file_hash,
+                  line_start, line_end, line_total, files, args_key, body, inserted, created_at)
+                VALUES (@sessionId, @number, @turnId, @tool, @args, @kind, @pathGiven, @pathResolved, @fileHash,
+                  @lineStart, @lineEnd, @lineTotal, @files, @argsKey, @body, @inserted, @createdAt)`)
+      .run(nullable(row));
+  }
+
+  getResult(sessionId: number, number: number): ResultRow | undefined {
+    const r = this.db.prepare('SELECT * FROM results WHERE session_id = ? AND number = ?').get(sessionId, number) as Row | undefined;
+    return r && toResult(r);
+  }
+
+  listResults(sessionId: number): ResultRow[] {
+    return (this.db.prepare('SELECT * FROM results WHERE session_id = ? ORDER BY number').all(sessionId) as Row[]).map(toResult);
+  }
+
+  lastResultNumber(sessionId: number): number {
+    const r = this.db.prepare('SELECT MAX(number) AS n FROM results WHERE session_id = ?').get(sessionId) as { n: number | null };
+    return r.n ?? 0;
+  }
+
+  insertCompaction(row: CompactionRow): void {
+    this.db.prepare(`INSERT INTO compactions (session_id, epoch, summary, text, created_at)
+                     VALUES (@sessionId, @epoch, @summary, @text, @createdAt)`).run(row);
+  }
+
+  lastCompaction(sessionId: number): CompactionRow | undefined {
+    const r = this.db.prepare('SELECT * FROM compactions WHERE session_id = ? ORDER BY epoch DESC LIMIT 1').get(sessionId) as Row | undefined;
+    return r && { sessionId: r.session_id as number, epoch: r.epoch as number, summary: r.summary as string, text: r.text as string, createdAt: r.created_at as string };
+  }
+}
+
+function nullable<T extends object>(row: T): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v === undefined ? null : v]));
+}
+
+function toSession(r: Row): SessionRow {
+  return {
+    id: r.id as number,
+    kind: r.kind as SessionRow['kind'],
+    root: r.root as string,
+    title: r.title as string,
+    mode: r.mode as SessionRow['mode'],
+    systemPrompt: r.system_prompt as string,
+    promptMode: r.prompt_mode as SessionRow['mode'],
+    promptInstructionsHash: r.prompt_instructions_hash as string,
+    epoch: r.epoch as number,
+    plan: JSON.parse(r.plan as string),
+    model: r.model as string,
+    createdAt: r.created_at as string,
+  };
+}
+
+function toResult(r: Row): ResultRow {
+  const opt = <T>(v: unknown) => (v === null ? undefined : (v as T));
+  return {
+    sessionId: r.session_id as number,
+    number: r.number as number,
+    turnId: r.turn_id as number,
+    tool: r.tool as string,
+    args: r.args as string,
+    kind: r.kind as ResultRow['kind'],
+    pathGiven: opt(r.path_given),
+    pathResolved: opt(r.path_resolved),
+    fileHash: opt(r.file_hash),
+    lineStart: opt(r.line_start),
+    lineEnd: opt(r.line_end),
+    lineTotal: opt(r.line_total),
+    files: opt(r.files),
+    argsKey: opt(r.args_key),
+    body: r.body as string,
+    inserted: r.inserted as string,
+    createdAt: r.created_at as string,
+  };
+}

@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+
+/** Unit and engine tests live beside the code as *.test.ts(x); conformance cases run via `npm run conformance`. */
+export default defineConfig({
+  test: {
+    include: ['{main,renderer,conformance}/**/*.test.{ts,tsx}'],
+    exclude: ['**/node_modules/**', 'out/**'],
+    // Separate processes: tests load native modules (better-sqlite3, node-llama-cpp).
+    pool: 'forks',
+  },
+});
