@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { applyPatch, parsePatch, type StructuredPatch } from 'diff';
-import { atomicWrite } from '../workspace/files.js';
+import { atomicWrite, fileError } from '../workspace/files.js';
 import { commitChange, openForChange, type Editable } from './fileChange.js';
 import { ToolError, type FileChange, type Tool, type ToolContext } from './types.js';
 
@@ -84,6 +84,10 @@ function commitAll(planned: Planned[]): FileChange[] {
 }
 
 function remove(target: Editable): FileChange {
-  fs.unlinkSync(target.absPath);
+  try {
+    fs.unlinkSync(target.absPath);
+  } catch (err) {
+    throw fileError(target.absPath, err);
+  }
   return { pathGiven: target.pathGiven, absPath: target.absPath, action: 'deleted', before: target.text, after: '', hash: '' };
 }

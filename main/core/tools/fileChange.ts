@@ -60,9 +60,16 @@ export function replaceIn(text: string, oldString: string, newString: string, re
   if (first < 0) throw new ToolError(`Error: old_string was not found in ${absPath}. Nothing was changed.`);
   const replacement = toLf(newString);
   if (replaceAll) return text.split(old).join(replacement);
-  if (text.indexOf(old, first + 1) >= 0) {
-    const count = text.split(old).length - 1;
+  const count = occurrences(text, old);
+  if (count > 1) {
     throw new ToolError(`Error: old_string occurs ${count} times in ${absPath}; give more context to make it unique, or set replace_all. Nothing was changed.`);
   }
   return text.slice(0, first) + replacement + text.slice(first + old.length);
+}
+
+/** How many places `part` starts at in `text`, overlapping ones included (`aa` is twice in `aaa`). */
+function occurrences(text: string, part: string): number {
+  let count = 0;
+  for (let at = text.indexOf(part); at >= 0; at = text.indexOf(part, at + 1)) count++;
+  return count;
 }

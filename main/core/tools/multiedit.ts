@@ -1,5 +1,5 @@
 import { commitChange, openForChange, replaceIn } from './fileChange.js';
-import type { Tool } from './types.js';
+import { ToolError, type Tool } from './types.js';
 
 interface Edit { old_string: string; new_string: string; replace_all?: boolean }
 interface Args { path: string; edits: Edit[] }
@@ -29,10 +29,16 @@ export const multieditTool: Tool<Args> = {
   },
   async run(args, ctx) {
     const target = openForChange(ctx, args.path, true);
-    const text = args.edits.reduce(
-      (current, e) => replaceIn(current, e.old_string, e.new_string, e.replace_all ?? false, target.absPath),
-      target.text,
-    );
+    const n = args.edits.length;
+    const text = args.edits.reduce((current, e, i) => {
+      try {
+        return replaceIn(current, e.old_string, e.new_string, e.replace_all ?? false, target.absPath);
+      } catch (err) {
+        // Say which edit failed: it may fail only because an earlier one changed its text.
+        if (err instanceof ToolError && n > 1) throw new ToolError(err.message.replace(/^Error: /, `Error: edit ${i + 1} of ${n}: `));
+        throw err;
+      }
+    }, target.text);
     return { kind: 'change', files: [commitChange(target, text)] };
   },
 };

@@ -1,8 +1,7 @@
 import { contextConfig } from '../config.js';
-import { fileError, readTextFile } from '../workspace/files.js';
+import { readTextFile } from '../workspace/files.js';
 import { resolveInWorkspace } from '../workspace/paths.js';
 import { splitLines } from '../workspace/text.js';
-import fs from 'node:fs';
 import { ToolError, type Tool } from './types.js';
 
 interface Args { path: string; offset?: number; limit?: number }
@@ -21,13 +20,12 @@ export const readTool: Tool<Args> = {
   },
   async run(args, ctx) {
     const absPath = resolveInWorkspace(ctx.root, args.path);
-    if (isDirectory(absPath)) throw fileError(absPath, Object.assign(new Error(), { code: 'EISDIR' }));
     const file = readTextFile(absPath);
     const lines = splitLines(file.text);
     const offset = args.offset ?? 1;
     const limit = Math.min(args.limit ?? contextConfig.read.max_lines, contextConfig.read.max_lines);
     if (offset > Math.max(lines.length, 1)) {
-      throw new ToolError(`Error: offset ${offset} is past the end of ${absPath}, which has ${lines.length} lines.`);
+      throw new ToolError(`Error: offset ${offset} is past the end of ${absPath}, which has ${lines.length} ${lines.length === 1 ? 'line' : 'lines'}.`);
     }
     const shown = lines.slice(offset - 1, offset - 1 + limit);
     return {
@@ -43,10 +41,3 @@ export const readTool: Tool<Args> = {
   },
 };
 
-function isDirectory(absPath: string): boolean {
-  try {
-    return fs.statSync(absPath).isDirectory();
-  } catch {
-    return false;
-  }
-}

@@ -8,7 +8,7 @@ export function sha256(data: Buffer | string): string {
 }
 
 const BINARY_PROBE = 8000;
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
  * Reads a text file whole. Refuses, naming the absolute path: a missing file, a directory,
