@@ -59,4 +59,36 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (session_id, epoch)
   );
   `,
+  `
+  ALTER TABLE sessions ADD COLUMN prompt_date TEXT NOT NULL DEFAULT '';
+  CREATE TABLE replies (
+    id INTEGER PRIMARY KEY,
+    session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    turn_id INTEGER NOT NULL REFERENCES turns(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    calls TEXT NOT NULL DEFAULT '[]',
+    created_at TEXT NOT NULL
+  );
+  CREATE INDEX replies_turn ON replies(turn_id);
+  CREATE TABLE requests (
+    id INTEGER PRIMARY KEY,
+    session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL,
+    model TEXT NOT NULL,
+    prompt_tokens INTEGER NOT NULL,
+    reused_tokens INTEGER NOT NULL,
+    new_tokens INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    cached_before INTEGER NOT NULL,
+    prefill_ms REAL NOT NULL,
+    generation_ms REAL NOT NULL,
+    system_sha TEXT NOT NULL,
+    tools_sha TEXT NOT NULL,
+    first_diff INTEGER,
+    cause TEXT,
+    created_at TEXT NOT NULL
+  );
+  CREATE INDEX requests_session ON requests(session_id);
+  `,
 ];

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type {
-  CompactionRow, ResultRow, SessionRow, SessionStore, TurnRow,
+  CompactionRow, ReplyRow, RequestRow, ResultRow, SessionRow, SessionStore, TurnRow,
 } from '../core/session/types.js';
 import { MIGRATIONS } from './schema.js';
 
@@ -59,8 +59,8 @@ export class SqliteStore implements SessionStore {
 
   createSession(row: Omit<SessionRow, 'id'>): SessionRow {
     const info = this.db
-      .prepare(`INSERT INTO sessions (kind, root, title, mode, system_prompt, prompt_mode, prompt_instructions_hash, epoch, plan, model, created_at)
-                VALUES (@kind, @root, @title, @mode, @systemPrompt, @promptMode, @promptInstructionsHash, @epoch, @plan, @model, @createdAt)`)
+      .prepare(`INSERT INTO sessions (kind, root, title, mode, system_prompt, prompt_mode, prompt_instructions_hash, epoch, plan, model, prompt_date, created_at)
+                VALUES (@kind, @root, @title, @mode, @systemPrompt, @promptMode, @promptInstructionsHash, @epoch, @plan, @model, @promptDate, @createdAt)`)
       .run({ ...row, plan: JSON.stringify(row.plan) });
     return { ...row, id: Number(info.lastInsertRowid) };
   }
@@ -81,7 +81,7 @@ export class SqliteStore implements SessionStore {
   updateSession(id: number, fields: Partial<Omit<SessionRow, 'id' | 'kind' | 'root' | 'createdAt'>>): void {
     const columns: Record<string, string> = {
       title: 'title', mode: 'mode', systemPrompt: 'system_prompt', promptMode: 'prompt_mode',
-      promptInstructionsHash: 'prompt_instructions_hash', epoch: 'epoch', plan: 'plan', model: 'model',
+      promptInstructionsHash: 'prompt_instructions_hash', epoch: 'epoch', plan: 'plan', model: 'model', promptDate: 'prompt_date',
     };
     const entries = Object.entries(fields).filter(([key]) => key in columns);
     if (entries.length === 0) return;
@@ -150,11 +150,49 @@ export class SqliteStore implements SessionStore {
                      VALUES (@sessionId, @epoch, @summary, @text, @createdAt)`).run(row);
   }
 
+  insertReply(row: Omit<ReplyRow, 'id'>): ReplyRow {
+    const info = this.db
+      .prepare(`INSERT INTO replies (session_id, turn_id, seq, text, calls, created_at)
+                VALUES (@sessionId, @turnId, @seq, @text, @calls, @createdAt)`)
+      .run({ ...row, calls: JSON.stringify(row.calls) });
+    return { ...row, id: Number(info.lastInsertRowid) };
+  }
+
+  listReplies(sessionId: number): ReplyRow[] {
+    return (this.db.prepare('SELECT * FROM replies WHERE session_id = ? ORDER BY id').all(sessionId) as Row[]).map((r) => ({
+      id: r.id as number, sessionId: r.session_id as number, turnId: r.turn_id as number, seq: r.seq as number,
+      text: r.text as string, calls: JSON.parse(r.calls as string), createdAt: r.created_at as string,
+    }));
+  }
+
+  insertRequest(row: Omit<RequestRow, 'id'>): RequestRow {
+    const keys = Object.keys(REQUEST_COLUMNS) as (keyof typeof REQUEST_COLUMNS)[];
+    const info = this.db
+      .prepare(`INSERT INTO requests (${keys.map((k) => REQUEST_COLUMNS[k]).join(', ')}) VALUES (${keys.map((k) => '@' + k).join(', ')})`)
+      .run(nullable({ ...Object.fromEntries(keys.map((k) => [k, undefined])), ...row }));
+    return { ...row, id: Number(info.lastInsertRowid) };
+  }
+
+  listRequests(sessionId: number): RequestRow[] {
+    const keys = Object.keys(REQUEST_COLUMNS) as (keyof typeof REQUEST_COLUMNS)[];
+    return (this.db.prepare('SELECT * FROM requests WHERE session_id = ? ORDER BY id').all(sessionId) as Row[]).map((r) => {
+      const row = Object.fromEntries(keys.map((k) => [k, r[REQUEST_COLUMNS[k]] ?? undefined]));
+      return { id: r.id as number, ...row } as RequestRow;
+    });
+  }
+
   lastCompaction(sessionId: number): CompactionRow | undefined {
     const r = this.db.prepare('SELECT * FROM compactions WHERE session_id = ? ORDER BY epoch DESC LIMIT 1').get(sessionId) as Row | undefined;
     return r && { sessionId: r.session_id as number, epoch: r.epoch as number, summary: r.summary as string, text: r.text as string, createdAt: r.created_at as string };
   }
 }
+
+const REQUEST_COLUMNS = {
+  sessionId: 'session_id', kind: 'kind', model: 'model', promptTokens: 'prompt_tokens', reusedTokens: 'reused_tokens',
+  newTokens: 'new_tokens', outputTokens: 'output_tokens', cachedBefore: 'cached_before', prefillMs: 'prefill_ms',
+  generationMs: 'generation_ms', systemSha: 'system_sha', toolsSha: 'tools_sha', firstDiff: 'first_diff', cause: 'cause',
+  createdAt: 'created_at',
+} as const;
 
 function nullable<T extends object>(row: T): Record<string, unknown> {
   return Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v === undefined ? null : v]));
@@ -173,6 +211,7 @@ function toSession(r: Row): SessionRow {
     epoch: r.epoch as number,
     plan: JSON.parse(r.plan as string),
     model: r.model as string,
+    promptDate: r.prompt_date as string,
     createdAt: r.created_at as string,
   };
 }

@@ -1,5 +1,5 @@
 import type { Inserted } from '../hygiene/types.js';
-import type { ResultRow, Turn, TurnRow } from './types.js';
+import type { ReplyRow, ResultRow, Turn, TurnRow } from './types.js';
 
 /**
  * What a stored result contributes to its turn's state: its dedupe-table entry and its read
@@ -14,9 +14,10 @@ export function applyToTurn(turn: Turn, inserted: Pick<Inserted, 'entry' | 'read
   }
 }
 
-/** Rebuilds the in-memory turns of a session from its stored turns and results. */
-export function restoreTurns(turns: TurnRow[], results: ResultRow[]): Turn[] {
-  const byId = new Map<number, Turn>(turns.map((t) => [t.id, { ...t, entries: [], reads: [], calls: 0 }]));
+/** Rebuilds the in-memory turns of a session from its stored turns, replies and results. */
+export function restoreTurns(turns: TurnRow[], replies: ReplyRow[], results: ResultRow[]): Turn[] {
+  const byId = new Map<number, Turn>(turns.map((t) => [t.id, { ...t, replies: [], entries: [], reads: [], calls: 0 }]));
+  for (const reply of replies) byId.get(reply.turnId)?.replies.push(reply);
   for (const r of results) {
     const turn = byId.get(r.turnId);
     if (turn) applyToTurn(turn, insertedFromRow(r));

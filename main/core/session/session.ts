@@ -9,7 +9,7 @@ import type { ToolRegistry } from '../tools/registry.js';
 import { ToolError, type PlanItem, type RawOutput, type ToolContext } from '../tools/types.js';
 import { lastTold, localDate, messageWithNotes } from './notes.js';
 import { applyToTurn, restoreKnownHashes, restoreTurns } from './restore.js';
-import type { Mode, Note, SessionKind, SessionRow, SessionStore, Turn } from './types.js';
+import type { Mode, Note, ReplyCall, ReplyRow, SessionKind, SessionRow, SessionStore, Turn } from './types.js';
 
 export interface SessionDeps {
   store: SessionStore;
@@ -60,7 +60,7 @@ export class Session {
     const row = deps.store.createSession({
       kind: opts.kind, root, title: opts.title ?? '', mode, systemPrompt: prompt.text, promptMode: mode,
       promptInstructionsHash: prompt.instructionsHash, epoch: 0, plan: [], model: opts.model ?? '',
-      createdAt: deps.now().toISOString(),
+      promptDate: localDate(deps.now()), createdAt: deps.now().toISOString(),
     });
     return new Session(deps, row, [], 1, new Map(), undefined);
   }
@@ -70,7 +70,7 @@ export class Session {
     const row = deps.store.getSession(id);
     if (!row) throw new SessionError(`No session ${id} in the store.`);
     const results = deps.store.listResults(id);
-    const turns = restoreTurns(deps.store.listTurns(id), results);
+    const turns = restoreTurns(deps.store.listTurns(id), deps.store.listReplies(id), results);
     return new Session(deps, row, turns, deps.store.lastResultNumber(id) + 1, restoreKnownHashes(results), undefined);
   }
 
@@ -81,6 +81,8 @@ export class Session {
   get plan(): PlanItem[] { return this.row.plan; }
   get epoch(): number { return this.row.epoch; }
   get systemPrompt(): string { return this.row.systemPrompt; }
+  get promptDate(): string { return this.row.promptDate; }
+  get model(): string { return this.row.model; }
 
   /** The system prompt a request sends. The first request after a (re)build fixes the reference. */
   systemPromptForRequest(): string {
@@ -115,7 +117,7 @@ export class Session {
       sessionId: this.row.id, seq: this.turns.length + 1, epoch: this.row.epoch, status: 'open', notes: [],
       createdAt: this.deps.now().toISOString(),
     });
-    const turn: Turn = { ...row, entries: [], reads: [], calls: 0 };
+    const turn: Turn = { ...row, replies: [], entries: [], reads: [], calls: 0 };
     this.turns.push(turn);
     return turn;
   }
@@ -247,11 +249,50 @@ export class Session {
     const reads = this.history().flatMap((t) => t.reads);
     const text = compactionText(summary, reads);
     const epoch = this.row.epoch + 1;
-    const prompt = buildSystemPrompt({ promptsDir: this.deps.promptsDir, root: this.row.root, mode: this.row.mode, kind: this.row.kind });
     this.deps.store.insertCompaction({ sessionId: this.row.id, epoch, summary, text, createdAt: this.deps.now().toISOString() });
-    this.updateRow({ epoch, systemPrompt: prompt.text, promptMode: this.row.mode, promptInstructionsHash: prompt.instructionsHash });
-    this.promptAtFirstRequest = undefined;
+    this.rebuildPrompt({ epoch });
     return text;
+  }
+
+  /**
+   * Builds the system prompt again: only where everything is read again anyway (after a
+   * compaction, or when the session moves to another model). The date templates see moves with it.
+   */
+  rebuildPrompt(fields: Partial<Pick<SessionRow, 'epoch' | 'model'>> = {}): void {
+    const prompt = buildSystemPrompt({ promptsDir: this.deps.promptsDir, root: this.row.root, mode: this.row.mode, kind: this.row.kind });
+    this.updateRow({
+      ...fields, systemPrompt: prompt.text, promptMode: this.row.mode, promptInstructionsHash: prompt.instructionsHash,
+      promptDate: localDate(this.deps.now()),
+    });
+    this.promptAtFirstRequest = undefined;
+  }
+
+  /** Records a model reply of the open turn: its exact text and its calls with their result numbers. */
+  recordReply(text: string, calls: ReplyCall[]): ReplyRow {
+    const turn = this.openTurn() ?? this.startTurn();
+    const reply = this.deps.store.insertReply({
+      sessionId: this.row.id, turnId: turn.id, seq: turn.replies.length + 1, text, calls, createdAt: this.deps.now().toISOString(),
+    });
+    turn.replies.push(reply);
+    return reply;
+  }
+
+  /** The text a result was inserted as (what the model got). */
+  insertedText(number: number): string {
+    const row = this.deps.store.getResult(this.row.id, number);
+    if (!row) throw new SessionError(`No result #${number} in session ${this.row.id}.`);
+    return row.inserted;
+  }
+
+  /** Takes back every turn after the one with this seq (rewind): they leave the request. */
+  rewindTo(seq: number): Turn[] {
+    const later = this.history().filter((t) => t.seq > seq);
+    if (later.some((t) => t.status === 'open')) throw new SessionError('A reply is still running; stop it before rewinding.');
+    for (const turn of later) {
+      turn.status = 'undone';
+      this.deps.store.updateTurn(turn.id, { status: 'undone' });
+    }
+    return later;
   }
 
   /** The summary and table the history starts with since the last compaction, if any. */

@@ -27,6 +27,8 @@ export interface SessionRow {
   epoch: number;
   plan: PlanItem[];
   model: string;
+  /** The date templates see (`date_string`, `strftime_now`): fixed when the prompt is built. */
+  promptDate: string;
   createdAt: string;
 }
 
@@ -75,6 +77,54 @@ export interface CompactionRow {
   createdAt: string;
 }
 
+/** A tool call the model made in a reply, with the number of its result. */
+export interface ReplyCall {
+  name: string;
+  args: unknown;
+  number: number;
+  /** The call exactly as the model generated it (so the prompt re-renders the same bytes). */
+  raw: string;
+}
+
+/** One model reply of a turn: its text (the exact generated text before any call) and its calls. */
+export interface ReplyRow {
+  id: number;
+  sessionId: number;
+  turnId: number;
+  seq: number;
+  text: string;
+  calls: ReplyCall[];
+  createdAt: string;
+}
+
+/** Why a request reused less of the KV cache than the previous request left there. */
+export const BREAK_CAUSES = [
+  'compaction', 'model switched', 'undo', 'rewind', 'regenerate', 'resumed without cache',
+  'template re-rendered earlier text', 'chat reply results not carried', 'context full', 'something else',
+] as const;
+export type BreakCause = (typeof BREAK_CAUSES)[number];
+
+/** One request to the model and how much of it came from the KV cache. */
+export interface RequestRow {
+  id: number;
+  sessionId: number;
+  kind: 'turn' | 'compaction';
+  model: string;
+  promptTokens: number;
+  reusedTokens: number;
+  newTokens: number;
+  outputTokens: number;
+  /** Tokens the cache held before the request: reuse short of this is a break. */
+  cachedBefore: number;
+  prefillMs: number;
+  generationMs: number;
+  systemSha: string;
+  toolsSha: string;
+  firstDiff?: number;
+  cause?: BreakCause;
+  createdAt: string;
+}
+
 /** What the session needs of its store. main/db implements it on SQLite. */
 export interface SessionStore {
   createSession(row: Omit<SessionRow, 'id'>): SessionRow;
@@ -89,11 +139,16 @@ export interface SessionStore {
   listResults(sessionId: number): ResultRow[];
   lastResultNumber(sessionId: number): number;
   insertCompaction(row: CompactionRow): void;
+  insertReply(row: Omit<ReplyRow, 'id'>): ReplyRow;
+  listReplies(sessionId: number): ReplyRow[];
+  insertRequest(row: Omit<RequestRow, 'id'>): RequestRow;
+  listRequests(sessionId: number): RequestRow[];
   lastCompaction(sessionId: number): CompactionRow | undefined;
 }
 
 /** The turn state the session keeps in memory, mirrored from the store. */
 export interface Turn extends TurnRow {
+  replies: ReplyRow[];
   entries: TableEntry[];
   reads: ReadRecord[];
   calls: number;
