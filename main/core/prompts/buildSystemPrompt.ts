@@ -50,3 +50,8 @@ export function buildSystemPrompt({ promptsDir, root, mode, kind }: PromptInputs
   if (instructions.body) parts.push(`# Instructions from ${instructions.path}\n\n${instructions.body}`);
   return { text: parts.join('\n\n') + '\n', instructionsHash: instructions.hash };
 }
+
+/** Each tool's description is prompts/tools/NAME.md. */
+export function toolDescription(promptsDir: string, name: string): string {
+  return readPrompt(promptsDir, `tools/${name}.md`);
+}

@@ -124,9 +124,17 @@ export class Session {
 
   /** A tool call as the model made it: validated, run, turned into its inserted text, stored. */
   async callTool(name: string, args: unknown, signal?: AbortSignal): Promise<Inserted> {
+    return this.insert(name, args, await this.run(name, args, signal));
+  }
+
+  /** A call the model made that could not be read (malformed arguments): answered with an error. */
+  rejectCall(name: string, args: unknown, problem: string): Promise<Inserted> {
+    return this.insert(name, args, { kind: 'error', message: `Error: ${problem}` });
+  }
+
+  private async insert(name: string, args: unknown, raw: RawOutput): Promise<Inserted> {
     const turn = this.openTurn() ?? this.startTurn();
     this.systemPromptForRequest();
-    const raw = await this.run(name, args, signal);
     const inserted = insertResult({ number: this.nextNumber, tool: name, args, raw, table: this.table() });
     this.deps.store.insertResult({
       sessionId: this.row.id, number: inserted.number, turnId: turn.id, tool: name, args: JSON.stringify(args ?? null),

@@ -1,0 +1,257 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import type { ChatWrapper, LlamaContextSequence } from 'node-llama-cpp';
+import type { Inserted } from '../core/hygiene/types.js';
+import { readPrompt, toolDescription } from '../core/prompts/buildSystemPrompt.js';
+import type { Session } from '../core/session/session.js';
+import type { BreakCause, Mode, ReplyCall, RequestRow, SessionStore } from '../core/session/types.js';
+import type { ToolRegistry } from '../core/tools/registry.js';
+import { requestHistory, toolFunctions } from './history.js';
+import type { LoadedModel } from './model.js';
+import { runRequest, type RequestResult, type Script } from './request.js';
+import { callSyntax, parseCalls } from './toolCalls.js';
+import { renderPrompt, sessionWrapper } from './wrapper.js';
+
+export type AgentEvent =
+  | { type: 'message'; sent: string }
+  | { type: 'text'; delta: string }
+  | { type: 'tool'; name: string; args: unknown; result: Inserted }
+  | { type: 'request'; request: RequestRow }
+  | { type: 'compacted'; text: string };
+
+export interface AgentOptions {
+  session: Session;
+  store: SessionStore;
+  tools: ToolRegistry;
+  promptsDir: string;
+  model: LoadedModel;
+  /** Scripted replies (tests and benchmarks): each request's reply, sampled exactly. */
+  script?: Script;
+  maxReplyTokens?: number;
+  maxSteps?: number;
+  temperature?: number;
+  /** Compact before a turn once the prompt would fill this share of the context. */
+  compactAt?: number;
+  /** Where the KV state is saved after each turn, so a resumed session need not re-read. */
+  stateFile?: string;
+  onEvent?: (event: AgentEvent) => void;
+}
+
+/** The context would overflow: Keel compacts rather than letting old history be dropped. */
+export class ContextFullError extends Error {}
+
+/**
+ * The agent loop on a real model: renders the session's history with the model's own template,
+ * reuses the KV cache as far as the prompt is unchanged, runs the tools the model calls through
+ * the core, and records every request's cache use with the cause of any loss.
+ */
+export class Agent {
+  private sequence: LlamaContextSequence;
+  private wrapper?: { key: string; wrapper: ChatWrapper };
+  private pendingCause?: BreakCause;
+  /** What the previous request left in the cache, when that cache is gone (switch, resume). */
+  private lostCache = 0;
+
+  constructor(private o: AgentOptions) {
+    this.sequence = this.newSequence(o.model);
+    if (o.session.history().length > 0 || o.session.epoch > 0) this.pendingCause = 'resumed without cache';
+  }
+
+  private newSequence(model: LoadedModel): LlamaContextSequence {
+    return model.context.getSequence({
+      contextShift: {
+        strategy: () => {
+          throw new ContextFullError('The context is full; Keel compacts instead of dropping earlier history.');
+        },
+      },
+    });
+  }
+
+  /** Loads the KV state saved for this session, if it was made by this very model file. */
+  async restoreState(): Promise<boolean> {
+    const file = this.o.stateFile;
+    if (!file || !fs.existsSync(`${file}.json`)) return false;
+    const meta = JSON.parse(fs.readFileSync(`${file}.json`, 'utf8')) as { identity: string };
+    if (meta.identity !== this.o.model.identity) return false;
+    await this.sequence.loadStateFromFile(file, { acceptRisk: true });
+    this.pendingCause = undefined;
+    return true;
+  }
+
+  private async saveState(): Promise<void> {
+    const file = this.o.stateFile;
+    if (!file) return;
+    await this.sequence.saveStateToFile(file);
+    fs.writeFileSync(`${file}.json`, JSON.stringify({ identity: this.o.model.identity, tokens: this.sequence.nextTokenIndex }));
+  }
+
+  get session(): Session {
+    return this.o.session;
+  }
+
+  get model(): LoadedModel {
+    return this.o.model;
+  }
+
+  /** The person's message: the loop runs until the model answers without a tool call. */
+  async send(words: string, opts: { date?: string; mode?: Mode; signal?: AbortSignal } = {}): Promise<string> {
+    if (this.promptTokens() > (this.o.compactAt ?? 0.75) * this.sequence.contextSize) await this.compact(opts.signal);
+    const { sent } = this.o.session.userMessage(words, opts);
+    this.emit({ type: 'message', sent });
+    let answer = '';
+    for (let step = 0; step < (this.o.maxSteps ?? 50); step++) {
+      const r = await this.request('turn', undefined, opts.signal);
+      const parsed = parseCalls(r.text, this.syntax());
+      if (parsed.calls.length === 0) {
+        answer = r.text;
+        this.o.session.recordReply(r.text, []);
+        break;
+      }
+      const calls: ReplyCall[] = [];
+      for (const call of parsed.calls) {
+        const result = call.problem === undefined
+          ? await this.o.session.callTool(call.name, call.args, opts.signal)
+          : await this.o.session.rejectCall(call.name, call.args ?? null, call.problem);
+        calls.push({ name: call.name, args: call.args ?? null, number: result.number, raw: call.raw });
+        this.emit({ type: 'tool', name: call.name, args: call.args, result });
+      }
+      this.o.session.recordReply(parsed.before, calls);
+      if (opts.signal?.aborted) break;
+    }
+    this.o.session.endReply();
+    await this.saveState();
+    return answer;
+  }
+
+  /**
+   * Spec §7: the summary is asked for as the next turn of the same conversation — same system
+   * prompt, same tools, every message as it was — plus prompts/tasks/compact.md. A tool call in
+   * the reply is not run; the text before it is the summary. The request is not a turn.
+   */
+  async compact(signal?: AbortSignal): Promise<string> {
+    const ask = readPrompt(this.o.promptsDir, 'tasks/compact.md').replace('{{transcript}}', '').trim();
+    const r = await this.request('compaction', ask, signal);
+    const text = this.o.session.compact(parseCalls(r.text, this.syntax()).before);
+    this.pendingCause = 'compaction';
+    this.emit({ type: 'compacted', text });
+    return text;
+  }
+
+  /** Moves the session to another model: the prompt is rebuilt, and the next request is a full read. */
+  async switchModel(model: LoadedModel): Promise<void> {
+    this.lostCache = this.sequence.nextTokenIndex;
+    this.sequence.dispose();
+    this.o.model = model;
+    this.sequence = this.newSequence(model);
+    this.o.session.rebuildPrompt({ model: model.path });
+    this.pendingCause = 'model switched';
+  }
+
+  undo(): void {
+    this.o.session.undo();
+    this.pendingCause = 'undo';
+  }
+
+  rewindTo(seq: number): void {
+    this.o.session.rewindTo(seq);
+    this.pendingCause = 'rewind';
+  }
+
+  /** Takes back the last turn and sends its message again. */
+  async regenerate(opts: { signal?: AbortSignal } = {}): Promise<string> {
+    const turn = this.o.session.undo();
+    this.pendingCause = 'regenerate';
+    return this.send(turn.words ?? '', { signal: opts.signal });
+  }
+
+  requests(): RequestRow[] {
+    return this.o.store.listRequests(this.o.session.id);
+  }
+
+  async dispose(): Promise<void> {
+    this.sequence.dispose();
+  }
+
+  private emit(event: AgentEvent): void {
+    this.o.onEvent?.(event);
+  }
+
+  private currentWrapper(): ChatWrapper {
+    const key = `${this.o.model.path}|${this.o.session.promptDate}`;
+    if (this.wrapper?.key !== key) this.wrapper = { key, wrapper: sessionWrapper(this.o.model.model, this.o.session.promptDate) };
+    return this.wrapper.wrapper;
+  }
+
+  private syntax() {
+    return callSyntax(this.currentWrapper().settings);
+  }
+
+  private functions() {
+    return toolFunctions(this.o.tools.names().map((name) => {
+      const tool = this.o.tools.get(name)!;
+      return { name, description: toolDescription(this.o.promptsDir, name), parameters: tool.parameters };
+    }));
+  }
+
+  private render(extraUser?: string) {
+    const wrapper = this.currentWrapper();
+    const { history, results } = requestHistory(this.o.session, callSyntax(wrapper.settings), extraUser);
+    const functions = this.functions();
+    return { ...renderPrompt(wrapper, history, functions, results), functions };
+  }
+
+  /** The prompt's length in tokens if a request were made now. */
+  promptTokens(): number {
+    return this.render().text.tokenize(this.o.model.model.tokenizer).length;
+  }
+
+  private async request(kind: RequestRow['kind'], extraUser: string | undefined, signal?: AbortSignal): Promise<RequestResult> {
+    const { text, stopTriggers, functions } = this.render(extraUser);
+    const maxTokens = this.o.maxReplyTokens ?? 1024;
+    const r = await runRequest({
+      sequence: this.sequence,
+      model: this.o.model.model,
+      prompt: text,
+      stopTriggers,
+      syntax: callSyntax(this.currentWrapper().settings),
+      maxTokens,
+      temperature: this.o.temperature ?? 0.2,
+      signal,
+      onText: (delta) => this.emit({ type: 'text', delta }),
+      scripted: this.o.script?.next(),
+    });
+    const cachedBefore = Math.max(r.cachedBefore, this.lostCache);
+    const lost = r.reusedTokens < cachedBefore;
+    const cause = lost || this.pendingCause ? this.pendingCause ?? this.guessCause() : undefined;
+    const request = this.o.store.insertRequest({
+      sessionId: this.o.session.id,
+      kind,
+      model: this.o.model.path,
+      promptTokens: r.promptTokens,
+      reusedTokens: r.reusedTokens,
+      newTokens: r.newTokens,
+      outputTokens: r.outputTokens,
+      cachedBefore,
+      prefillMs: r.prefillMs,
+      generationMs: r.generationMs,
+      systemSha: sha256(this.o.session.systemPrompt),
+      toolsSha: sha256(JSON.stringify(functions)),
+      firstDiff: cause ? r.reusedTokens : undefined,
+      cause,
+      createdAt: new Date().toISOString(),
+    });
+    this.pendingCause = undefined;
+    this.lostCache = 0;
+    this.emit({ type: 'request', request });
+    return r;
+  }
+
+  /** A loss nobody asked for: a chat drops earlier replies' results; otherwise the template re-rendered. */
+  private guessCause(): BreakCause {
+    return this.o.session.kind === 'chat' ? 'chat reply results not carried' : 'template re-rendered earlier text';
+  }
+}
+
+function sha256(text: string): string {
+  return crypto.createHash('sha256').update(text).digest('hex');
+}

@@ -1,0 +1,58 @@
+import type { ChatHistoryItem, ChatModelFunctions, ChatModelResponse } from 'node-llama-cpp';
+import { messageWithNotes } from '../core/session/notes.js';
+import type { Session } from '../core/session/session.js';
+import type { Turn } from '../core/session/types.js';
+import { rawCallText, type CallSyntax } from './toolCalls.js';
+import { resultSentinel } from './wrapper.js';
+
+/**
+ * The conversation a request carries, for the model's wrapper to render: the kept system
+ * prompt, the summary of what was compacted, then each turn as it was sent — the person's
+ * message with its notes, and the model's replies with their exact text, calls and results.
+ * A chat carries no earlier reply's tool calls and results (spec §2); an agent carries all.
+ * `extraUser` is a message sent once and never stored (the compaction request).
+ */
+export function requestHistory(session: Session, syntax: CallSyntax, extraUser?: string) {
+  const history: ChatHistoryItem[] = [{ type: 'system', text: session.systemPromptForRequest() }];
+  const results = new Map<number, string>();
+  const turns = session.history();
+  let pendingUser = session.compactedHistory();
+  const flushUser = (text?: string) => {
+    const joined = [pendingUser, text].filter((t) => t !== undefined && t !== '').join('\n\n');
+    if (joined !== '') history.push({ type: 'user', text: joined });
+    pendingUser = undefined;
+  };
+  turns.forEach((turn, i) => {
+    if (turn.words !== undefined) flushUser(messageWithNotes(turn.words, turn.notes));
+    else if (pendingUser !== undefined) flushUser();
+    const carriesCalls = session.kind === 'agent' || i === turns.length - 1;
+    const response = modelResponse(turn, carriesCalls, syntax, session, results);
+    if (response.length > 0) history.push({ type: 'model', response });
+  });
+  if (extraUser !== undefined || pendingUser !== undefined) flushUser(extraUser);
+  return { history, results };
+}
+
+function modelResponse(turn: Turn, carriesCalls: boolean, syntax: CallSyntax, session: Session, results: Map<number, string>) {
+  const response: ChatModelResponse['response'][number][] = [];
+  for (const reply of turn.replies) {
+    if (reply.text !== '') response.push(reply.text);
+    if (!carriesCalls) continue;
+    for (const call of reply.calls) {
+      results.set(call.number, session.insertedText(call.number));
+      response.push({
+        type: 'functionCall',
+        name: call.name,
+        params: call.args,
+        result: resultSentinel(call.number),
+        rawCall: rawCallText(call.raw, syntax).toJSON(),
+      });
+    }
+  }
+  return response;
+}
+
+/** The tools as the wrapper offers them: the same list, in the same order, for the whole session. */
+export function toolFunctions(tools: { name: string; description: string; parameters: object }[]): ChatModelFunctions {
+  return Object.fromEntries(tools.map((t) => [t.name, { description: t.description, params: t.parameters }])) as ChatModelFunctions;
+}

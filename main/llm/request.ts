@@ -1,0 +1,115 @@
+import { TokenBias, type LlamaContextSequence, type LlamaModel, type LlamaText, type Token } from 'node-llama-cpp';
+import { callStart, parseCalls, type CallSyntax } from './toolCalls.js';
+
+/** Scripted replies (teacher forcing): each request's reply is given as text and sampled exactly. */
+export interface Script {
+  next(): string | undefined;
+}
+
+export interface RequestOptions {
+  sequence: LlamaContextSequence;
+  model: LlamaModel;
+  prompt: LlamaText;
+  stopTriggers: LlamaText[];
+  syntax: CallSyntax;
+  maxTokens: number;
+  temperature: number;
+  signal?: AbortSignal;
+  onText?: (delta: string) => void;
+  /** The reply to force, as text (special tokens parsed); undefined samples freely. */
+  scripted?: string;
+}
+
+export interface RequestResult {
+  /** The exact generated text (special tokens as their text). */
+  text: string;
+  stoppedBy: 'end' | 'call' | 'trigger' | 'limit' | 'stopped';
+  promptTokens: number;
+  reusedTokens: number;
+  newTokens: number;
+  outputTokens: number;
+  /** Tokens the sequence held before the request. Reuse short of them is a break. */
+  cachedBefore: number;
+  firstDiff: number;
+  prefillMs: number;
+  generationMs: number;
+}
+
+/**
+ * One request: the prompt's tokens are compared with what the sequence already holds, the
+ * differing tail is erased, only the new tokens are evaluated, and the reply is generated token
+ * by token. The figures are measured, not estimated: reuse is the first differing token index.
+ */
+export async function runRequest(o: RequestOptions): Promise<RequestResult> {
+  const tokens = o.prompt.tokenize(o.model.tokenizer);
+  const cachedBefore = o.sequence.nextTokenIndex;
+  const firstDiff = o.sequence.compareContextTokens(tokens).firstDifferentIndex;
+  // At least one token is evaluated, so there are logits to sample the first reply token from.
+  const start = Math.min(firstDiff, tokens.length - 1);
+  if (start < cachedBefore) await o.sequence.eraseContextTokenRanges([{ start, end: cachedBefore }]);
+
+  const script = o.scripted === undefined ? undefined : [...o.model.tokenize(o.scripted, true), eogToken(o.model)];
+  const generated: Token[] = [];
+  const began = performance.now();
+  let firstTokenAt: number | undefined;
+  let text = '';
+  let stoppedBy: RequestResult['stoppedBy'] = 'limit';
+  const iterator = o.sequence.evaluate(tokens.slice(start), {
+    temperature: script ? 0 : o.temperature,
+    tokenBias: script ? () => forced(o.model, script[generated.length]) : undefined,
+    yieldEogToken: true,
+  });
+  for await (const token of iterator) {
+    firstTokenAt ??= performance.now();
+    if (o.model.isEogToken(token)) {
+      stoppedBy = 'end';
+      break;
+    }
+    generated.push(token);
+    const full = o.model.detokenize(generated, true);
+    const delta = full.slice(text.length);
+    text = full;
+    if (delta) o.onText?.(delta);
+    if (callStart(text, o.syntax) >= 0 && parseCalls(text, o.syntax).calls.length > 0) {
+      stoppedBy = 'call';
+      break;
+    }
+    const trigger = o.stopTriggers.find((t) => t.toString() !== '' && text.endsWith(t.toString()));
+    if (trigger) {
+      text = text.slice(0, -trigger.toString().length);
+      stoppedBy = 'trigger';
+      break;
+    }
+    if (o.signal?.aborted) {
+      stoppedBy = 'stopped';
+      break;
+    }
+    if (generated.length >= o.maxTokens) break;
+  }
+  const ended = performance.now();
+  return {
+    text,
+    stoppedBy,
+    promptTokens: tokens.length,
+    reusedTokens: Math.min(firstDiff, tokens.length),
+    newTokens: tokens.length - Math.min(firstDiff, tokens.length),
+    outputTokens: generated.length,
+    cachedBefore,
+    firstDiff,
+    prefillMs: (firstTokenAt ?? ended) - began,
+    generationMs: ended - (firstTokenAt ?? ended),
+  };
+}
+
+function eogToken(model: LlamaModel): Token {
+  const token = model.tokens.eot ?? model.tokens.eos;
+  if (token === null) throw new Error('The model has no end-of-generation token.');
+  return token;
+}
+
+/** A bias that makes greedy sampling pick exactly this token (EOG included). */
+function forced(model: LlamaModel, token: Token | undefined): TokenBias {
+  const bias = new TokenBias(model.tokenizer);
+  if (token !== undefined) bias.set(token, { logit: 1e9 });
+  return bias;
+}

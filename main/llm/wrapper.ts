@@ -1,0 +1,73 @@
+import {
+  ChatWrapper, LlamaText, resolveChatWrapper, type ChatHistoryItem, type ChatModelFunctions, type LlamaModel,
+} from 'node-llama-cpp';
+
+/**
+ * The chat wrapper of a model for one session: the model's own template (spec §8), with no clock
+ * reaching it. Templates that print the date (Llama 3.x `date_string`, Harmony, Jinja
+ * `strftime_now`) see the date fixed when the system prompt was built; the real date travels as a note.
+ */
+export function sessionWrapper(model: LlamaModel, promptDate: string): ChatWrapper {
+  const fixed = new Date(`${promptDate || '2026-01-01'}T12:00:00Z`);
+  const wrapper = resolveChatWrapper(model, {
+    customWrapperSettings: {
+      'llama3.1': { todayDate: fixed },
+      harmony: { todayDate: fixed },
+      jinjaTemplate: {
+        additionalRenderParameters: {
+          date_string: formatDate(fixed, '%d %b %Y'),
+          strftime_now: (format: string) => formatDate(fixed, format),
+        },
+      },
+    },
+  });
+  return wrapper;
+}
+
+/** A stand-in for result `number` while the wrapper renders: replaced by the exact text afterwards. */
+export function resultSentinel(number: number): string {
+  return `KEEL_RESULT_${number}_c0ffee`;
+}
+
+/**
+ * The whole prompt of a request, rendered by the model's wrapper, and what stops generation.
+ * Tool results were put into the history as sentinels: node-llama-cpp and many templates
+ * JSON-encode a result (`"a\nb"` reaches the model as one escaped line), so each sentinel, however
+ * it was quoted, is replaced by the result's exact text — as a plain string, which is tokenized
+ * without special-token parsing (a file cannot inject `<|im_end|>`).
+ */
+export function renderPrompt(
+  wrapper: ChatWrapper,
+  chatHistory: ChatHistoryItem[],
+  functions: ChatModelFunctions,
+  results: ReadonlyMap<number, string>,
+): { text: LlamaText; stopTriggers: LlamaText[] } {
+  const state = wrapper.generateContextState({ chatHistory, availableFunctions: functions });
+  const forms = [...results].flatMap(([number, text]) => {
+    const bare = resultSentinel(number);
+    const once = JSON.stringify(bare);
+    return [[JSON.stringify(once), text], [once, text], [bare, text]] as const;
+  });
+  const text = state.contextText.mapValues((value) => {
+    if (typeof value !== 'string' || !value.includes('KEEL_RESULT_')) return value;
+    return forms.reduce((acc, [form, exact]) => acc.split(form).join(exact), value);
+  });
+  return { text, stopTriggers: (state.stopGenerationTriggers ?? []).map((t) => LlamaText(t)) };
+}
+
+function formatDate(date: Date, format: string): string {
+  const month = (style: 'long' | 'short') => new Intl.DateTimeFormat('en-US', { month: style, timeZone: 'UTC' }).format(date);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return format.replace(/%[YmdbBHM%]/g, (token) => {
+    switch (token) {
+      case '%Y': return String(date.getUTCFullYear());
+      case '%m': return pad(date.getUTCMonth() + 1);
+      case '%d': return pad(date.getUTCDate());
+      case '%b': return month('short');
+      case '%B': return month('long');
+      case '%H': return pad(date.getUTCHours());
+      case '%M': return pad(date.getUTCMinutes());
+      default: return '%';
+    }
+  });
+}
