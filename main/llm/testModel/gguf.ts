@@ -66,12 +66,13 @@ export interface GgufFile {
 const GGUF_MAGIC = 0x46554747; // "GGUF" read as a little-endian uint32
 const GGUF_VERSION = 3;
 
-/** Converts a number to IEEE half precision bits, rounding to nearest even. */
+const scratchF32 = new Float32Array(1);
+const scratchU32 = new Uint32Array(scratchF32.buffer);
+
+/** Converts a number to IEEE half precision bits (via float32), rounding to nearest even. */
 export function float32ToFloat16Bits(value: number): number {
-  const f32 = new Float32Array(1);
-  const u32 = new Uint32Array(f32.buffer);
-  f32[0] = value;
-  const x = u32[0]!;
+  scratchF32[0] = value;
+  const x = scratchU32[0]!;
   const sign = (x >>> 16) & 0x8000;
   const exp = (x >>> 23) & 0xff;
   let mant = x & 0x7fffff;
