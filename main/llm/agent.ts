@@ -9,7 +9,7 @@ import type { ToolRegistry } from '../core/tools/registry.js';
 import { requestHistory, toolFunctions } from './history.js';
 import type { LoadedModel } from './model.js';
 import { runRequest, type RequestResult, type Script } from './request.js';
-import { callSyntax, parseCalls } from './toolCalls.js';
+import { callSyntax, parseCalls, type CallSyntax } from './toolCalls.js';
 import { renderPrompt, sessionWrapper } from './wrapper.js';
 
 export type AgentEvent =
@@ -47,7 +47,7 @@ export class ContextFullError extends Error {}
  */
 export class Agent {
   private sequence: LlamaContextSequence;
-  private wrapper?: { key: string; wrapper: ChatWrapper };
+  private wrapper?: { key: string; wrapper: ChatWrapper; syntax: CallSyntax };
   private pendingCause?: BreakCause;
   /** What the previous request left in the cache, when that cache is gone (switch, resume). */
   private lostCache = 0;
@@ -176,14 +176,18 @@ export class Agent {
     this.o.onEvent?.(event);
   }
 
-  private currentWrapper(): ChatWrapper {
+  /** The model's wrapper and its call syntax, made again only when the model or the prompt date changes. */
+  private current(): { wrapper: ChatWrapper; syntax: CallSyntax } {
     const key = `${this.o.model.path}|${this.o.session.promptDate}`;
-    if (this.wrapper?.key !== key) this.wrapper = { key, wrapper: sessionWrapper(this.o.model.model, this.o.session.promptDate) };
-    return this.wrapper.wrapper;
+    if (this.wrapper?.key !== key) {
+      const wrapper = sessionWrapper(this.o.model.model, this.o.session.promptDate);
+      this.wrapper = { key, wrapper, syntax: callSyntax(wrapper) };
+    }
+    return this.wrapper;
   }
 
-  private syntax() {
-    return callSyntax(this.currentWrapper().settings);
+  private syntax(): CallSyntax {
+    return this.current().syntax;
   }
 
   private functions() {
@@ -194,8 +198,8 @@ export class Agent {
   }
 
   private render(extraUser?: string) {
-    const wrapper = this.currentWrapper();
-    const { history, results } = requestHistory(this.o.session, callSyntax(wrapper.settings), extraUser);
+    const { wrapper, syntax } = this.current();
+    const { history, results } = requestHistory(this.o.session, syntax, extraUser);
     const functions = this.functions();
     return { ...renderPrompt(wrapper, history, functions, results), functions };
   }
@@ -213,7 +217,7 @@ export class Agent {
       model: this.o.model.model,
       prompt: text,
       stopTriggers,
-      syntax: callSyntax(this.currentWrapper().settings),
+      syntax: this.syntax(),
       maxTokens,
       temperature: this.o.temperature ?? 0.2,
       signal,

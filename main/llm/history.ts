@@ -30,6 +30,9 @@ export function requestHistory(session: Session, syntax: CallSyntax, extraUser?:
     if (response.length > 0) history.push({ type: 'model', response });
   });
   if (extraUser !== undefined || pendingUser !== undefined) flushUser(extraUser);
+  // The request asks for the model's next words: an open model response, as node-llama-cpp's own
+  // chat does, so the wrapper renders the generation prompt (or continues the reply after results).
+  if (history[history.length - 1].type !== 'model') history.push({ type: 'model', response: [] });
   return { history, results };
 }
 

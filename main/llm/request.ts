@@ -1,4 +1,5 @@
 import { TokenBias, type LlamaContextSequence, type LlamaModel, type LlamaText, type Token } from 'node-llama-cpp';
+import { promptTokens } from './splice.js';
 import { callStart, parseCalls, type CallSyntax } from './toolCalls.js';
 
 /** Scripted replies (teacher forcing): each request's reply is given as text and sampled exactly. */
@@ -41,14 +42,14 @@ export interface RequestResult {
  * by token. The figures are measured, not estimated: reuse is the first differing token index.
  */
 export async function runRequest(o: RequestOptions): Promise<RequestResult> {
-  const tokens = o.prompt.tokenize(o.model.tokenizer);
+  const tokens = promptTokens(o.prompt, o.model, o.sequence.contextTokens);
   const cachedBefore = o.sequence.nextTokenIndex;
   const firstDiff = o.sequence.compareContextTokens(tokens).firstDifferentIndex;
   // At least one token is evaluated, so there are logits to sample the first reply token from.
   const start = Math.min(firstDiff, tokens.length - 1);
   if (start < cachedBefore) await o.sequence.eraseContextTokenRanges([{ start, end: cachedBefore }]);
 
-  const script = o.scripted === undefined ? undefined : [...o.model.tokenize(o.scripted, true), eogToken(o.model)];
+  const script = o.scripted === undefined ? undefined : o.model.tokenize(o.scripted, true);
   const generated: Token[] = [];
   const began = performance.now();
   let firstTokenAt: number | undefined;
@@ -85,6 +86,11 @@ export async function runRequest(o: RequestOptions): Promise<RequestResult> {
       break;
     }
     if (generated.length >= o.maxTokens) break;
+    // A scripted reply ends where its text ends, as if the model had sampled its end token.
+    if (script && generated.length === script.length) {
+      stoppedBy = 'end';
+      break;
+    }
   }
   const ended = performance.now();
   return {
@@ -101,13 +107,7 @@ export async function runRequest(o: RequestOptions): Promise<RequestResult> {
   };
 }
 
-function eogToken(model: LlamaModel): Token {
-  const token = model.tokens.eot ?? model.tokens.eos;
-  if (token === null) throw new Error('The model has no end-of-generation token.');
-  return token;
-}
-
-/** A bias that makes greedy sampling pick exactly this token (EOG included). */
+/** A bias that makes greedy sampling pick exactly this token. */
 function forced(model: LlamaModel, token: Token | undefined): TokenBias {
   const bias = new TokenBias(model.tokenizer);
   if (token !== undefined) bias.set(token, { logit: 1e9 });

@@ -9,15 +9,14 @@ import {
  */
 export function sessionWrapper(model: LlamaModel, promptDate: string): ChatWrapper {
   const fixed = new Date(`${promptDate || '2026-01-01'}T12:00:00Z`);
+  const template = model.fileInfo.metadata?.tokenizer?.chat_template;
   const wrapper = resolveChatWrapper(model, {
     customWrapperSettings: {
       'llama3.1': { todayDate: fixed },
       harmony: { todayDate: fixed },
       jinjaTemplate: {
-        additionalRenderParameters: {
-          date_string: formatDate(fixed, '%d %b %Y'),
-          strftime_now: (format: string) => formatDate(fixed, format),
-        },
+        template: typeof template === 'string' ? withFixedDate(template, fixed) : undefined,
+        additionalRenderParameters: { date_string: formatDate(fixed, '%d %b %Y') },
       },
     },
   });
@@ -53,6 +52,11 @@ export function renderPrompt(
     return forms.reduce((acc, [form, exact]) => acc.split(form).join(exact), value);
   });
   return { text, stopTriggers: (state.stopGenerationTriggers ?? []).map((t) => LlamaText(t)) };
+}
+
+/** A Jinja template with each `strftime_now("…")` replaced by that date, formatted, as a literal. */
+export function withFixedDate(template: string, date: Date): string {
+  return template.replace(/strftime_now\(\s*(['"])(.*?)\1\s*\)/g, (_whole, _quote, format: string) => JSON.stringify(formatDate(date, format)));
 }
 
 function formatDate(date: Date, format: string): string {
