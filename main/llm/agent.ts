@@ -51,6 +51,8 @@ export class Agent {
   private pendingCause?: BreakCause;
   /** What the previous request left in the cache, when that cache is gone (switch, resume). */
   private lostCache = 0;
+  /** Where the previous request's reply began: a loss after it is the reply's, not the template's. */
+  private lastReplyStart = Number.POSITIVE_INFINITY;
 
   constructor(private o: AgentOptions) {
     this.sequence = this.newSequence(o.model);
@@ -71,10 +73,10 @@ export class Agent {
   async restoreState(): Promise<boolean> {
     const file = this.o.stateFile;
     if (!file || !fs.existsSync(`${file}.json`)) return false;
-    const meta = JSON.parse(fs.readFileSync(`${file}.json`, 'utf8')) as { identity: string };
+    const meta = JSON.parse(fs.readFileSync(`${file}.json`, 'utf8')) as { identity: string; pendingCause?: BreakCause };
     if (meta.identity !== this.o.model.identity) return false;
     await this.sequence.loadStateFromFile(file, { acceptRisk: true });
-    this.pendingCause = undefined;
+    this.pendingCause = meta.pendingCause;
     return true;
   }
 
@@ -82,7 +84,8 @@ export class Agent {
     const file = this.o.stateFile;
     if (!file) return;
     await this.sequence.saveStateToFile(file);
-    fs.writeFileSync(`${file}.json`, JSON.stringify({ identity: this.o.model.identity, tokens: this.sequence.nextTokenIndex }));
+    const meta = { identity: this.o.model.identity, tokens: this.sequence.nextTokenIndex, pendingCause: this.pendingCause };
+    fs.writeFileSync(`${file}.json`, JSON.stringify(meta));
   }
 
   get session(): Session {
@@ -98,29 +101,35 @@ export class Agent {
     if (this.promptTokens() > (this.o.compactAt ?? 0.75) * this.sequence.contextSize) await this.compact(opts.signal);
     const { sent } = this.o.session.userMessage(words, opts);
     this.emit({ type: 'message', sent });
-    let answer = '';
+    try {
+      return await this.loop(opts.signal);
+    } finally {
+      // The turn ends however the loop ended (an answer, a stop, an error): nothing is left half-open.
+      this.o.session.endReply();
+      await this.saveState();
+    }
+  }
+
+  private async loop(signal?: AbortSignal): Promise<string> {
     for (let step = 0; step < (this.o.maxSteps ?? 50); step++) {
-      const r = await this.request('turn', undefined, opts.signal);
+      const r = await this.request('turn', undefined, signal);
       const parsed = parseCalls(r.text, this.syntax());
       if (parsed.calls.length === 0) {
-        answer = r.text;
         this.o.session.recordReply(r.text, []);
-        break;
+        return r.text;
       }
       const calls: ReplyCall[] = [];
       for (const call of parsed.calls) {
         const result = call.problem === undefined
-          ? await this.o.session.callTool(call.name, call.args, opts.signal)
+          ? await this.o.session.callTool(call.name, call.args, signal)
           : await this.o.session.rejectCall(call.name, call.args ?? null, call.problem);
         calls.push({ name: call.name, args: call.args ?? null, number: result.number, raw: call.raw });
         this.emit({ type: 'tool', name: call.name, args: call.args, result });
       }
       this.o.session.recordReply(parsed.before, calls);
-      if (opts.signal?.aborted) break;
+      if (signal?.aborted) break;
     }
-    this.o.session.endReply();
-    await this.saveState();
-    return answer;
+    return '';
   }
 
   /**
@@ -131,8 +140,12 @@ export class Agent {
   async compact(signal?: AbortSignal): Promise<string> {
     const ask = readPrompt(this.o.promptsDir, 'tasks/compact.md').replace('{{transcript}}', '').trim();
     const r = await this.request('compaction', ask, signal);
+    if (r.stoppedBy === 'stopped' || r.stoppedBy === 'limit') {
+      throw new Error(`Compaction was ${r.stoppedBy === 'stopped' ? 'stopped' : 'cut off at the token limit'}; the session is unchanged.`);
+    }
     const text = this.o.session.compact(parseCalls(r.text, this.syntax()).before);
     this.pendingCause = 'compaction';
+    await this.saveState();
     this.emit({ type: 'compacted', text });
     return text;
   }
@@ -186,7 +199,8 @@ export class Agent {
     return this.wrapper;
   }
 
-  private syntax(): CallSyntax {
+  /** How this model writes a tool call (used to script replies in tests and benchmarks). */
+  syntax(): CallSyntax {
     return this.current().syntax;
   }
 
@@ -202,6 +216,11 @@ export class Agent {
     const { history, results } = requestHistory(this.o.session, syntax, extraUser);
     const functions = this.functions();
     return { ...renderPrompt(wrapper, history, functions, results), functions };
+  }
+
+  /** The prompt a request would send now, as text (special tokens as their text). */
+  promptText(): string {
+    return this.render().text.toString();
   }
 
   /** The prompt's length in tokens if a request were made now. */
@@ -226,7 +245,7 @@ export class Agent {
     });
     const cachedBefore = Math.max(r.cachedBefore, this.lostCache);
     const lost = r.reusedTokens < cachedBefore;
-    const cause = lost || this.pendingCause ? this.pendingCause ?? this.guessCause() : undefined;
+    const cause = lost || this.pendingCause ? this.pendingCause ?? this.guessCause(r.reusedTokens) : undefined;
     const request = this.o.store.insertRequest({
       sessionId: this.o.session.id,
       kind,
@@ -246,12 +265,17 @@ export class Agent {
     });
     this.pendingCause = undefined;
     this.lostCache = 0;
+    this.lastReplyStart = r.promptTokens;
     this.emit({ type: 'request', request });
     return r;
   }
 
-  /** A loss nobody asked for: a chat drops earlier replies' results; otherwise the template re-rendered. */
-  private guessCause(): BreakCause {
+  /**
+   * A loss nobody asked for: inside the last reply, its text re-tokenized otherwise (a reply cut
+   * off mid-character, say); before it, a chat dropped earlier results or the template re-rendered.
+   */
+  private guessCause(reused: number): BreakCause {
+    if (reused >= this.lastReplyStart) return 'reply re-tokenized';
     return this.o.session.kind === 'chat' ? 'chat reply results not carried' : 'template re-rendered earlier text';
   }
 }

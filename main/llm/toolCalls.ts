@@ -111,3 +111,20 @@ export function rawCallText(raw: string, syntax: CallSyntax): LlamaText {
     syntax.settings.suffix,
   ]);
 }
+
+/**
+ * A call written the way a model trained on its template writes it (for scripted replies): the
+ * wrapper's syntax, and the arguments as JSON with `", "` and `": "` separators, which is how the
+ * templates (Python's json.dumps) render calls they re-render from their arguments.
+ */
+export function formatCall(syntax: CallSyntax, name: string, args: unknown): string {
+  return `${syntax.prefix}${name}${syntax.paramsPrefix}${spacedJson(args)}${syntax.suffix}`;
+}
+
+function spacedJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(spacedJson).join(', ')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${spacedJson(v)}`).join(', ')}}`;
+  }
+  return JSON.stringify(value);
+}

@@ -100,7 +100,8 @@ export interface ReplyRow {
 /** Why a request reused less of the KV cache than the previous request left there. */
 export const BREAK_CAUSES = [
   'compaction', 'model switched', 'undo', 'rewind', 'regenerate', 'resumed without cache',
-  'template re-rendered earlier text', 'chat reply results not carried', 'context full', 'something else',
+  'template re-rendered earlier text', 'reply re-tokenized', 'chat reply results not carried', 'context full',
+  'something else',
 ] as const;
 export type BreakCause = (typeof BREAK_CAUSES)[number];
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { applyPatch, parsePatch, type StructuredPatch } from 'diff';
 import { atomicWrite, fileError } from '../workspace/files.js';
-import { commitChange, openForChange, type Editable } from './fileChange.js';
+import { commitChange, inFileEol, openForChange, type Editable } from './fileChange.js';
 import { ToolError, type FileChange, type Tool, type ToolContext } from './types.js';
 
 interface Args { patch: string }
@@ -70,7 +70,7 @@ function commitAll(planned: Planned[]): FileChange[] {
   const done: Planned[] = [];
   try {
     return planned.map((p) => {
-      const change = p.action === 'delete' ? remove(p.target) : commitChange(p.target, p.newText);
+      const change = p.action === 'delete' ? remove(p.target) : commitChange(p.target, inFileEol(p.target, p.newText));
       done.push(p);
       return change;
     });

@@ -18,7 +18,7 @@ export const editTool: Tool<Args> = {
   },
   async run(args, ctx) {
     const target = openForChange(ctx, args.path, true);
-    const text = replaceIn(target.text, args.old_string, args.new_string, args.replace_all ?? false, target.absPath);
+    const text = replaceIn(target, target.raw, args.old_string, args.new_string, args.replace_all ?? false);
     return { kind: 'change', files: [commitChange(target, text)] };
   },
 };

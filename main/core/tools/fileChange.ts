@@ -4,14 +4,17 @@ import { resolveInWorkspace } from '../workspace/paths.js';
 import { detectEol, toLf, withEol } from '../workspace/text.js';
 import { ToolError, type FileChange, type FileText, type ToolContext } from './types.js';
 
-/** A file about to be changed, as the model sees it: LF line endings, no BOM. */
+/** A file about to be changed. */
 export interface Editable {
   pathGiven: string;
   absPath: string;
   /** undefined when the file does not exist yet. */
   file?: FileText;
-  /** The content with LF line endings (what `old_string` is matched against). */
+  /** The content, BOM removed, line endings as they are (what an edit changes). */
+  raw: string;
+  /** The content with LF line endings (what the model was shown, and what a diff compares). */
   text: string;
+  /** The file's main line ending: what `\n` stands for in the model's text. */
   eol: '\n' | '\r\n';
 }
 
@@ -23,7 +26,7 @@ export function openForChange(ctx: ToolContext, pathGiven: string, mustExist: bo
   const absPath = resolveInWorkspace(ctx.root, pathGiven);
   if (!fs.existsSync(absPath)) {
     if (mustExist) throw fileError(absPath, Object.assign(new Error(), { code: 'ENOENT' }));
-    return { pathGiven, absPath, text: '', eol: '\n' };
+    return { pathGiven, absPath, raw: '', text: '', eol: '\n' };
   }
   const file = readTextFile(absPath);
   const known = ctx.knownHash(absPath);
@@ -31,16 +34,21 @@ export function openForChange(ctx: ToolContext, pathGiven: string, mustExist: bo
     throw new ToolError(`Error: ${absPath} has changed on disk since this session last read or wrote it; read it again first. Nothing was changed.`);
   }
   const eol = detectEol(file.text);
-  return { pathGiven, absPath, file, text: toLf(file.text), eol };
+  return { pathGiven, absPath, file, raw: file.text, text: toLf(file.text), eol };
+}
+
+/** Whole new content from the model (write, patch): `\n` stands for the file's line ending. */
+export function inFileEol(target: Editable, text: string): string {
+  return target.eol === '\r\n' && !text.includes('\r\n') ? withEol(text, '\r\n') : text;
 }
 
 /**
- * Writes the new LF text in the file's own line ending, keeping its BOM, atomically, and answers
- * what changed. Content equal to what is there writes nothing.
+ * Writes the new content as given (line endings included), keeping the file's BOM, atomically,
+ * and answers what changed. Content equal to what is there writes nothing.
  */
 export function commitChange(target: Editable, newText: string): FileChange {
   const { pathGiven, absPath, file } = target;
-  const bytes = Buffer.from((file?.bom ? '\uFEFF' : '') + withEol(newText, target.eol), 'utf8');
+  const bytes = Buffer.from((file?.bom ? '\uFEFF' : '') + newText, 'utf8');
   const hash = sha256(bytes);
   if (file && hash === file.hash) {
     return { pathGiven, absPath, action: 'unchanged', before: target.text, after: target.text, hash };
@@ -50,20 +58,26 @@ export function commitChange(target: Editable, newText: string): FileChange {
 }
 
 /**
- * One `old_string` → `new_string` replacement on LF text. Not found, or found more than once
- * without `replaceAll`, is an error naming the absolute path (nothing is written by the caller).
+ * One `old_string` → `new_string` replacement in the file's own text. `\n` in either stands for the
+ * line ending where it matches: the file's main one first, then the other (a mixed file), so the
+ * rest of the file keeps its bytes. Not found, or found more than once without `replaceAll`, is an
+ * error naming the absolute path (nothing is written by the caller).
  */
-export function replaceIn(text: string, oldString: string, newString: string, replaceAll: boolean, absPath: string): string {
-  const old = toLf(oldString);
-  if (old === '') throw new ToolError(`Error: old_string is empty; to create or overwrite ${absPath} use write.`);
-  const first = text.indexOf(old);
-  if (first < 0) throw new ToolError(`Error: old_string was not found in ${absPath}. Nothing was changed.`);
-  const replacement = toLf(newString);
+export function replaceIn(target: Editable, text: string, oldString: string, newString: string, replaceAll: boolean): string {
+  const absPath = target.absPath;
+  const oldLf = toLf(oldString);
+  if (oldLf === '') throw new ToolError(`Error: old_string is empty; to create or overwrite ${absPath} use write.`);
+  const other: Editable['eol'] = target.eol === '\n' ? '\r\n' : '\n';
+  const eol = [target.eol, other].find((e) => text.includes(withEol(oldLf, e)));
+  if (eol === undefined) throw new ToolError(`Error: old_string was not found in ${absPath}. Nothing was changed.`);
+  const old = withEol(oldLf, eol);
+  const replacement = withEol(toLf(newString), oldLf.includes('\n') ? eol : target.eol);
   if (replaceAll) return text.split(old).join(replacement);
   const count = occurrences(text, old);
   if (count > 1) {
     throw new ToolError(`Error: old_string occurs ${count} times in ${absPath}; give more context to make it unique, or set replace_all. Nothing was changed.`);
   }
+  const first = text.indexOf(old);
   return text.slice(0, first) + replacement + text.slice(first + old.length);
 }
 

@@ -32,13 +32,13 @@ export const multieditTool: Tool<Args> = {
     const n = args.edits.length;
     const text = args.edits.reduce((current, e, i) => {
       try {
-        return replaceIn(current, e.old_string, e.new_string, e.replace_all ?? false, target.absPath);
+        return replaceIn(target, current, e.old_string, e.new_string, e.replace_all ?? false);
       } catch (err) {
         // Say which edit failed: it may fail only because an earlier one changed its text.
         if (err instanceof ToolError && n > 1) throw new ToolError(err.message.replace(/^Error: /, `Error: edit ${i + 1} of ${n}: `));
         throw err;
       }
-    }, target.text);
+    }, target.raw);
     return { kind: 'change', files: [commitChange(target, text)] };
   },
 };

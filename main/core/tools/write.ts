@@ -1,4 +1,4 @@
-import { commitChange, openForChange } from './fileChange.js';
+import { commitChange, inFileEol, openForChange } from './fileChange.js';
 import type { Tool } from './types.js';
 
 interface Args { path: string; content: string }
@@ -16,6 +16,6 @@ export const writeTool: Tool<Args> = {
   },
   async run(args, ctx) {
     const target = openForChange(ctx, args.path, false);
-    return { kind: 'change', files: [commitChange(target, args.content)] };
+    return { kind: 'change', files: [commitChange(target, inFileEol(target, args.content))] };
   },
 };

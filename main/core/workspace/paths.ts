@@ -21,22 +21,26 @@ export function isInside(root: string, abs: string): boolean {
   return abs === root || abs.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
 }
 
-/** realpath of the longest existing prefix, with the rest appended; dangling links are followed. */
+/**
+ * realpath of the longest existing prefix, with the rest appended; dangling links are followed.
+ * A link's target is taken relative to its folder's real path, as the system does.
+ */
 function resolveReal(abs: string, depth = 0): string {
   if (depth > 40) throw new ToolError(`Error: too many levels of symbolic links at ${abs}.`);
   try {
     return fs.realpathSync.native(abs);
   } catch {
-    // Not there (or a dangling link): resolve what exists, then append the rest.
+    // Not there (or a dangling link): resolve its folder, then this last part.
   }
+  const parentGiven = path.dirname(abs);
+  if (parentGiven === abs) return abs;
+  const parent = resolveReal(parentGiven, depth);
+  const here = path.join(parent, path.basename(abs));
   let link: string | undefined;
   try {
-    if (fs.lstatSync(abs).isSymbolicLink()) link = fs.readlinkSync(abs);
+    if (fs.lstatSync(here).isSymbolicLink()) link = fs.readlinkSync(here);
   } catch {
     // does not exist at all
   }
-  if (link !== undefined) return resolveReal(path.resolve(path.dirname(abs), link), depth + 1);
-  const parent = path.dirname(abs);
-  if (parent === abs) return abs;
-  return path.join(resolveReal(parent, depth), path.basename(abs));
+  return link === undefined ? here : resolveReal(path.resolve(parent, link), depth + 1);
 }

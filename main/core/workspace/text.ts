@@ -1,12 +1,12 @@
 /**
  * Line counting as contract.md fixes it: `a\nb\n` and `a\nb` have 2 lines, `` has none.
- * Lines come without their ending; a `\r` before `\n` is not part of the line.
+ * Lines come without their ending; a `\r` before `\n` is not part of the line (a lone `\r` is).
  */
 export function splitLines(text: string): string[] {
   if (text === '') return [];
-  const lines = text.split('\n');
+  const lines = text.split(/\r?\n/);
   if (lines[lines.length - 1] === '') lines.pop();
-  return lines.map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line));
+  return lines;
 }
 
 export function countLines(text: string): number {

@@ -270,7 +270,7 @@ export function resolveTestModelOptions(options: TestModelOptions = {}) {
     ff: options.ff ?? 128,
     f16: options.f16 ?? false,
     seed: options.seed ?? 1,
-    contextLength: options.contextLength ?? 4096,
+    contextLength: options.contextLength ?? 32768,
   };
   const { embedding, heads, kvHeads } = resolved;
   for (const key of ['embedding', 'layers', 'heads', 'kvHeads', 'ff', 'contextLength'] as const) {

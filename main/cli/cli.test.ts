@@ -1,0 +1,233 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULT_PROMPTS_DIR } from '../core/prompts/buildSystemPrompt.js';
+import { Session, type SessionDeps } from '../core/session/session.js';
+import type { RequestRow } from '../core/session/types.js';
+import { ToolRegistry } from '../core/tools/registry.js';
+import { SqliteStore } from '../db/store.js';
+import { databasePath, keelHome, stateFile } from '../keelHome.js';
+import { ReplyPrinter } from './commands/printer.js';
+import { recallResult } from './commands/recall.js';
+import { showRequests } from './commands/requests.js';
+import { listSessions } from './commands/sessions.js';
+import { runCli } from './index.js';
+import { CliError } from './io.js';
+
+/** A writer that keeps what it is given. */
+function collector() {
+  const chunks: string[] = [];
+  return { write: (text: string) => chunks.push(text), get text() { return chunks.join(''); } };
+}
+
+async function cli(...argv: string[]) {
+  const out = collector();
+  const err = collector();
+  const code = await runCli(argv, { out, err });
+  return { code, out: out.text, err: err.text };
+}
+
+let tmp: string;
+let root: string;
+let store: SqliteStore;
+let deps: SessionDeps;
+let savedHome: string | undefined;
+
+beforeEach(() => {
+  tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-cli-')));
+  savedHome = process.env.KEEL_HOME;
+  process.env.KEEL_HOME = path.join(tmp, 'home');
+  root = path.join(tmp, 'ws');
+  fs.mkdirSync(root);
+  fs.writeFileSync(path.join(root, 'a.ts'), 'one\ntwo\nthree\nfour\nfive\n');
+  store = new SqliteStore(databasePath());
+  deps = { store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, now: () => new Date('2026-11-30T10:00:00') };
+});
+
+afterEach(() => {
+  store.close();
+  if (savedHome === undefined) delete process.env.KEEL_HOME;
+  else process.env.KEEL_HOME = savedHome;
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+/** A session with one completed turn: a read of a.ts (#0001) and a list (#0002). */
+async function sessionWithResults(): Promise<Session> {
+  const s = Session.create(deps, { root, kind: 'agent', mode: 'auto', title: 'Fix the parser', model: '/models/m.gguf' });
+  await s.callTool('read', { path: 'a.ts' });
+  await s.callTool('list', {});
+  s.endReply();
+  return s;
+}
+
+function request(sessionId: number, fields: Partial<RequestRow> = {}): Omit<RequestRow, 'id'> {
+  return {
+    sessionId, kind: 'turn', model: '/models/m.gguf', promptTokens: 1200, reusedTokens: 0, newTokens: 1200, outputTokens: 37,
+    cachedBefore: 0, prefillMs: 812.4, generationMs: 95.6, systemSha: 'abcdef0123456789'.repeat(4), toolsSha: 'f'.repeat(64),
+    createdAt: '2026-11-30T10:00:01.000Z', ...fields,
+  };
+}
+
+describe('keelHome', () => {
+  it('follows KEEL_HOME and creates it', () => {
+    expect(keelHome()).toBe(path.join(tmp, 'home'));
+    expect(databasePath()).toBe(path.join(tmp, 'home', 'keel.db'));
+    expect(stateFile(7)).toBe(path.join(tmp, 'home', 'state', 'session-7.bin'));
+    expect(fs.statSync(path.join(tmp, 'home', 'state')).isDirectory()).toBe(true);
+  });
+});
+
+describe('keel sessions', () => {
+  it('lists each session with its kind, workspace, model, title and turns', async () => {
+    const s = await sessionWithResults();
+    const out = collector();
+    listSessions(store, out);
+    const lines = out.text.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^id\s+kind\s+workspace\s+model\s+title\s+turns\s+created$/);
+    expect(lines[2]).toMatch(new RegExp(`^\\s*${s.id}\\s+agent\\s+${root}\\s+/models/m\\.gguf\\s+Fix the parser\\s+1\\s+2026-11-30 \\d\\d:\\d\\d$`));
+    expect((await cli('sessions')).out).toBe(out.text);
+  });
+
+  it('says so when there are none', async () => {
+    const r = await cli('sessions');
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^No sessions yet in .*keel\.db/);
+  });
+});
+
+describe('keel recall', () => {
+  it('prints the stored body with its tool, arguments, path and hash first', async () => {
+    const s = await sessionWithResults();
+    const out = collector();
+    recallResult(store, s.id, '#0001', {}, out);
+    const row = store.getResult(s.id, 1)!;
+    expect(out.text).toBe([
+      `result #0001 of session ${s.id} (full)`,
+      'tool: read',
+      'arguments: {"path":"a.ts"}',
+      `path: a.ts (${path.join(root, 'a.ts')})`,
+      `sha: ${row.fileHash}`,
+      'file lines: 1-5 of 5',
+      '[recall #0001 lines 1-5 of 5]',
+      '1: one', '2: two', '3: three', '4: four', '5: five',
+      '',
+    ].join('\n'));
+    // The same result however the id is written; the listing has no path.
+    const bare = collector();
+    recallResult(store, s.id, '2', {}, bare);
+    expect(bare.text).toContain('tool: list\narguments: {}\n[recall #0002 lines 1-');
+    expect(bare.text).not.toContain('path:');
+  });
+
+  it('pages like the recall tool', async () => {
+    const s = await sessionWithResults();
+    const r = await cli('recall', String(s.id), '0001', '--offset', '2', '--limit', '2');
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('[recall #0001 lines 2-3 of 5]\n2: two\n3: three\n(2 more lines from line 4: offset 4)\n');
+    const past = await cli('recall', String(s.id), '1', '--offset', '9');
+    expect(past.code).toBe(1);
+    expect(past.err).toContain('--offset 9 is past the end of #0001, which has 5 lines.');
+  });
+
+  it('refuses an unknown result id, and an unknown session, with exit code 1', async () => {
+    const s = await sessionWithResults();
+    expect(() => recallResult(store, s.id, '#0099', {}, collector())).toThrow(CliError);
+    const r = await cli('recall', String(s.id), '#0099');
+    expect(r).toMatchObject({ code: 1, out: '' });
+    expect(r.err).toBe(`keel: There is no stored result #0099 in session ${s.id}: its results are #0001 to #0002.\n`);
+    expect((await cli('recall', String(s.id), 'zz')).err).toContain('There is no stored result #zz');
+    const missing = await cli('recall', '42', '1');
+    expect(missing.code).toBe(1);
+    expect(missing.err).toContain(`There is no session 42 in ${databasePath()}`);
+  });
+});
+
+describe('keel requests', () => {
+  it('prints each request with its cache figures, cause and system sha', async () => {
+    const s = await sessionWithResults();
+    store.insertRequest(request(s.id));
+    store.insertRequest(request(s.id, { promptTokens: 1300, reusedTokens: 1237, newTokens: 63, firstDiff: 1237, cause: 'undo', cachedBefore: 1240 }));
+    const out = collector();
+    showRequests(store, s.id, out);
+    const lines = out.text.trimEnd().split('\n');
+    expect(lines[0].split(/\s{2,}/)).toEqual(['#', 'kind', 'prompt', 'reused', 'new', 'output', 'prefill ms', 'gen ms', 'first diff', 'cause', 'system sha']);
+    expect(lines[2].trim().split(/\s+/)).toEqual(['1', 'turn', '1200', '0', '1200', '37', '812', '96', '-', '-', 'abcdef01']);
+    expect(lines[3].trim().split(/\s+/)).toEqual(['2', 'turn', '1300', '1237', '63', '37', '812', '96', '1237', 'undo', 'abcdef01']);
+    expect((await cli('requests', String(s.id))).out).toBe(out.text);
+  });
+
+  it('says when a session has made none', async () => {
+    const s = await sessionWithResults();
+    expect((await cli('requests', String(s.id))).out).toBe(`Session ${s.id} has made no requests yet.\n`);
+  });
+});
+
+describe('bad input', () => {
+  it('reports a corrupt database with its path and leaves it untouched', async () => {
+    store.close();
+    const file = databasePath();
+    for (const extra of ['-wal', '-shm']) fs.rmSync(file + extra, { force: true });
+    fs.writeFileSync(file, 'this is not a database, but it is somebody\'s file '.repeat(200));
+    const before = fs.readFileSync(file);
+    const r = await cli('sessions');
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(`keel: Keel cannot use the database ${file}`);
+    expect(fs.readFileSync(file).equals(before)).toBe(true);
+    store = new SqliteStore(path.join(tmp, 'other.db')); // for afterEach
+  });
+
+  it('names a missing model file by its absolute path and creates no session', async () => {
+    const r = await cli('new', '--workspace', root, '--model', 'no/such/model.gguf');
+    expect(r.code).toBe(1);
+    expect(r.err).toBe(`keel: The model file ${path.resolve('no/such/model.gguf')} does not exist.\n`);
+    expect(store.listSessions()).toEqual([]);
+    expect((await cli('new', '--workspace', path.join(tmp, 'nope'), '--model', 'm.gguf')).err)
+      .toBe(`keel: The workspace ${path.join(tmp, 'nope')} does not exist.\n`);
+  });
+
+  it('refuses unknown commands, options, ids and values', async () => {
+    expect(await cli('frobnicate')).toMatchObject({ code: 1, err: expect.stringContaining('Unknown command "frobnicate"') });
+    expect(await cli('sessions', '--bogus')).toMatchObject({ code: 1, err: expect.stringContaining("Unknown option '--bogus'") });
+    expect(await cli('requests', 'abc')).toMatchObject({ code: 1, err: expect.stringContaining('"abc" is not a session id') });
+    expect(await cli('requests')).toMatchObject({ code: 1, err: expect.stringContaining('keel requests takes 1 argument') });
+    expect(await cli('chat', '1', '--threads', '0')).toMatchObject({ code: 1, err: expect.stringContaining('--threads needs a positive whole number') });
+    expect(await cli('new', '--workspace', root, '--model', 'm.gguf', '--mode', 'yolo'))
+      .toMatchObject({ code: 1, err: expect.stringContaining('--mode must be one of ask, accept-edits, plan, auto') });
+    expect(await cli('chat', '9', '--model', 'm.gguf')).toMatchObject({ code: 1, err: expect.stringContaining('There is no session 9') });
+  });
+
+  it('prints the usage for --help', async () => {
+    const r = await cli('--help');
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('keel recall ID RESULT');
+    expect((await cli('recall', '--help')).code).toBe(0);
+    expect((await cli()).code).toBe(1);
+  });
+});
+
+describe('the reply as shown', () => {
+  it('streams text, shows each tool call with its result text exactly, then the cache figures', async () => {
+    const s = await sessionWithResults();
+    const result = await s.callTool('read', { path: 'a.ts', limit: 1 });
+    const out = collector();
+    const printer = new ReplyPrinter(out, out);
+    printer.event({ type: 'text', delta: 'Let me ' });
+    printer.event({ type: 'text', delta: 'look.' });
+    printer.event({ type: 'tool', name: 'read', args: { path: 'a.ts', limit: 1 }, result });
+    printer.event({ type: 'request', request: { ...request(s.id), id: 1 } });
+    printer.event({ type: 'request', request: { ...request(s.id, { reusedTokens: 1190, newTokens: 10, cause: 'undo' }), id: 2 } });
+    printer.event({ type: 'text', delta: 'Done.' });
+    printer.endReply();
+    expect(out.text).toBe([
+      'Let me look.',
+      '── read {"path":"a.ts","limit":1}',
+      result.text,
+      'Done.',
+      '[cache] turn: prompt 1200 tokens, reused 0, new 1200, prefill 812 ms',
+      '[cache] turn: prompt 1200 tokens, reused 1190, new 10, prefill 812 ms (cause: undo)',
+      '',
+    ].join('\n'));
+    expect(result.text).toMatch(/^\[#0003 a\.ts lines 1-1 of 5 sha [0-9a-f]{8}\]/);
+  });
+});

@@ -1,0 +1,158 @@
+import readline from 'node:readline';
+import { SessionError } from '../../core/session/session.js';
+import { MODES, type Mode } from '../../core/session/types.js';
+import { ContextFullError } from '../../llm/agent.js';
+import { CliError, parseCount, type Io } from '../io.js';
+import type { Conversation } from './conversation.js';
+import { ReplyPrinter } from './printer.js';
+import { recallResult } from './recall.js';
+import { showRequests } from './requests.js';
+
+export const SLASH_HELP = `Commands:
+  /compact             summarise the history so far and go on from the summary
+  /undo                take back the last turn
+  /regenerate          take back the last turn and send its message again
+  /mode NAME           permission mode: ${MODES.join(', ')}
+  /requests            this session's requests and their cache use
+  /recall ID [OFFSET [LIMIT]]  a stored result in full
+  /help                this list
+  /quit                leave (Ctrl-D does too); Ctrl-C stops a reply
+`;
+
+/**
+ * The conversation on a terminal (or piped lines): each line is sent, the reply streams, then the
+ * cache figures. Ctrl-C during a reply stops it; at the prompt, twice in a row quits, as Ctrl-D does.
+ */
+export async function chatLoop(c: Conversation, io: Io, input: NodeJS.ReadableStream & { isTTY?: boolean } = process.stdin): Promise<void> {
+  const printer = new ReplyPrinter(io.out, io.out);
+  c.onEvent = printer.event;
+  const terminal = input.isTTY === true;
+  const rl = readline.createInterface({ input, output: terminal ? process.stdout : undefined, terminal, prompt: `keel ${c.session.id}> ` });
+  let running: AbortController | undefined;
+  let quitArmed = false;
+  const onInterrupt = () => {
+    if (running) {
+      running.abort();
+      io.err.write('\n(stopping the reply)\n');
+    } else if (quitArmed) {
+      rl.close();
+    } else {
+      quitArmed = true;
+      io.err.write('\n(Ctrl-C again, Ctrl-D or /quit to leave)\n');
+      if (terminal) rl.prompt();
+    }
+  };
+  rl.on('SIGINT', onInterrupt);
+  process.on('SIGINT', onInterrupt);
+
+  /** Runs one model step (a message, a regenerate, a compaction) that Ctrl-C can stop. */
+  const step = async (run: (signal: AbortSignal) => Promise<unknown>) => {
+    running = new AbortController();
+    try {
+      await run(running.signal);
+    } finally {
+      const stopped = running.signal.aborted;
+      running = undefined;
+      printer.endReply();
+      if (stopped) io.out.write('(stopped)\n');
+    }
+  };
+
+  io.out.write(`Session ${c.session.id} (${c.session.kind}, mode ${c.session.mode}) in ${c.session.root}. /help for commands.\n`);
+  if (terminal) rl.prompt();
+  try {
+    for await (const raw of rl) {
+      quitArmed = false;
+      const line = raw.trim();
+      try {
+        if (line === '') {
+          // nothing to send
+        } else if (line.startsWith('/')) {
+          if (await slash(c, line, io, step) === 'quit') break;
+        } else {
+          await step((signal) => c.agent.send(raw, { signal }));
+        }
+      } catch (e) {
+        const known = explain(c, e);
+        if (!known) throw e;
+        io.err.write(`${known.message}\n`);
+      }
+      if (terminal) rl.prompt();
+    }
+  } finally {
+    process.off('SIGINT', onInterrupt);
+    rl.close();
+  }
+}
+
+/** An error the person can act on, as a CliError or SessionError; undefined for anything else. */
+function explain(c: Conversation, e: unknown): Error | undefined {
+  if (e instanceof CliError || e instanceof SessionError) return e;
+  if (e instanceof ContextFullError) {
+    const size = c.agent.model.context.contextSize;
+    return new CliError(`${e.message} The prompt does not fit the model's context of ${size} tokens: compact the session (/compact) or give a larger --context N.`);
+  }
+  return undefined;
+}
+
+type Step = (run: (signal: AbortSignal) => Promise<unknown>) => Promise<void>;
+
+async function slash(c: Conversation, line: string, io: Io, step: Step): Promise<'quit' | void> {
+  const [command, ...args] = line.split(/\s+/);
+  switch (command) {
+    case '/quit':
+    case '/exit':
+      return 'quit';
+    case '/help':
+      io.out.write(SLASH_HELP);
+      return;
+    case '/compact':
+      await step((signal) => c.agent.compact(signal));
+      return;
+    case '/undo':
+      c.agent.undo();
+      io.out.write('Took back the last turn.\n');
+      return;
+    case '/regenerate':
+      await step((signal) => c.agent.regenerate({ signal }));
+      return;
+    case '/mode': {
+      const mode = args[0];
+      if (!MODES.includes(mode as Mode)) throw new CliError(`/mode needs one of ${MODES.join(', ')}; the mode is ${c.session.mode}.`);
+      c.session.setMode(mode as Mode);
+      io.out.write(`Mode ${mode}: the model is told with your next message.\n`);
+      return;
+    }
+    case '/requests':
+      showRequests(c.store, c.session.id, io.out);
+      return;
+    case '/recall':
+      if (args[0] === undefined) throw new CliError('/recall needs a result id, e.g. /recall #0003.');
+      recallResult(c.store, c.session.id, args[0], { offset: parseCount('offset', args[1]), limit: parseCount('limit', args[2]) }, io.out);
+      return;
+    default:
+      throw new CliError(`Unknown command ${command}. ${SLASH_HELP}`);
+  }
+}
+
+/** `keel say ID "message"`: one message; the answer on stdout, tool calls and cache figures on stderr. */
+export async function sayOnce(c: Conversation, words: string, io: Io): Promise<void> {
+  const printer = new ReplyPrinter(undefined, io.err);
+  c.onEvent = printer.event;
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.once('SIGINT', stop);
+  try {
+    let answer: string;
+    try {
+      answer = await c.agent.send(words, { signal: controller.signal });
+    } catch (e) {
+      throw explain(c, e) ?? e;
+    } finally {
+      printer.endReply();
+    }
+    io.out.write(answer.endsWith('\n') ? answer : `${answer}\n`);
+  } finally {
+    process.off('SIGINT', stop);
+  }
+}

@@ -1,0 +1,26 @@
+import type { SqliteStore } from '../../db/store.js';
+import { formatTable, ms } from '../format.js';
+import { requireSession, type Writer } from '../io.js';
+
+/** `keel requests ID` (and `/requests`): each request to the model and how much of its prompt the cache held. */
+export function showRequests(store: SqliteStore, sessionId: number, out: Writer): void {
+  requireSession(store, sessionId);
+  const requests = store.listRequests(sessionId);
+  if (requests.length === 0) {
+    out.write(`Session ${sessionId} has made no requests yet.\n`);
+    return;
+  }
+  const rows = requests.map((r, i) => [
+    String(i + 1), r.kind, String(r.promptTokens), String(r.reusedTokens), String(r.newTokens), String(r.outputTokens),
+    ms(r.prefillMs), ms(r.generationMs), r.firstDiff === undefined ? '-' : String(r.firstDiff), r.cause ?? '-',
+    r.systemSha.slice(0, 8),
+  ]);
+  out.write(formatTable(
+    [
+      { title: '#', right: true }, { title: 'kind' }, { title: 'prompt', right: true }, { title: 'reused', right: true },
+      { title: 'new', right: true }, { title: 'output', right: true }, { title: 'prefill ms', right: true },
+      { title: 'gen ms', right: true }, { title: 'first diff', right: true }, { title: 'cause' }, { title: 'system sha' },
+    ],
+    rows,
+  ));
+}

@@ -1,0 +1,79 @@
+import path from 'node:path';
+import type { RequestRow } from '../core/session/types.js';
+import type { Writer } from './io.js';
+
+export interface Column {
+  title: string;
+  /** Numbers read best right-aligned. */
+  right?: boolean;
+}
+
+/** A plain-text table: a header row, a rule, then the rows, columns padded to their widest cell. */
+export function formatTable(columns: readonly Column[], rows: readonly (readonly string[])[]): string {
+  const widths = columns.map((c, i) => Math.max(c.title.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]) =>
+    columns
+      .map((c, i) => (c.right ? (cells[i] ?? '').padStart(widths[i]) : (cells[i] ?? '').padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
+  return [line(columns.map((c) => c.title)), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n') + '\n';
+}
+
+/** Cuts a long cell to `max` characters, marking the cut. */
+export function clip(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ');
+  return flat.length <= max ? flat : flat.slice(0, max - 1) + '…';
+}
+
+/** An ISO timestamp as local `YYYY-MM-DD HH:MM`. */
+export function localTime(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+}
+
+export function ms(value: number): string {
+  return String(Math.round(value));
+}
+
+/** One request's cache figures on one line, as the conversation shows them after each reply. */
+export function cacheLine(r: RequestRow): string {
+  const figures = `prompt ${r.promptTokens} tokens, reused ${r.reusedTokens}, new ${r.newTokens}, prefill ${ms(r.prefillMs)} ms`;
+  return `[cache] ${r.kind}: ${figures}${r.cause ? ` (cause: ${r.cause})` : ''}`;
+}
+
+/**
+ * A model-loading progress bar on `err`: redrawn in place on a terminal; elsewhere (logs, pipes)
+ * one line when loading starts and one when it ends.
+ */
+export function progressBar(err: Writer, file: string): { update(fraction: number): void; done(): void } {
+  const name = path.basename(file);
+  const width = 30;
+  let lastDrawn = -1;
+  let finished = false;
+  if (!err.isTTY) err.write(`Loading ${name}…\n`);
+  const draw = (fraction: number) => {
+    const f = Math.max(0, Math.min(1, fraction));
+    const percent = Math.floor(f * 100);
+    if (percent === lastDrawn) return;
+    lastDrawn = percent;
+    const filled = Math.round(f * width);
+    err.write(`\rLoading ${name} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${String(percent).padStart(3)}%`);
+  };
+  return {
+    update(fraction) {
+      if (err.isTTY && !finished) draw(fraction);
+    },
+    done() {
+      if (finished) return;
+      finished = true;
+      if (err.isTTY) {
+        draw(1);
+        err.write('\n');
+      } else {
+        err.write(`Loaded ${name}.\n`);
+      }
+    },
+  };
+}

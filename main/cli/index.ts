@@ -1,0 +1,184 @@
+/**
+ * The `keel` command line: the app's engine and store (`$KEEL_HOME/keel.db`) without a window.
+ * `runCli(argv, io)` dispatches one command and returns its exit code; `bin/keel.mjs` calls it.
+ */
+import path from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { SessionError } from '../core/session/session.js';
+import { MODES, type Mode, type SessionKind } from '../core/session/types.js';
+import { StoreError, type SqliteStore } from '../db/store.js';
+import { databasePath } from '../keelHome.js';
+import type { Conversation } from './commands/conversation.js';
+import { listSessions } from './commands/sessions.js';
+import { recallResult } from './commands/recall.js';
+import { showRequests } from './commands/requests.js';
+import { CliError, openStore, parseCount, parseSessionId, type Io } from './io.js';
+
+export const USAGE = `keel — Keel's engine and sessions from the command line
+
+Usage:
+  keel sessions                      list the sessions
+  keel new --workspace DIR --model FILE.gguf [--kind agent|chat] [--mode MODE] [--title T]
+                                     create a session and talk in it
+  keel chat ID [--model FILE.gguf]   resume a session and talk (another model moves the session to it)
+  keel say ID "message" [--model FILE.gguf]
+                                     send one message; the answer is printed (stdout)
+  keel requests ID                   the session's requests and their cache use
+  keel recall ID RESULT [--offset N] [--limit N]
+                                     a stored result's full body (RESULT: #0003, 3, 0003)
+  keel --help                        this text
+
+Model options (new, chat, say):
+  --threads N       evaluation threads          --context N   context size in tokens
+  --max-tokens N    longest reply, in tokens     --gpu         use the GPU where there is one
+
+Modes: ${MODES.join(', ')}. In a conversation, /help lists the slash commands;
+Ctrl-C stops a reply, Ctrl-D quits.
+Data: $KEEL_HOME (default ~/.keel): keel.db, and state/ for saved KV caches.
+`;
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+const MODEL_OPTIONS = {
+  model: { type: 'string' },
+  threads: { type: 'string' },
+  context: { type: 'string' },
+  'max-tokens': { type: 'string' },
+  gpu: { type: 'boolean' },
+} satisfies Options;
+
+const COMMANDS = {
+  sessions: { options: {}, positionals: 0 },
+  new: {
+    options: { ...MODEL_OPTIONS, workspace: { type: 'string' }, kind: { type: 'string' }, mode: { type: 'string' }, title: { type: 'string' } },
+    positionals: 0,
+  },
+  chat: { options: MODEL_OPTIONS, positionals: 1 },
+  say: { options: MODEL_OPTIONS, positionals: 2 },
+  requests: { options: {}, positionals: 1 },
+  recall: { options: { offset: { type: 'string' }, limit: { type: 'string' } }, positionals: 2 },
+} satisfies Record<string, { options: Options; positionals: number }>;
+
+type Command = keyof typeof COMMANDS;
+type Values = Record<string, string | boolean | undefined>;
+
+function parse(command: Command, args: string[]): { values: Values; positionals: string[] } {
+  const spec = COMMANDS[command];
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: { ...spec.options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new CliError(`${(e as Error).message.replace(/\. To specify a positional.*$/s, '.')}\nSee \`keel --help\`.`);
+  }
+  const values = parsed.values as Values;
+  if (!values.help && parsed.positionals.length !== spec.positionals) {
+    const wanted = spec.positionals === 0 ? 'no arguments' : `${spec.positionals} argument${spec.positionals > 1 ? 's' : ''}`;
+    throw new CliError(`keel ${command} takes ${wanted}, not ${parsed.positionals.length ? parsed.positionals.map((p) => `"${p}"`).join(' ') : 'none'}. See \`keel --help\`.`);
+  }
+  return { values, positionals: parsed.positionals };
+}
+
+function str(values: Values, name: string): string | undefined {
+  const v = values[name];
+  return typeof v === 'string' ? v : undefined;
+}
+
+function agentFlags(values: Values) {
+  return {
+    threads: parseCount('threads', str(values, 'threads')),
+    contextSize: parseCount('context', str(values, 'context')),
+    maxTokens: parseCount('max-tokens', str(values, 'max-tokens')),
+    gpu: values.gpu === true,
+  };
+}
+
+function oneOf<T extends string>(name: string, given: string | undefined, allowed: readonly T[], fallback: T): T {
+  if (given === undefined) return fallback;
+  if (!allowed.includes(given as T)) throw new CliError(`--${name} must be one of ${allowed.join(', ')}, not "${given}".`);
+  return given as T;
+}
+
+export interface CliContext extends Io {
+  /** The lines a conversation reads (default: stdin). */
+  input?: NodeJS.ReadableStream & { isTTY?: boolean };
+}
+
+/** Runs `keel ARGS…`. Returns the exit code: 0, or 1 after printing what was wrong. */
+export async function runCli(argv: readonly string[], io: CliContext = { out: process.stdout, err: process.stderr }): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
+    (first === undefined ? io.err : io.out).write(USAGE);
+    return first === undefined ? 1 : 0;
+  }
+  let store: SqliteStore | undefined;
+  try {
+    if (!(first in COMMANDS)) throw new CliError(`Unknown command "${first}". See \`keel --help\`.`);
+    const command = first as Command;
+    const { values, positionals } = parse(command, rest);
+    if (values.help) {
+      io.out.write(USAGE);
+      return 0;
+    }
+    store = openStore(databasePath());
+    await dispatch(command, values, positionals, store, io);
+    return 0;
+  } catch (e) {
+    if (e instanceof CliError || e instanceof StoreError || e instanceof SessionError) {
+      io.err.write(`keel: ${e.message}\n`);
+      return 1;
+    }
+    io.err.write(`keel: unexpected error: ${(e as Error)?.stack ?? String(e)}\n`);
+    return 1;
+  } finally {
+    store?.close();
+  }
+}
+
+async function dispatch(command: Command, values: Values, positionals: string[], store: SqliteStore, io: CliContext): Promise<void> {
+  switch (command) {
+    case 'sessions':
+      return listSessions(store, io.out);
+    case 'requests':
+      return showRequests(store, parseSessionId(positionals[0]), io.out);
+    case 'recall':
+      return recallResult(store, parseSessionId(positionals[0]), positionals[1], {
+        offset: parseCount('offset', str(values, 'offset')),
+        limit: parseCount('limit', str(values, 'limit')),
+      }, io.out);
+    case 'new': {
+      const workspace = str(values, 'workspace');
+      const model = str(values, 'model');
+      if (workspace === undefined || model === undefined) throw new CliError('keel new needs --workspace DIR and --model FILE.gguf.');
+      const { newConversation } = await import('./commands/conversation.js');
+      const c = await newConversation(store, {
+        workspace: path.resolve(workspace), model, ...agentFlags(values), title: str(values, 'title'),
+        kind: oneOf<SessionKind>('kind', str(values, 'kind'), ['agent', 'chat'], 'agent'),
+        mode: oneOf<Mode>('mode', str(values, 'mode'), MODES, 'ask'),
+      }, io);
+      return converse(c, io);
+    }
+    case 'chat':
+    case 'say': {
+      const id = parseSessionId(positionals[0]);
+      const { resumeConversation } = await import('./commands/conversation.js');
+      const c = await resumeConversation(store, id, str(values, 'model'), agentFlags(values), io);
+      if (command === 'chat') return converse(c, io);
+      const { sayOnce } = await import('./commands/chat.js');
+      try {
+        await sayOnce(c, positionals[1], io);
+      } finally {
+        await c.close();
+      }
+      return;
+    }
+  }
+}
+
+async function converse(c: Conversation, io: CliContext): Promise<void> {
+  const { chatLoop } = await import('./commands/chat.js');
+  try {
+    await chatLoop(c, io, io.input);
+  } finally {
+    await c.close();
+  }
+}

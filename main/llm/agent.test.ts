@@ -1,0 +1,127 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RequestRow } from '../core/session/types.js';
+import { engineFixture, type EngineFixture } from './fixture.js';
+import { formatCall } from './toolCalls.js';
+
+let f: EngineFixture | undefined;
+afterEach(async () => {
+  await f?.dispose();
+  f = undefined;
+});
+
+const call = (fx: EngineFixture, name: string, args: unknown) => formatCall(fx.agent.syntax(), name, args);
+/** Every request after the first reused all that the previous one left in the cache. */
+const breaks = (rows: RequestRow[]) => rows.filter((r) => r.reusedTokens < r.cachedBefore || r.cause).map((r) => r.cause);
+
+describe('the agent loop on a real model with scripted replies', { timeout: 120_000 }, () => {
+  it('reads, edits and answers; results reach the model as their exact text', async () => {
+    f = await engineFixture({ files: { 'a.ts': 'export const a = 1;\nexport const b = 2;\n' } });
+    f.replies.push(
+      call(f, 'read', { path: 'a.ts' }),
+      `I will change it.\n${call(f, 'edit', { path: 'a.ts', old_string: 'b = 2', new_string: 'b = 3' })}`,
+      'Done: b is 3.',
+    );
+    const answer = await f.agent.send('Set b to 3.');
+    expect(answer).toBe('Done: b is 3.');
+    expect(fs.readFileSync(path.join(f.root, 'a.ts'), 'utf8')).toBe('export const a = 1;\nexport const b = 3;\n');
+    const tools = f.events.filter((e) => e.type === 'tool');
+    expect(tools.map((e) => e.type === 'tool' && e.result.text.split('\n')[0])).toEqual([
+      expect.stringMatching(/^\[#0001 a\.ts lines 1-2 of 2 sha [0-9a-f]{8}\]$/),
+      expect.stringMatching(/^\[#0002 a\.ts sha [0-9a-f]{8}\]$/),
+    ]);
+    const prompt = f.agent.promptText();
+    expect(prompt).toContain('[#0001 a.ts lines 1-2 of 2 sha');
+    expect(prompt).toContain('1: export const a = 1;\n2: export const b = 2;');
+    expect(prompt).not.toContain('\\n2: export');
+    expect(breaks(f.agent.requests())).toEqual([]);
+    expect(f.events.filter((e) => e.type === 'text').map((e) => e.type === 'text' && e.delta).join('')).toContain('Done: b is 3.');
+  });
+
+  it('keeps the whole previous context on every ordinary turn of a 20-turn session', async () => {
+    f = await engineFixture({ files: { 'a.ts': 'let x = 0;\n', 'AGENTS.md': 'Be brief.\n' } });
+    for (let turn = 1; turn <= 20; turn++) {
+      f.replies.push(call(f, turn % 3 === 0 ? 'grep' : 'read', turn % 3 === 0 ? { pattern: 'x' } : { path: 'a.ts' }), `Turn ${turn} done.`);
+      if (turn === 5) f.setNow(new Date('2026-12-01T09:00:00'));
+      if (turn === 9) fs.writeFileSync(path.join(f.root, 'AGENTS.md'), 'Be very brief.\n');
+      if (turn === 12) fs.writeFileSync(path.join(f.root, 'a.ts'), 'let x = 1;\n');
+      await f.agent.send(`Message ${turn}`, turn === 7 ? { mode: 'plan' } : {});
+    }
+    const rows = f.agent.requests();
+    expect(rows).toHaveLength(40);
+    expect(breaks(rows)).toEqual([]);
+    expect(new Set(rows.map((r) => r.systemSha)).size).toBe(1);
+    expect(new Set(rows.map((r) => r.toolsSha)).size).toBe(1);
+    const prompt = f.agent.promptText();
+    expect(prompt).toContain("Message 5\n\nToday's date is 2026-12-01.");
+    expect(prompt).toContain('Message 7\n\nThe permission mode is now plan:');
+    expect(prompt).toContain('Message 9\n\nThe person edited AGENTS.md. It now reads:\nBe very brief.');
+    for (const r of rows.slice(1)) expect(r.newTokens).toBeLessThan(r.promptTokens / 4);
+  });
+
+  it('compacts as the next turn, records the break, and then reuses the compacted prefix', async () => {
+    f = await engineFixture({ files: { 'a.ts': 'x\n' } });
+    f.replies.push(call(f, 'read', { path: 'a.ts' }), 'Read it.');
+    await f.agent.send('Read a.ts');
+    const turnsBefore = f.store.listTurns(f.agent.session.id).length;
+    f.replies.push(`Summary: read a.ts, it holds x.\n${call(f, 'bash', { command: 'touch ran' })}`);
+    const text = await f.agent.compact();
+    expect(text).toMatch(/^Summary: read a\.ts, it holds x\.\n\n## Files read before this summary/);
+    expect(fs.existsSync(path.join(f.root, 'ran'))).toBe(false);
+    expect(f.store.listTurns(f.agent.session.id)).toHaveLength(turnsBefore);
+    f.replies.push('Go on.', 'Still here.');
+    await f.agent.send('Next');
+    await f.agent.send('And next');
+    const rows = f.agent.requests();
+    const compaction = rows.find((r) => r.kind === 'compaction')!;
+    expect(compaction.reusedTokens).toBe(compaction.cachedBefore);
+    expect(breaks(rows)).toEqual(['compaction']);
+    expect(rows[rows.length - 1].reusedTokens).toBe(rows[rows.length - 1].cachedBefore);
+  });
+
+  it('records undo, regenerate and a model switch as causes, with ids and store intact', async () => {
+    f = await engineFixture({ files: { 'a.ts': 'x\n' } });
+    f.replies.push(call(f, 'read', { path: 'a.ts' }), 'One.', 'Two.');
+    await f.agent.send('first');
+    await f.agent.send('second');
+    f.agent.undo();
+    f.replies.push('Two again.');
+    await f.agent.send('second, again');
+    f.replies.push('Regenerated.');
+    expect(await f.agent.regenerate()).toBe('Regenerated.');
+    await f.agent.switchModel(await f.newModel({ seed: 7 }));
+    f.replies.push(call(f, 'recall', { id: '#1' }), 'Recalled.');
+    await f.agent.send('after the switch');
+    expect(breaks(f.agent.requests())).toEqual(['undo', 'regenerate', 'model switched']);
+    const recall = f.events.filter((e) => e.type === 'tool').pop();
+    expect(recall?.type === 'tool' && recall.result.text).toMatch(/^\[#0002 recall #0001 lines 1-1 of 1\]\n1: x$/);
+  });
+
+  it('answers malformed call arguments with an error result and goes on', async () => {
+    f = await engineFixture();
+    const s = f.agent.syntax();
+    f.replies.push(`${s.prefix}read${s.paramsPrefix}{"path": oops}${s.suffix}`, 'Sorry.');
+    expect(await f.agent.send('go')).toBe('Sorry.');
+    const tool = f.events.find((e) => e.type === 'tool');
+    expect(tool?.type === 'tool' && tool.result.text).toMatch(/^\[#0001\]\nError: the arguments of read are not valid JSON/);
+  });
+
+  it('resumes from a saved KV state without re-reading, and records a resume without it', async () => {
+    f = await engineFixture({ files: { 'a.ts': 'x\n' } });
+    f.replies.push(call(f, 'read', { path: 'a.ts' }), 'Done.');
+    await f.agent.send('read it');
+    await f.reopen(true);
+    f.replies.push('Resumed.');
+    await f.agent.send('again');
+    let rows = f.agent.requests();
+    expect(rows[rows.length - 1].cause).toBeUndefined();
+    expect(rows[rows.length - 1].reusedTokens).toBeGreaterThan(rows[rows.length - 1].promptTokens * 0.9);
+    await f.reopen(false);
+    f.replies.push('Cold.');
+    await f.agent.send('cold start');
+    rows = f.agent.requests();
+    expect(rows[rows.length - 1].cause).toBe('resumed without cache');
+    expect(rows[rows.length - 1].reusedTokens).toBe(0);
+  });
+});

@@ -1,0 +1,85 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DEFAULT_PROMPTS_DIR } from '../core/prompts/buildSystemPrompt.js';
+import { Session } from '../core/session/session.js';
+import type { Mode, SessionKind } from '../core/session/types.js';
+import { ToolRegistry } from '../core/tools/registry.js';
+import { SqliteStore } from '../db/store.js';
+import { Agent, type AgentEvent } from './agent.js';
+import { loadModel, type LoadedModel } from './model.js';
+import { writeTestModel, type TestModelOptions } from './testModel/makeTestModel.js';
+
+/**
+ * A real engine on a generated model, for tests and benchmarks: a temporary workspace, a real
+ * SQLite store, the real tools, and scripted replies pushed with `say`. Not a mock: the model runs.
+ */
+export interface EngineFixture {
+  root: string;
+  dir: string;
+  store: SqliteStore;
+  agent: Agent;
+  model: LoadedModel;
+  events: AgentEvent[];
+  /** Replies the model will give, in order (each request takes the next). */
+  replies: string[];
+  /** Moves the clock the session reads the date from. */
+  setNow(date: Date): void;
+  newModel(options?: TestModelOptions, name?: string): Promise<LoadedModel>;
+  /** A new Agent on the same session (a restart), optionally restoring the saved KV state. */
+  reopen(restore: boolean): Promise<Agent>;
+  dispose(): Promise<void>;
+}
+
+export async function engineFixture(o: {
+  kind?: SessionKind; mode?: Mode; files?: Record<string, string>; model?: TestModelOptions; contextSize?: number;
+} = {}): Promise<EngineFixture> {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-engine-')));
+  const root = path.join(dir, 'workspace');
+  fs.mkdirSync(root);
+  for (const [rel, content] of Object.entries(o.files ?? {})) {
+    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    fs.writeFileSync(path.join(root, rel), content);
+  }
+  let now = new Date('2026-11-30T10:00:00');
+  const store = new SqliteStore(path.join(dir, 'keel.db'));
+  const tools = new ToolRegistry();
+  const deps = { store, tools, promptsDir: DEFAULT_PROMPTS_DIR, now: () => now };
+  const models: LoadedModel[] = [];
+  const newModel = async (options: TestModelOptions = o.model ?? {}, name = `model-${models.length}.gguf`) => {
+    const file = path.join(dir, name);
+    writeTestModel(file, options);
+    const loaded = await loadModel({ modelPath: file, threads: 1, contextSize: o.contextSize ?? 16384 });
+    models.push(loaded);
+    return loaded;
+  };
+  const model = await newModel();
+  const session = Session.create(deps, { root, kind: o.kind ?? 'agent', mode: o.mode ?? 'auto', model: model.path });
+  const replies: string[] = [];
+  const events: AgentEvent[] = [];
+  const makeAgent = (s: Session, m: LoadedModel) => new Agent({
+    session: s, store, tools, promptsDir: DEFAULT_PROMPTS_DIR, model: m, maxReplyTokens: 256,
+    script: { next: () => replies.shift() }, stateFile: path.join(dir, `state-${s.id}.bin`),
+    onEvent: (e) => events.push(e),
+  });
+  const fixture: EngineFixture = {
+    root, dir, store, events, replies, newModel,
+    agent: makeAgent(session, model),
+    model,
+    setNow: (date) => { now = date; },
+    async reopen(restore) {
+      const current = fixture.agent.model;
+      await fixture.agent.dispose();
+      fixture.agent = makeAgent(Session.open(deps, session.id), current);
+      if (restore) await fixture.agent.restoreState();
+      return fixture.agent;
+    },
+    async dispose() {
+      await fixture.agent.dispose();
+      for (const m of models) await m.dispose();
+      store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return fixture;
+}
