@@ -32,7 +32,7 @@ export interface EngineFixture {
 }
 
 export async function engineFixture(o: {
-  kind?: SessionKind; mode?: Mode; files?: Record<string, string>; model?: TestModelOptions; contextSize?: number;
+  kind?: SessionKind; mode?: Mode; files?: Record<string, string>; model?: TestModelOptions; contextSize?: number; now?: Date;
 } = {}): Promise<EngineFixture> {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-engine-')));
   const root = path.join(dir, 'workspace');
@@ -41,7 +41,7 @@ export async function engineFixture(o: {
     fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
     fs.writeFileSync(path.join(root, rel), content);
   }
-  let now = new Date('2026-11-30T10:00:00');
+  let now = o.now ?? new Date('2026-11-30T10:00:00');
   const store = new SqliteStore(path.join(dir, 'keel.db'));
   const tools = new ToolRegistry();
   const deps = { store, tools, promptsDir: DEFAULT_PROMPTS_DIR, now: () => now };

@@ -60,10 +60,21 @@ export async function runRequest(o: RequestOptions): Promise<RequestResult> {
     tokenBias: script ? () => forced(o.model, script[generated.length]) : undefined,
     yieldEogToken: true,
   });
+  /** An end-of-generation token ends the reply, or completes a call (Llama 3.x `<|eom_id|>`). */
+  const end = (token: Token) => {
+    const withEnd = o.model.detokenize([...generated, token], true);
+    if (parseCalls(withEnd, o.syntax).calls.length > parseCalls(text, o.syntax).calls.length) {
+      generated.push(token);
+      o.onText?.(withEnd.slice(text.length));
+      text = withEnd;
+      return 'call' as const;
+    }
+    return 'end' as const;
+  };
   for await (const token of iterator) {
     firstTokenAt ??= performance.now();
     if (o.model.isEogToken(token)) {
-      stoppedBy = 'end';
+      stoppedBy = end(token);
       break;
     }
     generated.push(token);
@@ -86,9 +97,10 @@ export async function runRequest(o: RequestOptions): Promise<RequestResult> {
       break;
     }
     if (generated.length >= o.maxTokens) break;
-    // A scripted reply ends where its text ends, as if the model had sampled its end token.
-    if (script && generated.length === script.length) {
-      stoppedBy = 'end';
+    // A scripted reply ends where its text ends, or at a scripted end token, as if the model
+    // had sampled it (TokenBias cannot force end-of-generation tokens).
+    if (script && (generated.length === script.length || o.model.isEogToken(script[generated.length]))) {
+      stoppedBy = generated.length === script.length ? 'end' : end(script[generated.length]);
       break;
     }
   }

@@ -76,7 +76,9 @@ export function parseCalls(text: string, syntax: CallSyntax): { before: string; 
     const nameStart = at + syntax.prefix.length;
     const paramsAt = text.indexOf(syntax.paramsPrefix, nameStart);
     if (paramsAt < 0) return { before: beforeCalls(first), calls, complete: false };
-    const suffixAt = text.indexOf(syntax.suffix, paramsAt + syntax.paramsPrefix.length);
+    const paramsStart = paramsAt + syntax.paramsPrefix.length;
+    // Without a suffix (Devstral's `[TOOL_CALLS]name[ARGS]{…}`), the call ends with its JSON.
+    const suffixAt = syntax.suffix === '' ? jsonEnd(text, paramsStart) : text.indexOf(syntax.suffix, paramsStart);
     if (suffixAt < 0) return { before: beforeCalls(first), calls, complete: false };
     const end = suffixAt + syntax.suffix.length;
     const name = text.slice(nameStart, paramsAt);
@@ -92,6 +94,25 @@ export function parseCalls(text: string, syntax: CallSyntax): { before: string; 
     at = text.indexOf(syntax.prefix, end);
   }
   return { before: beforeCalls(first), calls, complete: true };
+}
+
+/** Where the JSON value starting at `start` ends (after its closing bracket), or -1 if it has not. */
+function jsonEnd(text: string, start: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') {
+      depth--;
+      if (depth === 0) return i + 1;
+    } else if (depth === 0 && !/\s/.test(c)) return -1;
+  }
+  return -1;
 }
 
 /**

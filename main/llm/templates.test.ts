@@ -1,0 +1,49 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { engineFixture, type EngineFixture } from './fixture.js';
+import { TEMPLATE_NAMES, templateModelOptions } from './testModel/templates.js';
+import { formatCall } from './toolCalls.js';
+
+let f: EngineFixture | undefined;
+afterEach(async () => {
+  await f?.dispose();
+  f = undefined;
+});
+
+/** Templates whose own text rewrites earlier turns as the conversation grows (templates/README.md). */
+const REWRITES = new Set(['qwen3', 'mistral-small-3.2', 'gpt-oss']);
+const LOSS_CAUSES = new Set(['template re-rendered earlier text', 'reply re-tokenized']);
+
+describe('the same scripted session on a model of each shared template', { timeout: 180_000 }, () => {
+  for (const name of TEMPLATE_NAMES) {
+    it(name, async () => {
+      const today = new Date();
+      f = await engineFixture({ model: templateModelOptions(name), files: { 'a.txt': 'alpha\nbeta\n' }, now: new Date('2031-03-04T10:00:00') });
+      const tools = f.agent.syntax().prefix !== '';
+      const call = (tool: string, args: unknown) => (tools ? formatCall(f!.agent.syntax(), tool, args) : 'No tools here.');
+      f.replies.push(call('read', { path: 'a.txt' }), 'It says alpha and beta.');
+      await f.agent.send('What is in a.txt?');
+      f.setNow(new Date('2031-03-05T08:00:00'));
+      f.replies.push(call('edit', { path: 'a.txt', old_string: 'beta', new_string: 'gamma' }), 'Changed.');
+      await f.agent.send('Change beta to gamma.');
+
+      const prompt = f.agent.promptText();
+      // No clock reaches the template: only the date fixed with the system prompt, and notes.
+      for (const real of [today.toISOString().slice(0, 10), today.toLocaleString('en-US', { month: 'long' }) + ' ' + today.getDate()]) {
+        expect(prompt).not.toContain(real);
+      }
+      expect(prompt).toContain("Today's date is 2031-03-05.");
+      if (tools) {
+        expect(fs.readFileSync(path.join(f.root, 'a.txt'), 'utf8')).toBe('alpha\ngamma\n');
+        // The result reaches the model as its exact text, not JSON-escaped into one line.
+        expect(prompt).toMatch(/\[#0001 a\.txt lines 1-2 of 2 sha [0-9a-f]{8}\]\n1: alpha\n2: beta/);
+      }
+      const rows = f.agent.requests();
+      expect(new Set(rows.map((r) => r.systemSha)).size).toBe(1);
+      const losses = rows.filter((r) => r.cause !== undefined || r.reusedTokens < r.cachedBefore);
+      for (const loss of losses) expect(LOSS_CAUSES.has(loss.cause ?? '')).toBe(true);
+      if (!REWRITES.has(name)) expect(losses.map((r) => r.cause)).toEqual([]);
+    });
+  }
+});
