@@ -1,0 +1,13 @@
+import { engineFixture } from '../../main/llm/fixture.js';
+import { formatCall } from '../../main/llm/toolCalls.js';
+const f = await engineFixture({ files: { 'a.ts': 'export const a = 1;\n'.repeat(30) } });
+const p = f.agent.promptText();
+console.log('prompt chars', p.length, 'tokens', f.agent.promptTokens());
+console.log(p.slice(0, 3000));
+console.log(JSON.stringify(f.agent.syntax()));
+console.log(formatCall(f.agent.syntax(), 'read', { path: 'a.ts', limit: 20 }));
+f.replies.push(formatCall(f.agent.syntax(), 'read', { path: 'a.ts', limit: 20 }), 'ok');
+await f.agent.send('go');
+console.log(f.agent.promptText().slice(-1500));
+console.log(f.agent.requests());
+await f.dispose();

@@ -1,0 +1,43 @@
+import crypto from 'node:crypto';
+import type { NoteView, SessionSummary, SessionView, ToolView, TurnView } from '../contract.js';
+import { formatId } from '../core/hygiene/ids.js';
+import { messageWithNotes } from '../core/session/notes.js';
+import type { Session } from '../core/session/session.js';
+import type { ResultRow, SessionRow, SessionStore } from '../core/session/types.js';
+
+/** The session list row. */
+export function summaryOf(row: SessionRow, store: SessionStore): SessionSummary {
+  return {
+    id: row.id, kind: row.kind, workspace: row.root, title: row.title || row.root.split('/').pop() || row.root,
+    model: row.model, mode: row.mode, turns: store.listTurns(row.id).filter((t) => t.status !== 'undone').length,
+    createdAt: row.createdAt,
+  };
+}
+
+/** The transcript as the UI shows it: each message's words and notes apart, each result as sent. */
+export function sessionView(session: Session, store: SessionStore, running: boolean): SessionView {
+  const row = store.getSession(session.id)!;
+  const results = new Map<number, ResultRow>(store.listResults(session.id).map((r) => [r.number, r]));
+  const turns: TurnView[] = session.history().map((turn) => ({
+    seq: turn.seq,
+    status: turn.status,
+    words: turn.words,
+    notes: turn.notes.map((note): NoteView => ({ kind: note.kind, text: messageWithNotes('', [note]) })),
+    parts: turn.replies.flatMap((reply) => [
+      ...(reply.text ? [{ type: 'text' as const, text: reply.text }] : []),
+      ...reply.calls.map((call) => ({ type: 'tool' as const, tool: toolView(results.get(call.number), call.name, call.args, call.number) })),
+    ]),
+  }));
+  return {
+    summary: summaryOf(row, store),
+    compacted: session.compactedHistory(),
+    turns,
+    plan: row.plan,
+    systemPromptSha: crypto.createHash('sha256').update(row.systemPrompt).digest('hex'),
+    running,
+  };
+}
+
+export function toolView(row: ResultRow | undefined, name: string, args: unknown, number: number): ToolView {
+  return { number, id: formatId(number), name, args, text: row?.inserted ?? '' };
+}

@@ -1,0 +1,152 @@
+/**
+ * The one contract between the UI and main: every call the UI can make and every event main
+ * pushes. Types only (the renderer imports nothing else from main). Main binds it to ipcMain
+ * (main/ipc), preload exposes exactly it, and the loopback server (main/server) speaks it over a
+ * WebSocket. The renderer mirrors what main pushes; it never computes hygiene or token counts.
+ */
+import type { Mode, RequestRow, SessionKind } from './core/session/types.js';
+
+export type { Mode, RequestRow, SessionKind };
+
+export interface SessionSummary {
+  id: number;
+  kind: SessionKind;
+  workspace: string;
+  title: string;
+  model: string;
+  mode: Mode;
+  turns: number;
+  createdAt: string;
+}
+
+/** A note Keel appended to a person's message, as the UI shows it. */
+export interface NoteView {
+  kind: 'date' | 'mode' | 'instructions' | 'plan';
+  text: string;
+}
+
+/** A tool call and its result exactly as the model got it. */
+export interface ToolView {
+  number: number;
+  id: string;
+  name: string;
+  args: unknown;
+  text: string;
+}
+
+export type ReplyPart = { type: 'text'; text: string } | { type: 'tool'; tool: ToolView };
+
+export interface TurnView {
+  seq: number;
+  status: 'open' | 'done' | 'undone';
+  /** The person's own words; notes are separate and never look like them. */
+  words?: string;
+  notes: NoteView[];
+  parts: ReplyPart[];
+}
+
+export interface SessionView {
+  summary: SessionSummary;
+  /** The summary and table that replaced the history at the last compaction, if any. */
+  compacted?: string;
+  turns: TurnView[];
+  plan: { text: string; status: 'todo' | 'doing' | 'done' }[];
+  systemPromptSha: string;
+  running: boolean;
+}
+
+export interface RecallView {
+  id: string;
+  number: number;
+  tool: string;
+  args: unknown;
+  pathGiven?: string;
+  pathResolved?: string;
+  fileHash?: string;
+  kind: string;
+  insertedAt: string;
+  /** Whether this result's text is among those the next request sends. */
+  inRequest: boolean;
+  /** The text as the model got it. */
+  inserted: string;
+  /** A page of the full stored body. */
+  offset: number;
+  lines: string[];
+  totalLines: number;
+}
+
+export interface ModelFile {
+  path: string;
+  name: string;
+  sizeBytes: number;
+}
+
+export interface AppState {
+  modelsFolder: string;
+  lastModel?: string;
+  loadedModel?: string;
+  dataFolder: string;
+  /** A problem main wants the person to see (a database it cannot use, say). */
+  problem?: string;
+}
+
+/** Every call the UI can make. Each returns a promise; failures reject with a readable message. */
+export interface KeelApi {
+  getState(): Promise<AppState>;
+  listSessions(): Promise<SessionSummary[]>;
+  createSession(o: { workspace: string; kind: SessionKind; mode?: Mode; title?: string }): Promise<SessionSummary>;
+  openSession(id: number): Promise<SessionView>;
+  deleteSession(id: number): Promise<void>;
+  /** Sends a message; the reply streams as events; resolves when the turn ends. */
+  send(id: number, text: string): Promise<void>;
+  stop(id: number): Promise<void>;
+  undo(id: number): Promise<void>;
+  regenerate(id: number): Promise<void>;
+  compact(id: number): Promise<void>;
+  setMode(id: number, mode: Mode): Promise<void>;
+  recall(id: number, result: string, offset?: number): Promise<RecallView>;
+  requests(id: number): Promise<RequestRow[]>;
+  listModels(): Promise<ModelFile[]>;
+  setModelsFolder(folder: string): Promise<void>;
+  /** Loads a GGUF (progress arrives as events) and makes it the app's model. */
+  loadModel(path: string): Promise<void>;
+  switchModel(id: number, path: string): Promise<void>;
+}
+
+export type KeelMethod = keyof KeelApi;
+
+/** Everything main pushes. */
+export type KeelEvent =
+  | { type: 'session-changed'; sessionId: number }
+  | { type: 'message'; sessionId: number; sent: string }
+  | { type: 'text'; sessionId: number; delta: string }
+  | { type: 'tool'; sessionId: number; tool: ToolView }
+  | { type: 'request'; sessionId: number; request: RequestRow }
+  | { type: 'turn-ended'; sessionId: number }
+  | { type: 'model-progress'; path: string; fraction: number }
+  | { type: 'model-loaded'; path: string }
+  | { type: 'error'; sessionId?: number; message: string };
+
+/** The shape of each method's arguments, checked in main before anything runs. */
+export const METHOD_ARGS = {
+  getState: [],
+  listSessions: [],
+  createSession: [{ type: 'object', required: ['workspace', 'kind'], properties: {
+    workspace: { type: 'string' }, kind: { type: 'string', enum: ['agent', 'chat'] },
+    mode: { type: 'string', enum: ['ask', 'accept-edits', 'plan', 'auto'] }, title: { type: 'string' },
+  } }],
+  openSession: [{ type: 'integer', minimum: 1 }],
+  deleteSession: [{ type: 'integer', minimum: 1 }],
+  send: [{ type: 'integer', minimum: 1 }, { type: 'string' }],
+  stop: [{ type: 'integer', minimum: 1 }],
+  undo: [{ type: 'integer', minimum: 1 }],
+  regenerate: [{ type: 'integer', minimum: 1 }],
+  compact: [{ type: 'integer', minimum: 1 }],
+  setMode: [{ type: 'integer', minimum: 1 }, { type: 'string', enum: ['ask', 'accept-edits', 'plan', 'auto'] }],
+  recall: [{ type: 'integer', minimum: 1 }, { type: 'string' }, { type: 'integer', minimum: 1 }],
+  requests: [{ type: 'integer', minimum: 1 }],
+  listModels: [],
+  setModelsFolder: [{ type: 'string' }],
+  loadModel: [{ type: 'string' }],
+  switchModel: [{ type: 'integer', minimum: 1 }, { type: 'string' }],
+} as const satisfies Record<KeelMethod, readonly object[]>;
