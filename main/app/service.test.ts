@@ -1,0 +1,87 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { KeelEvent } from '../contract.js';
+import { DEFAULT_PROMPTS_DIR } from '../core/prompts/buildSystemPrompt.js';
+import { SqliteStore } from '../db/store.js';
+import { callSyntax, formatCall } from '../llm/toolCalls.js';
+import { sessionWrapper } from '../llm/wrapper.js';
+import { loadModel } from '../llm/model.js';
+import { writeTestModel } from '../llm/testModel/makeTestModel.js';
+import { checkCall } from './checkCall.js';
+import { KeelService } from './service.js';
+
+let dir: string;
+let store: SqliteStore;
+let service: KeelService;
+let events: KeelEvent[];
+const replies: string[] = [];
+
+beforeEach(() => {
+  dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-service-')));
+  fs.mkdirSync(path.join(dir, 'ws'));
+  fs.writeFileSync(path.join(dir, 'ws', 'a.txt'), 'one\ntwo\n');
+  fs.mkdirSync(path.join(dir, 'models'));
+  writeTestModel(path.join(dir, 'models', 'tiny.gguf'));
+  store = new SqliteStore(path.join(dir, 'keel.db'));
+  events = [];
+  service = new KeelService({
+    store, dataFolder: path.join(dir, 'data'), promptsDir: DEFAULT_PROMPTS_DIR, emit: (e) => events.push(e),
+    threads: 1, contextSize: 16384, scriptFor: () => ({ next: () => replies.shift() }),
+  });
+});
+
+afterEach(async () => {
+  await service.close();
+  store.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('KeelService: what the UI can ask, on the real store and engine', { timeout: 60_000 }, () => {
+  it('runs a turn with a tool call and shows it, notes apart from words, results as sent', async () => {
+    await service.setModelsFolder(path.join(dir, 'models'));
+    const models = await service.listModels();
+    expect(models.map((m) => m.name)).toEqual(['tiny.gguf']);
+    await service.loadModel(models[0].path);
+    expect(events.some((e) => e.type === 'model-loaded')).toBe(true);
+    const summary = await service.createSession({ workspace: path.join(dir, 'ws'), kind: 'agent', mode: 'auto' });
+
+    const loaded = await loadModel({ modelPath: models[0].path, threads: 1, contextSize: 4096 });
+    const syntax = callSyntax(sessionWrapper(loaded.model, '2026-11-30'));
+    await loaded.dispose();
+    replies.push(formatCall(syntax, 'read', { path: 'a.txt' }), 'It holds one and two.');
+    await service.send(summary.id, 'What is in a.txt?');
+
+    const view = await service.openSession(summary.id);
+    expect(view.turns).toHaveLength(1);
+    expect(view.turns[0].words).toBe('What is in a.txt?');
+    expect(view.turns[0].notes.map((n) => n.kind)).toEqual(['date']);
+    const tool = view.turns[0].parts.find((p) => p.type === 'tool');
+    expect(tool?.type === 'tool' && tool.tool.text).toMatch(/^\[#0001 a\.txt lines 1-2 of 2 sha [0-9a-f]{8}\]\n1: one\n2: two$/);
+    expect(view.turns[0].parts.at(-1)).toEqual({ type: 'text', text: 'It holds one and two.' });
+    expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['message', 'text', 'tool', 'request', 'turn-ended']));
+
+    const recall = await service.recall(summary.id, '#1');
+    expect(recall).toMatchObject({ id: '#0001', tool: 'read', pathGiven: 'a.txt', inRequest: true, lines: ['1: one', '2: two'], totalLines: 2 });
+    expect((await service.requests(summary.id)).length).toBe(2);
+    await expect(service.recall(summary.id, '#0099')).rejects.toThrow('No stored result #0099');
+
+    // A later session remembers the model.
+    expect((await service.getState()).lastModel).toBe(models[0].path);
+  });
+
+  it('refuses calls that do not fit the contract before anything runs', () => {
+    expect(() => checkCall('openSession', ['1'])).toThrow('argument 1 must be an integer');
+    expect(() => checkCall('rmrf', [])).toThrow('Unknown method');
+    expect(() => checkCall('setMode', [1, 'yolo'])).toThrow('must be one of');
+    expect(() => checkCall('send', [1, 'hi', 'extra'])).toThrow('at most 2 arguments');
+    expect(checkCall('recall', [1, '#1'])).toBe('recall');
+  });
+
+  it('reports a send without a model as a readable error', async () => {
+    const summary = await service.createSession({ workspace: path.join(dir, 'ws'), kind: 'chat' });
+    await expect(service.send(summary.id, 'hi')).rejects.toThrow('No model is loaded');
+    expect(events.find((e) => e.type === 'error')).toMatchObject({ message: expect.stringContaining('No model is loaded') });
+  });
+});
