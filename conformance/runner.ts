@@ -49,7 +49,8 @@ export async function runCase(c: Case): Promise<CaseOutcome> {
   try {
     for (const [rel, content] of Object.entries(c.files ?? {})) writeFile(root, rel, content);
     const session = Session.create(
-      { store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, now: () => new Date() },
+      // Every tool allowed inside the workspace, as contract.md says: whatever the gate asks is approved.
+      { store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, now: () => new Date(), permissions: { approve: async () => 'allow' } },
       { root, kind: c.session ?? 'agent', mode: 'auto', title: c.name },
     );
     for (const [i, step] of c.steps.entries()) {

@@ -7,6 +7,7 @@ import { buildSystemPrompt, modeText, readInstructions } from '../prompts/buildS
 import { formatPlan } from '../tools/planWrite.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { ToolError, type PlanItem, type RawOutput, type ToolContext } from '../tools/types.js';
+import { passGate, type PermissionOptions } from '../permissions/approval.js';
 import { lastTold, localDate, messageWithNotes } from './notes.js';
 import { applyToTurn, restoreKnownHashes, restoreTurns } from './restore.js';
 import type { Mode, Note, ReplyCall, ReplyRow, SessionKind, SessionRow, SessionStore, Turn } from './types.js';
@@ -17,6 +18,8 @@ export interface SessionDeps {
   promptsDir: string;
   /** The clock: the date note's only source. */
   now: () => Date;
+  /** The permission gate's inputs: the person's rules and who approves. */
+  permissions?: PermissionOptions;
 }
 
 export interface NewSession {
@@ -45,6 +48,8 @@ export class Session {
     /** The system prompt the first request since the last (re)build sent. */
     private promptAtFirstRequest: string | undefined,
     private pendingPlanNote = false,
+    /** "Always for this session" approvals: tool and target. */
+    private readonly grants = new Set<string>(),
   ) {}
 
   static create(deps: SessionDeps, opts: NewSession): Session {
@@ -161,8 +166,10 @@ export class Session {
     }
     const problem = validateArgs(tool.parameters, args);
     if (problem) return { kind: 'error', message: `Error: invalid arguments for ${name}: ${problem}.` };
+    const ctx = this.toolContext(signal);
     try {
-      return await tool.run(args as Record<string, unknown>, this.toolContext(signal));
+      const refused = await passGate(this, tool, args as Record<string, unknown>, ctx, this.deps.permissions ?? {}, this.grants);
+      return refused ?? (await tool.run(args as Record<string, unknown>, ctx));
     } catch (err) {
       if (err instanceof ToolError) return { kind: 'error', message: err.message };
       return { kind: 'error', message: `Error: ${name} failed: ${(err as Error)?.message ?? String(err)}` };

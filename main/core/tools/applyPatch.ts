@@ -85,7 +85,7 @@ function commitAll(planned: Planned[]): FileChange[] {
 
 function remove(target: Editable): FileChange {
   try {
-    fs.unlinkSync(target.absPath);
+    if (!target.dryRun) fs.unlinkSync(target.absPath);
   } catch (err) {
     throw fileError(target.absPath, err);
   }

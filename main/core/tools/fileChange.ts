@@ -16,6 +16,8 @@ export interface Editable {
   text: string;
   /** The file's main line ending: what `\n` stands for in the model's text. */
   eol: '\n' | '\r\n';
+  /** Nothing is written: the change is only worked out (for an approval's preview). */
+  dryRun: boolean;
 }
 
 /**
@@ -26,7 +28,7 @@ export function openForChange(ctx: ToolContext, pathGiven: string, mustExist: bo
   const absPath = resolveInWorkspace(ctx.root, pathGiven);
   if (!fs.existsSync(absPath)) {
     if (mustExist) throw fileError(absPath, Object.assign(new Error(), { code: 'ENOENT' }));
-    return { pathGiven, absPath, raw: '', text: '', eol: '\n' };
+    return { pathGiven, absPath, raw: '', text: '', eol: '\n', dryRun: ctx.dryRun === true };
   }
   const file = readTextFile(absPath);
   const known = ctx.knownHash(absPath);
@@ -34,7 +36,7 @@ export function openForChange(ctx: ToolContext, pathGiven: string, mustExist: bo
     throw new ToolError(`Error: ${absPath} has changed on disk since this session last read or wrote it; read it again first. Nothing was changed.`);
   }
   const eol = detectEol(file.text);
-  return { pathGiven, absPath, file, raw: file.text, text: toLf(file.text), eol };
+  return { pathGiven, absPath, file, raw: file.text, text: toLf(file.text), eol, dryRun: ctx.dryRun === true };
 }
 
 /** Whole new content from the model (write, patch): `\n` stands for the file's line ending. */
@@ -53,7 +55,7 @@ export function commitChange(target: Editable, newText: string): FileChange {
   if (file && hash === file.hash) {
     return { pathGiven, absPath, action: 'unchanged', before: target.text, after: target.text, hash };
   }
-  atomicWrite(absPath, bytes);
+  if (!target.dryRun) atomicWrite(absPath, bytes);
   return { pathGiven, absPath, action: file ? 'modified' : 'created', before: target.text, after: toLf(newText), hash };
 }
 

@@ -72,6 +72,8 @@ export interface ToolContext {
   /** The permission mode now. */
   mode: string;
   signal?: AbortSignal;
+  /** Work out the change without writing anything: what an approval shows before it happens. */
+  dryRun?: boolean;
 }
 
 export interface Tool<A = Record<string, unknown>> {

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import type { Mode } from '../session/types.js';
+import { decide, type GateInput, type Rule } from './gate.js';
+
+const root = '/w/proj';
+const edit = (mode: Mode, rules: Rule[] = [], paths = ['/w/proj/src/a.ts']): GateInput =>
+  ({ tool: 'edit', paths, mode, root, rules, protectedFolders: ['/home/me/.keel'] });
+const bash = (mode: Mode, command: string, rules: Rule[] = []): GateInput =>
+  ({ tool: 'bash', paths: [], command, mode, root, rules, protectedFolders: [] });
+
+describe('the permission gate', () => {
+  it('lets readers through in every mode', () => {
+    for (const mode of ['ask', 'plan'] as const) expect(decide({ ...edit(mode), tool: 'read' }).decision).toBe('allow');
+  });
+
+  it('follows each mode for edits and commands', () => {
+    expect(['ask', 'accept-edits', 'plan', 'auto'].map((m) => decide(edit(m as Mode)).decision)).toEqual(['ask', 'allow', 'deny', 'allow']);
+    expect(['ask', 'accept-edits', 'plan', 'auto'].map((m) => decide(bash(m as Mode, 'npm test')).decision)).toEqual(['ask', 'ask', 'deny', 'allow']);
+    expect(['ask', 'accept-edits', 'plan', 'auto'].map((m) => decide(bash(m as Mode, 'git diff')).decision)).toEqual(['allow', 'allow', 'allow', 'allow']);
+  });
+
+  it('asks for network and for what it cannot judge, even in auto mode', () => {
+    expect(decide(bash('auto', 'curl http://example.com')).decision).toBe('ask');
+    expect(decide(bash('auto', 'echo $(cat secret)')).decision).toBe('ask');
+  });
+
+  it('checks rules deny → ask → allow, and a deny holds in every mode', () => {
+    const rules: Rule[] = [
+      { action: 'allow', tool: 'edit', pattern: 'src/**' },
+      { action: 'deny', tool: 'edit', pattern: 'src/secret.ts' },
+      { action: 'ask', tool: 'bash', pattern: 'npm publish' },
+    ];
+    expect(decide(edit('auto', rules, ['/w/proj/src/secret.ts'])).decision).toBe('deny');
+    expect(decide(edit('ask', rules, ['/w/proj/src/a.ts'])).decision).toBe('allow');
+    expect(decide(bash('auto', 'npm publish --tag x', rules)).decision).toBe('ask');
+  });
+
+  it('denies every change in plan mode whatever any rule says', () => {
+    expect(decide(edit('plan', [{ action: 'allow', tool: '*' }])).decision).toBe('deny');
+    expect(decide(bash('plan', 'make', [{ action: 'allow', tool: 'bash', pattern: 'make' }])).decision).toBe('deny');
+  });
+
+  it('asks before writing .git internals or Keel\'s own data, even in auto mode', () => {
+    expect(decide(edit('auto', [], ['/w/proj/.git/config'])).decision).toBe('ask');
+    expect(decide(edit('auto', [], ['/home/me/.keel/keel.db'])).decision).toBe('ask');
+  });
+});

@@ -1,0 +1,78 @@
+import path from 'node:path';
+import picomatch from 'picomatch';
+import type { Mode } from '../session/types.js';
+import { classifyCommand } from './command.js';
+
+export type Decision = 'allow' | 'ask' | 'deny';
+
+/** A person's rule: `tool` names a tool or `*`; `pattern` is a glob on the path (relative to the root) or a command prefix. */
+export interface Rule {
+  action: Decision;
+  tool: string;
+  pattern?: string;
+}
+
+/** The tools that change files or run commands: every one goes through the gate. */
+export const WRITERS = new Set(['write', 'edit', 'multiedit', 'apply_patch', 'bash']);
+
+export interface GateInput {
+  tool: string;
+  /** The absolute paths a file tool would change (resolved), or the command line for bash. */
+  paths: string[];
+  command?: string;
+  mode: Mode;
+  root: string;
+  rules: readonly Rule[];
+  /** Folders never written without asking (Keel's own data folder). */
+  protectedFolders: readonly string[];
+}
+
+export interface GateVerdict {
+  decision: Decision;
+  reason: string;
+}
+
+/**
+ * The one permission gate. Rules are checked deny → ask → allow, first match wins, and a deny
+ * holds in every mode; plan mode denies every change whatever any other rule says; read-only
+ * commands pass; then the mode decides. A command that cannot be judged, or reaches the network, asks. Nothing the model
+ * reads can reach this function: its inputs are the call, the mode and the person's rules.
+ */
+export function decide(input: GateInput): GateVerdict {
+  if (!WRITERS.has(input.tool)) return { decision: 'allow', reason: 'reads only' };
+  const kind = input.command !== undefined ? classifyCommand(input.command) : undefined;
+  const rule = (action: Decision) => input.rules.find((r) => r.action === action && matches(r, input));
+  const denied = rule('deny');
+  if (denied) return { decision: 'deny', reason: `rule: deny ${describe(denied)}` };
+  if (input.mode === 'plan' && kind !== 'read-only') {
+    return { decision: 'deny', reason: 'plan mode makes no changes and runs no commands with effects' };
+  }
+  const asked = rule('ask');
+  if (asked) return { decision: 'ask', reason: `rule: ask ${describe(asked)}` };
+  if (kind === 'read-only') return { decision: 'allow', reason: 'a read-only command' };
+  if (kind === 'network') return { decision: 'ask', reason: 'the command reaches the network' };
+  if (kind === 'complex') return { decision: 'ask', reason: 'the command is too complex to judge' };
+  const guarded = input.paths.find((p) => isGuarded(p, input));
+  if (guarded) return { decision: 'ask', reason: `${guarded} is in .git or Keel's own data` };
+  const allowed = rule('allow');
+  if (allowed) return { decision: 'allow', reason: `rule: allow ${describe(allowed)}` };
+  if (input.mode === 'auto') return { decision: 'allow', reason: 'auto mode' };
+  if (input.mode === 'accept-edits' && input.tool !== 'bash') return { decision: 'allow', reason: 'accept-edits mode' };
+  return { decision: 'ask', reason: `${input.mode} mode asks before ${input.tool === 'bash' ? 'commands' : 'edits'}` };
+}
+
+const describe = (r: Rule) => `${r.tool}${r.pattern ? ` ${r.pattern}` : ''}`;
+
+function matches(rule: Rule, input: GateInput): boolean {
+  if (rule.tool !== '*' && rule.tool !== input.tool) return false;
+  if (!rule.pattern) return true;
+  if (input.command !== undefined) return input.command.trim().startsWith(rule.pattern);
+  const glob = picomatch(rule.pattern, { dot: true });
+  return input.paths.some((p) => glob(path.relative(input.root, p)) || glob(p));
+}
+
+function isGuarded(abs: string, input: GateInput): boolean {
+  const rel = path.relative(input.root, abs).split(path.sep);
+  if (rel.includes('.git')) return true;
+  return input.protectedFolders.some((folder) => abs === folder || abs.startsWith(folder + path.sep));
+}
