@@ -1,4 +1,5 @@
 import readline from 'node:readline';
+import type { ApprovalRequest } from '../../core/permissions/approval.js';
 import { SessionError } from '../../core/session/session.js';
 import { MODES, type Mode } from '../../core/session/types.js';
 import { ContextFullError } from '../../llm/agent.js';
@@ -58,6 +59,13 @@ export async function chatLoop(c: Conversation, io: Io, input: NodeJS.ReadableSt
     }
   };
 
+  c.approvals.approve = (request) => new Promise((resolve) => {
+    io.out.write(`\n${describeApproval(request)}\n`);
+    rl.question('Allow? [y] once, [a] always for this session, [n] no: ', (answer) => {
+      const a = answer.trim().toLowerCase();
+      resolve(a === 'y' || a === 'yes' ? 'allow' : a === 'a' || a === 'always' ? 'allow-session' : 'deny');
+    });
+  });
   io.out.write(`Session ${c.session.id} (${c.session.kind}, mode ${c.session.mode}) in ${c.session.root}. /help for commands.\n`);
   if (terminal) rl.prompt();
   try {
@@ -83,6 +91,12 @@ export async function chatLoop(c: Conversation, io: Io, input: NodeJS.ReadableSt
     process.off('SIGINT', onInterrupt);
     rl.close();
   }
+}
+
+/** What an approval shows: the tool, why it asks, and exactly what will happen. */
+export function describeApproval(r: ApprovalRequest): string {
+  const target = r.command !== undefined ? `$ ${r.command}` : r.paths.join('\n');
+  return `── ${r.tool} needs your approval (${r.reason})\n${target}${r.command === undefined && r.preview ? `\n${r.preview}` : ''}`;
 }
 
 /** An error the person can act on, as a CliError or SessionError; undefined for anything else. */
@@ -139,6 +153,10 @@ async function slash(c: Conversation, line: string, io: Io, step: Step): Promise
 export async function sayOnce(c: Conversation, words: string, io: Io): Promise<void> {
   const printer = new ReplyPrinter(undefined, io.err);
   c.onEvent = printer.event;
+  c.approvals.approve = async (request) => {
+    io.err.write(`${describeApproval(request)}\n(denied: \`keel say\` cannot ask; use \`keel chat\` to approve, or a mode that allows it)\n`);
+    return 'deny';
+  };
   const controller = new AbortController();
   const stop = () => controller.abort();
   process.once('SIGINT', stop);

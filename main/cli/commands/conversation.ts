@@ -4,11 +4,17 @@ import { Session, type SessionDeps } from '../../core/session/session.js';
 import type { Mode, SessionKind } from '../../core/session/types.js';
 import { ToolRegistry } from '../../core/tools/registry.js';
 import type { SqliteStore } from '../../db/store.js';
-import { stateFile } from '../../keelHome.js';
+import { keelHome, stateFile } from '../../keelHome.js';
+import type { Approver } from '../../core/permissions/approval.js';
 import { Agent, type AgentEvent } from '../../llm/agent.js';
 import type { LoadedModel } from '../../llm/model.js';
 import { CliError, requireFolder, requireSession, type Io } from '../io.js';
 import { modelFile, openModel, type ModelFlags } from './model.js';
+
+/** Who answers the gate's questions: the chat prompt sets it; without one, whatever asks is denied. */
+export interface Approvals {
+  approve?: Approver;
+}
 
 export interface AgentFlags extends ModelFlags {
   /** The most tokens one model reply may have. */
@@ -21,7 +27,10 @@ export class Conversation {
   /** Where the agent's events go; set by whoever shows the conversation. */
   onEvent: (event: AgentEvent) => void = () => {};
 
-  constructor(readonly store: SqliteStore, readonly session: Session, private readonly loaded: LoadedModel, flags: AgentFlags) {
+  constructor(
+    readonly store: SqliteStore, readonly session: Session, private readonly loaded: LoadedModel, flags: AgentFlags,
+    readonly approvals: Approvals,
+  ) {
     this.agent = new Agent({
       session, store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, model: loaded,
       stateFile: stateFile(session.id), maxReplyTokens: flags.maxTokens, onEvent: (e) => this.onEvent(e),
@@ -34,8 +43,14 @@ export class Conversation {
   }
 }
 
-function sessionDeps(store: SqliteStore): SessionDeps {
-  return { store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, now: () => new Date() };
+function sessionDeps(store: SqliteStore, approvals: Approvals): SessionDeps {
+  return {
+    store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, now: () => new Date(),
+    permissions: {
+      approve: (request) => (approvals.approve ? approvals.approve(request) : Promise.resolve('deny')),
+      protectedFolders: [keelHome()],
+    },
+  };
 }
 
 export interface NewOptions extends AgentFlags {
@@ -52,9 +67,10 @@ export async function newConversation(store: SqliteStore, o: NewOptions, io: Io)
   requireFolder(o.workspace, root);
   const file = modelFile(o.model);
   const loaded = await openModel(file, o, io.err);
-  const session = Session.create(sessionDeps(store), { root, kind: o.kind, mode: o.mode, title: o.title, model: loaded.path });
+  const approvals: Approvals = {};
+  const session = Session.create(sessionDeps(store, approvals), { root, kind: o.kind, mode: o.mode, title: o.title, model: loaded.path });
   io.out.write(`Created session ${session.id} (${session.kind}, mode ${session.mode}) in ${session.root}.\n`);
-  return new Conversation(store, session, loaded, o);
+  return new Conversation(store, session, loaded, o, approvals);
 }
 
 /**
@@ -67,9 +83,10 @@ export async function resumeConversation(store: SqliteStore, id: number, model: 
   if (model !== undefined) file = modelFile(model);
   else if (row.model === '') throw new CliError(`Session ${id} has no model yet: give one with --model FILE.gguf.`);
   else file = modelFile(row.model, ` (session ${id}'s model; give another with --model FILE.gguf)`);
-  const session = Session.open(sessionDeps(store), id);
+  const approvals: Approvals = {};
+  const session = Session.open(sessionDeps(store, approvals), id);
   const loaded = await openModel(file, flags, io.err);
-  const conversation = new Conversation(store, session, loaded, flags);
+  const conversation = new Conversation(store, session, loaded, flags, approvals);
   try {
     if (loaded.path !== row.model) {
       await conversation.agent.switchModel(loaded);
