@@ -75,6 +75,22 @@ export interface RecallView {
   totalLines: number;
 }
 
+/** An action waiting for the person: exactly what will happen, before it does. */
+export interface ApprovalView {
+  approvalId: number;
+  sessionId: number;
+  tool: string;
+  args: unknown;
+  /** Resolved paths a file tool would change. */
+  paths: string[];
+  command?: string;
+  /** The diff of an edit, or the command line. */
+  preview: string;
+  reason: string;
+}
+
+export type ApprovalAnswer = 'allow' | 'allow-session' | 'deny';
+
 export interface ModelFile {
   path: string;
   name: string;
@@ -111,6 +127,10 @@ export interface KeelApi {
   /** Loads a GGUF (progress arrives as events) and makes it the app's model. */
   loadModel(path: string): Promise<void>;
   switchModel(id: number, path: string): Promise<void>;
+  /** Answers an approval request (Allow once / Always for this session / Deny). */
+  answerApproval(approvalId: number, answer: ApprovalAnswer): Promise<void>;
+  /** Approvals still waiting (after a reload of the window, say). */
+  pendingApprovals(): Promise<ApprovalView[]>;
 }
 
 export type KeelMethod = keyof KeelApi;
@@ -123,6 +143,8 @@ export type KeelEvent =
   | { type: 'tool'; sessionId: number; tool: ToolView }
   | { type: 'request'; sessionId: number; request: RequestRow }
   | { type: 'turn-ended'; sessionId: number }
+  | { type: 'approval'; approval: ApprovalView }
+  | { type: 'approval-answered'; approvalId: number; answer: ApprovalAnswer }
   | { type: 'model-progress'; path: string; fraction: number }
   | { type: 'model-loaded'; path: string }
   | { type: 'error'; sessionId?: number; message: string };
@@ -149,4 +171,6 @@ export const METHOD_ARGS = {
   setModelsFolder: [{ type: 'string' }],
   loadModel: [{ type: 'string' }],
   switchModel: [{ type: 'integer', minimum: 1 }, { type: 'string' }],
+  answerApproval: [{ type: 'integer', minimum: 1 }, { type: 'string', enum: ['allow', 'allow-session', 'deny'] }],
+  pendingApprovals: [],
 } as const satisfies Record<KeelMethod, readonly object[]>;

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AppState, KeelApi, KeelEvent, ModelFile, RecallView, SessionSummary } from '../contract.js';
+import type { ApprovalAnswer, ApprovalView, AppState, KeelApi, KeelEvent, ModelFile, RecallView, SessionSummary } from '../contract.js';
 import { formatId, parseId } from '../core/hygiene/ids.js';
 import { Session, type SessionDeps } from '../core/session/session.js';
 import type { Mode, RequestRow, SessionKind } from '../core/session/types.js';
@@ -38,9 +38,22 @@ export class KeelService implements KeelApi {
   private readonly running = new Map<number, AbortController>();
   private settings: Settings;
   private loadedModel?: string;
+  private readonly approvals = new Map<number, { view: ApprovalView; resolve: (answer: ApprovalAnswer) => void }>();
+  private nextApproval = 1;
 
   constructor(private readonly o: ServiceOptions) {
-    this.deps = { store: o.store, tools: this.tools, promptsDir: o.promptsDir, now: o.now ?? (() => new Date()) };
+    this.deps = {
+      store: o.store, tools: this.tools, promptsDir: o.promptsDir, now: o.now ?? (() => new Date()),
+      permissions: {
+        protectedFolders: [o.dataFolder],
+        // The gate asks the person through the UI; the model never sees or answers this.
+        approve: (request) => new Promise((resolve) => {
+          const view: ApprovalView = { approvalId: this.nextApproval++, ...request };
+          this.approvals.set(view.approvalId, { view, resolve });
+          this.o.emit({ type: 'approval', approval: view });
+        }),
+      },
+    };
     this.settings = readSettings(o.dataFolder);
   }
 
@@ -72,8 +85,10 @@ export class KeelService implements KeelApi {
     await this.run(id, (agent, signal) => agent.send(text, { signal }));
   }
 
+  /** Stops a running reply; an approval it waits for is denied. */
   async stop(id: number): Promise<void> {
     this.running.get(id)?.abort();
+    for (const [approvalId, pending] of this.approvals) if (pending.view.sessionId === id) await this.answerApproval(approvalId, 'deny');
   }
 
   async undo(id: number): Promise<void> {
@@ -142,7 +157,20 @@ export class KeelService implements KeelApi {
     this.o.emit({ type: 'session-changed', sessionId: id });
   }
 
+  async answerApproval(approvalId: number, answer: ApprovalAnswer): Promise<void> {
+    const pending = this.approvals.get(approvalId);
+    if (!pending) throw new Error(`No approval ${approvalId} is waiting.`);
+    this.approvals.delete(approvalId);
+    pending.resolve(answer);
+    this.o.emit({ type: 'approval-answered', approvalId, answer });
+  }
+
+  async pendingApprovals(): Promise<ApprovalView[]> {
+    return [...this.approvals.values()].map((p) => p.view);
+  }
+
   async close(): Promise<void> {
+    for (const id of [...this.approvals.keys()]) await this.answerApproval(id, 'deny');
     for (const controller of this.running.values()) controller.abort();
     for (const agent of this.agents.values()) await agent.dispose();
     for (const model of this.models.values()) await (await model).dispose();
