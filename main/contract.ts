@@ -149,6 +149,9 @@ export type KeelEvent =
   | { type: 'model-loaded'; path: string }
   | { type: 'error'; sessionId?: number; message: string };
 
+/** Methods whose trailing arguments may be left out: from this index on. Every other argument is required. */
+export const OPTIONAL_FROM: Partial<Record<KeelMethod, number>> = { recall: 2 };
+
 /** The shape of each method's arguments, checked in main before anything runs. */
 export const METHOD_ARGS = {
   getState: [],

@@ -3,9 +3,13 @@
  * IPC binder and preload) is the only place that wires Electron, so everything else runs in plain
  * Node under test.
  */
-import { app, BrowserWindow, session } from 'electron';
+import { app, BrowserWindow, session, shell } from 'electron';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startHost, type Host } from './appHost.js';
+import { bindIpc } from './ipc/bind.js';
+import { isExternalLinkAllowed, ownPageCheck } from './ipc/pageChecks.js';
+import { keelHome } from './keelHome.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** Built by electron-vite: out/main/index.js, out/preload/index.cjs, out/renderer/index.html. */
@@ -13,6 +17,10 @@ const preloadPath = join(here, '../preload/index.cjs');
 const rendererHtml = join(here, '../renderer/index.html');
 /** Set by `electron-vite dev` only; a packaged app always loads the built files. */
 const devServerUrl = app.isPackaged ? undefined : process.env['ELECTRON_RENDERER_URL'];
+
+let mainWindow: BrowserWindow | undefined;
+let host: Host | undefined;
+let unbind: (() => void) | undefined;
 
 function createWindow(): BrowserWindow {
   const win = new BrowserWindow({
@@ -29,14 +37,21 @@ function createWindow(): BrowserWindow {
     },
   });
   win.once('ready-to-show', () => win.show());
+  win.on('closed', () => {
+    if (mainWindow === win) mainWindow = undefined;
+  });
   if (devServerUrl) void win.loadURL(devServerUrl);
   else void win.loadFile(rendererHtml);
   return win;
 }
 
-// The renderer shows our own page only: no navigation away, no new windows, no webviews.
+// The renderer shows our own page only: no navigation away, no new windows, no webviews. A link
+// the page opens in a new window goes to the system browser, and only when it is https.
 app.on('web-contents-created', (_event, contents) => {
-  contents.setWindowOpenHandler(() => ({ action: 'deny' }));
+  contents.setWindowOpenHandler(({ url }) => {
+    if (isExternalLinkAllowed(url)) void shell.openExternal(url);
+    return { action: 'deny' };
+  });
   contents.on('will-navigate', (event) => event.preventDefault());
   contents.on('will-redirect', (event) => event.preventDefault());
   contents.on('will-attach-webview', (event) => event.preventDefault());
@@ -47,12 +62,33 @@ void app.whenReady().then(() => {
   session.defaultSession.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
   session.defaultSession.setPermissionCheckHandler(() => false);
 
-  createWindow();
+  // Prompts ship with the app (the repository's prompts/ folder, at the app's root when packaged);
+  // the source-relative default in buildSystemPrompt.ts would point outside the bundle.
+  host = startHost({ dataFolder: keelHome(), promptsDir: join(app.getAppPath(), 'prompts') });
+  unbind = bindIpc({ host, window: () => mainWindow, isOwnPage: ownPageCheck({ rendererHtml, devServerUrl }) });
+
+  mainWindow = createWindow();
   app.on('activate', () => {
-    if (BrowserWindow.getAllWindows().length === 0) createWindow();
+    if (BrowserWindow.getAllWindows().length === 0) mainWindow = createWindow();
   });
 });
 
 app.on('window-all-closed', () => {
   if (process.platform !== 'darwin') app.quit();
+});
+
+// Quitting waits for the host to stop running work, save state and close the store (a few seconds
+// at most: a stuck model must not keep the app from quitting).
+let quitting: 'no' | 'closing' | 'closed' = 'no';
+app.on('will-quit', (event) => {
+  if (quitting === 'closed' || !host) return;
+  event.preventDefault();
+  if (quitting === 'closing') return;
+  quitting = 'closing';
+  unbind?.();
+  const timeout = new Promise<void>((resolve) => setTimeout(resolve, 5000).unref());
+  void Promise.race([host.close(), timeout]).catch(() => undefined).finally(() => {
+    quitting = 'closed';
+    app.quit();
+  });
 });

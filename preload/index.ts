@@ -1,8 +1,38 @@
 /**
- * Preload: exposes exactly the typed contract to the renderer, nothing more (no ipcRenderer, no
- * generic send/on). Built as CommonJS because sandboxed preload scripts cannot be ES modules.
- * The contract (KeelApi) comes later; for now only the version.
+ * Preload: exposes exactly the typed contract to the renderer as `window.keel`, nothing more: one
+ * function per method of KeelApi (generated from METHODS, which the compiler keeps equal to the
+ * contract) plus `onEvent`. No ipcRenderer, no generic send/on, no channel names reach the page.
+ * Built as CommonJS because sandboxed preload scripts cannot be ES modules; it imports only
+ * `electron` and the tiny main/methods.ts (no Node code), which the bundler inlines.
  */
-import { contextBridge } from 'electron';
+import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
+import type { KeelApi, KeelEvent } from '../main/contract.js';
+import { CALL_CHANNEL, EVENT_CHANNEL, METHODS, type CallReply } from '../main/methods.js';
 
-contextBridge.exposeInMainWorld('keel', { version: '0.1.0' });
+/** What the page sees as `window.keel`. */
+export type KeelBridge = KeelApi & {
+  /** Calls `listener` with every event main pushes; returns the unsubscription. */
+  onEvent(listener: (event: KeelEvent) => void): () => void;
+};
+
+async function call(method: string, args: unknown[]): Promise<unknown> {
+  const reply = (await ipcRenderer.invoke(CALL_CHANNEL, method, args)) as CallReply;
+  if (reply.ok) return reply.value;
+  throw new Error(reply.error);
+}
+
+const api = Object.fromEntries(
+  METHODS.map((method) => [method, (...args: unknown[]) => call(method, args)]),
+) as unknown as KeelApi;
+
+const bridge: KeelBridge = {
+  ...api,
+  onEvent(listener) {
+    // The IPC event object (with its sender) never reaches the page: only the KeelEvent.
+    const handler = (_event: IpcRendererEvent, event: KeelEvent): void => listener(event);
+    ipcRenderer.on(EVENT_CHANNEL, handler);
+    return () => void ipcRenderer.removeListener(EVENT_CHANNEL, handler);
+  },
+};
+
+contextBridge.exposeInMainWorld('keel', bridge);

@@ -77,6 +77,8 @@ describe('KeelService: what the UI can ask, on the real store and engine', { tim
     expect(() => checkCall('setMode', [1, 'yolo'])).toThrow('must be one of');
     expect(() => checkCall('send', [1, 'hi', 'extra'])).toThrow('at most 2 arguments');
     expect(checkCall('recall', [1, '#1'])).toBe('recall');
+    expect(() => checkCall('send', [1])).toThrow('send needs 2 arguments');
+    expect(() => checkCall('openSession', [])).toThrow('needs 1 argument');
   });
 
   it('reports a send without a model as a readable error', async () => {

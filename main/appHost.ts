@@ -1,0 +1,110 @@
+/**
+ * The app's one service and its event fan-out, independent of any transport: the Electron window
+ * (main/ipc) and the loopback server (main/server) both bind what this returns, so the two cannot
+ * drift apart. Plain Node: no Electron import.
+ */
+import path from 'node:path';
+import type { AppState, KeelApi, KeelEvent } from './contract.js';
+import { checkCall } from './app/checkCall.js';
+import { KeelService, type ServiceOptions } from './app/service.js';
+import { readSettings } from './app/settings.js';
+import { SqliteStore, StoreError, type StoreOptions } from './db/store.js';
+import { METHODS, type CallReply } from './methods.js';
+
+export interface HostOptions {
+  /** The data folder (keelHome()); the store is `<dataFolder>/keel.db`. */
+  dataFolder: string;
+  /** The prompts/ folder shipped with the app. */
+  promptsDir: string;
+  threads?: number;
+  contextSize?: number;
+  scriptFor?: ServiceOptions['scriptFor'];
+  nativeBinding?: StoreOptions['nativeBinding'];
+}
+
+export type EventListener = (event: KeelEvent) => void;
+
+export interface Host {
+  /** The contract, bound to the real service (or to the problem that stopped it). */
+  readonly api: KeelApi;
+  /** Set when the store could not be opened: every call but getState rejects with it. */
+  readonly problem?: string;
+  /**
+   * Runs one untrusted call from a transport: checks the method and its arguments against the
+   * contract (checkCall), then calls the service. Never throws: failures come back as a message.
+   */
+  call(method: unknown, args: unknown): Promise<CallReply>;
+  /** Adds a listener for every event main pushes; returns its removal. */
+  subscribe(listener: EventListener): () => void;
+  /** Stops running work, releases models and closes the store. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the store and creates the service. A database Keel cannot use (StoreError) does not stop
+ * the app: the host starts, getState() reports the problem (its message names the file), every
+ * other call rejects with it, and the file is left exactly as it was.
+ */
+export function startHost(o: HostOptions): Host {
+  const listeners = new Set<EventListener>();
+  const emit = (event: KeelEvent): void => {
+    for (const listener of [...listeners]) {
+      try {
+        listener(event);
+      } catch {
+        // One broken listener (a closed socket, a destroyed window) must not stop the others.
+      }
+    }
+  };
+  const subscribe = (listener: EventListener): (() => void) => {
+    listeners.add(listener);
+    return () => void listeners.delete(listener);
+  };
+
+  let store: SqliteStore;
+  try {
+    store = new SqliteStore(path.join(o.dataFolder, 'keel.db'), { nativeBinding: o.nativeBinding });
+  } catch (err) {
+    if (!(err instanceof StoreError)) throw err;
+    const api = unusableApi(o.dataFolder, err.message);
+    return { api, problem: err.message, call: (method, args) => callApi(api, method, args), subscribe, close: async () => listeners.clear() };
+  }
+
+  const service = new KeelService({
+    store, dataFolder: o.dataFolder, promptsDir: o.promptsDir, emit,
+    threads: o.threads, contextSize: o.contextSize, scriptFor: o.scriptFor,
+  });
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      listeners.clear();
+      try {
+        await service.close();
+      } finally {
+        store.close();
+      }
+    })();
+    return closing;
+  };
+  return { api: service, call: (method, args) => callApi(service, method, args), subscribe, close };
+}
+
+async function callApi(api: KeelApi, method: unknown, args: unknown): Promise<CallReply> {
+  try {
+    const name = checkCall(method, args);
+    const fn = api[name] as (...given: unknown[]) => Promise<unknown>;
+    return { ok: true, value: await fn.apply(api, args as unknown[]) };
+  } catch (err) {
+    return { ok: false, error: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+/** The contract when the store cannot be used: the state says why, every other call rejects. */
+function unusableApi(dataFolder: string, problem: string): KeelApi {
+  const api = Object.fromEntries(METHODS.map((method) => [method, () => Promise.reject(new Error(problem))])) as unknown as KeelApi;
+  api.getState = async (): Promise<AppState> => {
+    const settings = readSettings(dataFolder);
+    return { modelsFolder: settings.modelsFolder, lastModel: settings.lastModel, dataFolder, problem };
+  };
+  return api;
+}
