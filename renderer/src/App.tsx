@@ -1,8 +1,122 @@
+import { useEffect } from 'react';
+import { getApi } from './api.js';
+import { ErrorBanner } from './components/common/ErrorBanner.js';
+import { ErrorBoundary } from './components/common/ErrorBoundary.js';
+import { CacheView } from './components/cache/CacheView.js';
+import { FirstRun } from './components/FirstRun.js';
+import { Inspector } from './components/inspector/Inspector.js';
+import { Sidebar } from './components/sidebar/Sidebar.js';
+import { StatusBar } from './components/StatusBar.js';
+import { ModelChip } from './components/topbar/ModelChip.js';
+import { TopBar } from './components/topbar/TopBar.js';
+import { Approvals } from './components/transcript/ApprovalCard.js';
+import { Composer } from './components/transcript/Composer.js';
+import { Transcript } from './components/transcript/Transcript.js';
+import { dispatch } from './events.js';
+import { useShortcuts } from './shortcuts.js';
+import { useApprovals } from './stores/useApprovals.js';
+import { useConnection } from './stores/useConnection.js';
+import { useModel } from './stores/useModel.js';
+import { useSessions } from './stores/useSessions.js';
+import { useTranscript } from './stores/useTranscript.js';
+import { useUi } from './stores/useUi.js';
+
+/** Reads everything main knows again (at start, and after the link comes back). */
+async function sync(): Promise<void> {
+  await Promise.all([useModel.getState().refreshState(), useSessions.getState().refresh(), useApprovals.getState().load()]);
+  const id = useSessions.getState().currentId;
+  if (id !== undefined) await useSessions.getState().open(id);
+}
+
+/** Wires the transport to the stores once, for the app's lifetime. */
+function useMain(): void {
+  useEffect(() => {
+    const api = getApi();
+    const offEvent = api.onEvent(dispatch);
+    let wasDown = false;
+    const offConnection = api.onConnection?.((state, detail) => {
+      useConnection.getState().set(state, detail);
+      if (state === 'disconnected') wasDown = true;
+      else if (state === 'connected' && wasDown) {
+        wasDown = false;
+        void sync();
+      }
+    });
+    void sync();
+    return () => {
+      offEvent();
+      offConnection?.();
+    };
+  }, []);
+}
+
+function Main() {
+  const app = useModel((s) => s.app);
+  const tab = useUi((s) => s.tab);
+  const hasSession = useTranscript((s) => s.sessionId !== undefined);
+  if (!hasSession && app && !app.loadedModel && !app.lastModel) return <FirstRun />;
+  if (!hasSession) {
+    return (
+      <div className="placeholder muted" data-testid="no-session">
+        Choose a session on the left, or start a new one.
+      </div>
+    );
+  }
+  return tab === 'cache' ? (
+    <ErrorBoundary label="The cache view">
+      <CacheView />
+    </ErrorBoundary>
+  ) : (
+    <ErrorBoundary label="The transcript">
+      <Transcript />
+    </ErrorBoundary>
+  );
+}
+
 export function App() {
+  useMain();
+  useShortcuts();
+  const inspectorOpen = useUi((s) => s.inspectorOpen);
+  const problem = useModel((s) => s.app?.problem);
+  const title = useTranscript((s) => s.view?.summary);
   return (
-    <main>
-      <h1>Keel</h1>
-      <p>The session UI comes with the app issue.</p>
-    </main>
+    <div className={`app${inspectorOpen ? ' with-inspector' : ''}`}>
+      <ErrorBoundary label="The session list">
+        <Sidebar />
+      </ErrorBoundary>
+      <div className="titlebar">
+        <span className="crumbs">
+          {title ? (
+            <>
+              <span className="muted">{title.workspace || 'chat'}</span> / <strong>{title.title}</strong>
+            </>
+          ) : (
+            <strong>Keel</strong>
+          )}
+        </span>
+        <span className="grow" />
+        <ModelChip />
+      </div>
+      <main className="main">
+        <TopBar />
+        {problem && (
+          <div className="banner banner-error" role="alert" data-testid="error-banner">
+            {problem}
+          </div>
+        )}
+        <ErrorBanner />
+        <div className="content">
+          <Main />
+        </div>
+        <Approvals />
+        <Composer />
+      </main>
+      {inspectorOpen && (
+        <ErrorBoundary label="The Recall inspector">
+          <Inspector />
+        </ErrorBoundary>
+      )}
+      <StatusBar />
+    </div>
   );
 }

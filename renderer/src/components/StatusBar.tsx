@@ -1,0 +1,28 @@
+import { n, seconds } from '../lib/format.js';
+import { useConnection } from '../stores/useConnection.js';
+import { useRequests } from '../stores/useRequests.js';
+import { useTranscript } from '../stores/useTranscript.js';
+
+/** One line of state: the link, whether the model is working, the last request's figures. */
+export function StatusBar() {
+  const connection = useConnection((s) => s.state);
+  const running = useTranscript((s) => s.running);
+  const sha = useTranscript((s) => s.view?.systemPromptSha);
+  const rows = useRequests((s) => s.rows);
+  const last = rows.at(-1);
+  return (
+    <footer className="statusbar small" data-testid="status-bar">
+      <span>
+        <span className={`dot dot-${connection}`} /> {connection !== 'connected' ? connection : running ? 'Working…' : 'Ready'}
+      </span>
+      {last && (
+        <span data-testid="status-last-request">
+          Last request #{rows.length} · {n(last.reusedTokens)} reused · {n(last.newTokens)} new · prefill {seconds(last.prefillMs)} · {n(last.outputTokens)} tokens in {seconds(last.generationMs)}
+          {last.cause && <span className="tag amber">{last.cause}</span>}
+        </span>
+      )}
+      <span className="grow" />
+      {sha && <span className="mono muted">system prompt {sha.slice(0, 8)}</span>}
+    </footer>
+  );
+}

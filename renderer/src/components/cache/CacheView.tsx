@@ -1,0 +1,64 @@
+import type { ReactNode } from 'react';
+import { n, percent, seconds } from '../../lib/format.js';
+import { useRequests } from '../../stores/useRequests.js';
+import { CacheChart } from './CacheChart.js';
+import { RequestTable } from './RequestTable.js';
+
+function Card({ label, children, className = '' }: { label: string; children: ReactNode; className?: string }) {
+  return (
+    <div className={`card ${className}`}>
+      <div className="card-label">{label}</div>
+      <div className="card-value">{children}</div>
+    </div>
+  );
+}
+
+/** How much of each request came from the KV cache, over the session (the figures are main's). */
+export function CacheView() {
+  const rows = useRequests((s) => s.rows);
+  if (rows.length === 0) {
+    return (
+      <div className="cache-view empty" data-testid="cache-view">
+        <p className="muted">No model requests in this session yet.</p>
+      </div>
+    );
+  }
+  const prompt = rows.reduce((a, r) => a + r.promptTokens, 0);
+  const reused = rows.reduce((a, r) => a + r.reusedTokens, 0);
+  const fresh = rows.reduce((a, r) => a + r.newTokens, 0);
+  const prefill = rows.reduce((a, r) => a + r.prefillMs, 0);
+  const maxPrefill = Math.max(...rows.map((r) => r.prefillMs));
+  const breaks = rows.filter((r) => r.cause);
+  return (
+    <div className="cache-view" data-testid="cache-view">
+      <div className="cards">
+        <Card label="Requests">{n(rows.length)}</Card>
+        <Card label="Prompt tokens, all requests">{n(prompt)}</Card>
+        <Card label="Reused from KV cache" className="reused-card">
+          {n(reused)} <small>{percent(reused, reused + fresh)}</small>
+        </Card>
+        <Card label="Evaluated anew" className="fresh-card">
+          {n(fresh)} <small>{percent(fresh, reused + fresh)}</small>
+        </Card>
+        <Card label="Prefill time">
+          {seconds(prefill)} <small>{seconds(maxPrefill)} max</small>
+        </Card>
+        <Card label="Breaks">
+          {breaks.length} <small>{[...new Set(breaks.map((b) => b.cause))].join(' · ')}</small>
+        </Card>
+      </div>
+      <section className="panel">
+        <header className="row">
+          <strong>Prompt tokens per request</strong>
+          <span className="muted small">each bar is one model call; x = request number</span>
+          <span className="grow" />
+          <span className="legend">
+            <span className="swatch reused" /> reused from KV cache <span className="swatch fresh" /> evaluated anew <span className="swatch break" /> break
+          </span>
+        </header>
+        <CacheChart rows={rows} />
+      </section>
+      <RequestTable rows={rows} />
+    </div>
+  );
+}

@@ -1,0 +1,57 @@
+import type { RequestRow } from '../../../../main/contract.js';
+import { modelName, n, percent } from '../../lib/format.js';
+
+/** Every request's figures as main recorded them, one row each. */
+export function RequestTable({ rows }: { rows: RequestRow[] }) {
+  return (
+    <div className="table-scroll">
+      <table className="request-table" data-testid="cache-table">
+        <thead>
+          <tr>
+            <th>Req</th>
+            <th>Kind</th>
+            <th>Model</th>
+            <th className="num">Prompt tokens</th>
+            <th className="num">Reused from KV cache</th>
+            <th className="num">Evaluated anew</th>
+            <th>Reused share</th>
+            <th className="num">Cached before</th>
+            <th className="num">Output</th>
+            <th className="num">Prefill ms</th>
+            <th className="num">Gen ms</th>
+            <th className="num">First differing token</th>
+            <th>Cause</th>
+            <th>System prompt sha</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row, i) => (
+            <tr key={row.id} className={row.cause ? 'break' : ''} data-testid={`cache-row-${i + 1}`} data-request-id={row.id}>
+              <td className="num">{i + 1}</td>
+              <td>{row.kind === 'compaction' ? 'summary' : 'turn'}</td>
+              <td title={row.model}>{modelName(row.model)}</td>
+              <td className="num">{n(row.promptTokens)}</td>
+              <td className="num reused-text">{n(row.reusedTokens)}</td>
+              <td className="num fresh-text">{n(row.newTokens)}</td>
+              <td>
+                <span className="share">
+                  <span className="share-bar">
+                    <span className="share-reused" style={{ width: percent(row.reusedTokens, row.reusedTokens + row.newTokens) }} />
+                  </span>
+                  {percent(row.reusedTokens, row.reusedTokens + row.newTokens)}
+                </span>
+              </td>
+              <td className="num">{n(row.cachedBefore)}</td>
+              <td className="num">{n(row.outputTokens)}</td>
+              <td className="num">{n(row.prefillMs)}</td>
+              <td className="num">{n(row.generationMs)}</td>
+              <td className="num">{row.firstDiff === undefined ? '—' : n(row.firstDiff)}</td>
+              <td>{row.cause ? <span className="tag amber">{row.cause}</span> : '—'}</td>
+              <td className="mono">{row.systemSha.slice(0, 8)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

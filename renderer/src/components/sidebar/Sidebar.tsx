@@ -1,0 +1,38 @@
+import { useState } from 'react';
+import { useConnection } from '../../stores/useConnection.js';
+import { useModel } from '../../stores/useModel.js';
+import { basename } from '../../lib/format.js';
+import { NewSessionForm } from './NewSessionForm.js';
+import { SessionList } from './SessionList.js';
+
+export function Sidebar() {
+  const [creating, setCreating] = useState(false);
+  const app = useModel((s) => s.app);
+  const connection = useConnection((s) => s.state);
+  return (
+    <aside className="sidebar" aria-label="Sessions">
+      <div className="brand">
+        <span className="logo">⚓</span> Keel
+      </div>
+      {creating ? (
+        <NewSessionForm onDone={() => setCreating(false)} />
+      ) : (
+        <button type="button" className="primary wide" onClick={() => setCreating(true)} data-testid="new-session-button">
+          + New session
+        </button>
+      )}
+      <SessionList />
+      <footer className="sidebar-foot small">
+        <div>
+          <span className="muted">Models</span> <span className="mono">{app ? basename(app.modelsFolder) : '…'}</span>
+        </div>
+        <div>
+          <span className="muted">Store</span> <span className="mono">{app ? app.dataFolder : '…'}</span>
+        </div>
+        <div>
+          <span className={`dot dot-${connection}`} /> {connection}
+        </div>
+      </footer>
+    </aside>
+  );
+}

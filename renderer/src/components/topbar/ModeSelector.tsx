@@ -1,0 +1,38 @@
+import type { Mode } from '../../../../main/contract.js';
+import { useTranscript } from '../../stores/useTranscript.js';
+
+export const MODES = ['ask', 'accept-edits', 'plan', 'auto'] as const satisfies readonly Mode[];
+
+const HELP = {
+  ask: 'Every edit and every command waits for you',
+  'accept-edits': 'Edits in the workspace run; commands wait for you',
+  plan: 'Reads and searches only; ends with a plan for you to approve',
+  auto: 'Edits and commands run without asking',
+} as const satisfies Record<Mode, string>;
+
+/** The permission mode; a change goes to main (it becomes a note on the next message). */
+export function ModeSelector() {
+  const mode = useTranscript((s) => s.view?.summary.mode);
+  const running = useTranscript((s) => s.running);
+  const setMode = useTranscript((s) => s.setMode);
+  return (
+    <div className="segmented" role="radiogroup" aria-label="Mode" data-testid="mode-selector">
+      <span className="label">Mode</span>
+      {MODES.map((m) => (
+        <button
+          key={m}
+          type="button"
+          role="radio"
+          aria-checked={mode === m}
+          className={mode === m ? 'on' : ''}
+          disabled={!mode || running}
+          title={HELP[m]}
+          data-testid={`mode-${m}`}
+          onClick={() => void setMode(m)}
+        >
+          {m}
+        </button>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,26 @@
+import { basename } from '../../lib/format.js';
+import { useModel } from '../../stores/useModel.js';
+import { useTranscript } from '../../stores/useTranscript.js';
+import { useUi } from '../../stores/useUi.js';
+import { ModelPicker } from './ModelPicker.js';
+
+/** The model in use (the session's, else the app's) and its state; click to choose another. */
+export function ModelChip() {
+  const app = useModel((s) => s.app);
+  const progress = useModel((s) => s.progress);
+  const sessionModel = useTranscript((s) => s.view?.summary.model);
+  const open = useUi((s) => s.pickerOpen);
+  const model = sessionModel || app?.loadedModel || app?.lastModel;
+  const state = progress ? `loading ${Math.round(progress.fraction * 100)}%` : app?.loadedModel ? 'loaded' : model ? 'not loaded' : 'no model';
+  return (
+    <div className="model-chip-wrap">
+      <button type="button" className="model-chip" onClick={() => useUi.getState().setPicker(!open)} title={model ?? 'Choose a model'} data-testid="model-chip" aria-expanded={open}>
+        <span className={`dot ${app?.loadedModel ? 'dot-connected' : 'dot-connecting'}`} />
+        <span className="model-name">{model ? basename(model) : 'Choose a model'}</span>
+        <span className="muted">{state}</span>
+        <span className="chip-action">Switch model</span>
+      </button>
+      {open && <ModelPicker onClose={() => useUi.getState().setPicker(false)} />}
+    </div>
+  );
+}

@@ -1,0 +1,27 @@
+import { useRequests } from '../../stores/useRequests.js';
+import { useTranscript } from '../../stores/useTranscript.js';
+import { useUi } from '../../stores/useUi.js';
+import { Actions } from './Actions.js';
+import { ModeSelector } from './ModeSelector.js';
+
+/** Tabs (Transcript / Cache), the mode and the session's actions. The model chip sits in the title bar. */
+export function TopBar() {
+  const tab = useUi((s) => s.tab);
+  const breaks = useRequests((s) => s.rows.filter((r) => r.cause).length);
+  const title = useTranscript((s) => s.view?.summary.title);
+  return (
+    <div className="topbar">
+      <nav className="tabs" role="tablist">
+        <button type="button" role="tab" aria-selected={tab === 'transcript'} className={tab === 'transcript' ? 'on' : ''} onClick={() => useUi.getState().setTab('transcript')} data-testid="transcript-tab">
+          Transcript
+        </button>
+        <button type="button" role="tab" aria-selected={tab === 'cache'} className={tab === 'cache' ? 'on' : ''} onClick={() => useUi.getState().setTab('cache')} data-testid="cache-tab">
+          Cache {breaks > 0 && <span className="tag amber">{breaks} {breaks === 1 ? 'break' : 'breaks'}</span>}
+        </button>
+      </nav>
+      <span className="grow" title={title} />
+      <ModeSelector />
+      <Actions />
+    </div>
+  );
+}

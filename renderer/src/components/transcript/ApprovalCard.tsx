@@ -1,0 +1,60 @@
+import type { ApprovalView } from '../../../../main/contract.js';
+import { argsLine } from '../../lib/format.js';
+import { diffClass, isDiff } from '../../lib/resultBlocks.js';
+import { useApprovals } from '../../stores/useApprovals.js';
+import { useTranscript } from '../../stores/useTranscript.js';
+import { Linkified } from '../common/IdLink.js';
+
+/** The open session's first waiting approval, docked over the transcript's foot. */
+export function Approvals() {
+  const sessionId = useTranscript((s) => s.sessionId);
+  const approval = useApprovals((s) => s.items.find((a) => a.sessionId === sessionId));
+  return approval ? <ApprovalCard approval={approval} /> : null;
+}
+
+/** Exactly what will happen (the diff or the command line, and the real paths) before it runs. */
+export function ApprovalCard({ approval }: { approval: ApprovalView }) {
+  const busy = useApprovals((s) => Boolean(s.answering[approval.approvalId]));
+  const answer = useApprovals.getState().answer;
+  const diff = isDiff(approval.preview);
+  return (
+    <section className="approval" data-testid="approval-card" data-approval-id={approval.approvalId} aria-label="Approval">
+      <header>
+        <strong>Allow this {approval.tool}?</strong>
+        <span className="tag amber">waiting</span>
+        <span className="muted small">{approval.reason}</span>
+      </header>
+      <div className="approval-what">
+        <span className="tool-name">{approval.tool}</span>
+        {approval.command !== undefined ? (
+          <code className="mono">{approval.command}</code>
+        ) : (
+          <span className="mono muted">{argsLine(approval.args)}</span>
+        )}
+        {approval.paths.map((p) => (
+          <span key={p} className="mono approval-path" data-testid="approval-path">
+            → {p}
+          </span>
+        ))}
+      </div>
+      <div className="approval-preview result-text mono" data-testid="approval-preview">
+        {approval.preview.split('\n').map((line, i) => (
+          <div key={i} className={`line ${diff ? (diffClass(line) ?? '') : ''}`}>
+            <Linkified text={line} />
+          </div>
+        ))}
+      </div>
+      <footer className="row">
+        <button type="button" className="ok" disabled={busy} onClick={() => void answer(approval.approvalId, 'allow')} data-testid="approval-allow">
+          Allow once
+        </button>
+        <button type="button" disabled={busy} onClick={() => void answer(approval.approvalId, 'allow-session')} data-testid="approval-allow-session">
+          Always for this session
+        </button>
+        <button type="button" className="danger" disabled={busy} onClick={() => void answer(approval.approvalId, 'deny')} title="Deny (Escape)" data-testid="approval-deny">
+          Deny <kbd>Esc</kbd>
+        </button>
+      </footer>
+    </section>
+  );
+}

@@ -1,0 +1,31 @@
+import type { MouseEvent } from 'react';
+import { renderMarkdown } from '../../lib/markdown.js';
+import { useInspector } from '../../stores/useInspector.js';
+
+/** Opens id links inside rendered HTML; keeps links in the reply from navigating the window. */
+export function onRenderedClick(e: MouseEvent<HTMLElement>): void {
+  const target = e.target as Element;
+  const idLink = target.closest<HTMLElement>('[data-id]');
+  if (idLink?.dataset['id']) {
+    e.preventDefault();
+    void useInspector.getState().show(idLink.dataset['id']);
+    return;
+  }
+  if (target.closest('a')) e.preventDefault();
+}
+
+/** The model's text as Markdown with highlighted code; every `#id` a link. */
+export function Markdown({ text, className = '' }: { text: string; className?: string }) {
+  return <div className={`markdown ${className}`} onClick={onRenderedClick} dangerouslySetInnerHTML={{ __html: renderMarkdown(text) }} />;
+}
+
+export function ReplyText({ row }: { row: { seq: number; index: number; text: string; streaming: boolean } }) {
+  return (
+    <div className="reply" data-testid={`turn-${row.seq}-part-${row.index}`}>
+      <div className="who">
+        <span className="avatar keel">Keel</span>
+      </div>
+      <Markdown text={row.text} className={row.streaming ? 'streaming' : ''} />
+    </div>
+  );
+}

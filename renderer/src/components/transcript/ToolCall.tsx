@@ -1,0 +1,28 @@
+import type { ToolView } from '../../../../main/contract.js';
+import { argsLine } from '../../lib/format.js';
+import { useTranscript } from '../../stores/useTranscript.js';
+import { ResultText } from './ResultText.js';
+
+/** A tool call (name and arguments) and its result exactly as the model got it. */
+export function ToolCall({ row }: { row: { seq: number; index: number; tool: ToolView } }) {
+  const { tool } = row;
+  const unfolded = useTranscript((s) => Boolean(s.unfolded[tool.id]));
+  const hex = tool.id.replace(/^#/, '');
+  return (
+    <div className="tool" data-testid={`turn-${row.seq}-part-${row.index}`}>
+      <div className="tool-head">
+        <span className="tool-name">{tool.name}</span>
+        <span className="tool-args mono" title={JSON.stringify(tool.args, null, 2)}>
+          {argsLine(tool.args)}
+        </span>
+      </div>
+      <div className="tool-result" data-testid={`tool-result-${hex}`} data-id={tool.id}>
+        {tool.text ? (
+          <ResultText text={tool.text} unfolded={unfolded} onToggle={() => useTranscript.getState().toggleFold(tool.id)} />
+        ) : (
+          <div className="muted small">No result yet.</div>
+        )}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,48 @@
+// @vitest-environment jsdom
+import { act, cleanup, render, screen } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ReplyPart, ToolView } from '../../../../main/contract.js';
+import { useTranscript } from '../../stores/useTranscript.js';
+import { fakeApi, resetStores, sessionView } from '../../test/fakeApi.js';
+import { fakeLayout } from '../../test/layout.js';
+import { Transcript } from './Transcript.js';
+
+afterEach(cleanup);
+beforeEach(resetStores);
+
+const toolView = (n: number): ToolView => {
+  const id = '#' + n.toString(16).padStart(4, '0');
+  return { number: n, id, name: 'read', args: { path: `f${n}.ts` }, text: `[${id} f${n}.ts lines 1-1 of 1 sha 00000000]\n1: x` };
+};
+const tool = (n: number): ReplyPart => ({ type: 'tool', tool: toolView(n) });
+
+describe('Transcript', () => {
+  it('keeps only the rows near the viewport in the DOM for 2,000 results', () => {
+    fakeLayout({ width: 1000, height: 900 }, 100);
+    const parts = Array.from({ length: 2000 }, (_, i) => tool(i + 1));
+    useTranscript.setState({ sessionId: 1, view: sessionView({ turns: [{ seq: 1, status: 'done', words: 'Read them all', notes: [], parts }] }) });
+    render(<Transcript />);
+    const shown = screen.getAllByTestId(/^tool-result-/);
+    expect(shown.length).toBeGreaterThan(3);
+    expect(shown.length).toBeLessThan(60);
+  });
+
+  it('appends tool results and text from events to the open turn, in order', () => {
+    fakeLayout();
+    fakeApi();
+    useTranscript.setState({ sessionId: 1, running: true, view: sessionView({ running: true, turns: [{ seq: 2, status: 'open', words: 'Run the tests', notes: [], parts: [] }] }) });
+    render(<Transcript />);
+    act(() => {
+      const t = useTranscript.getState();
+      t.onText('Running ');
+      t.onText('them.');
+      t.onTool({ ...toolView(0x17), name: 'bash', text: '[#0017]\n[1134 lines elided, full output #0017]\n[exit code 1]' });
+      t.onText('Three fail.');
+    });
+    expect(screen.getByTestId('turn-2-part-0').textContent).toContain('Running them.');
+    expect(screen.getByTestId('turn-2-part-1').textContent).toContain('[exit code 1]');
+    expect(screen.getByTestId('elided-band')).toBeTruthy();
+    expect(screen.getByTestId('turn-2-part-2').textContent).toContain('Three fail.');
+    expect(screen.getByTestId('working')).toBeTruthy();
+  });
+});

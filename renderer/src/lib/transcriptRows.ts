@@ -1,0 +1,44 @@
+import type { ReplyPart, SessionView, ToolView, TurnView } from '../../../main/contract.js';
+import type { Live } from '../stores/useTranscript.js';
+
+/** One virtualized row of the transcript. Keys are stable across reloads and streaming. */
+export type Row =
+  | { kind: 'compacted'; key: string; text: string }
+  | { kind: 'person'; key: string; turn: TurnView; pending: boolean }
+  | { kind: 'text'; key: string; seq: number; index: number; text: string; streaming: boolean }
+  | { kind: 'tool'; key: string; seq: number; index: number; tool: ToolView }
+  | { kind: 'working'; key: string };
+
+/**
+ * The turns to show: main's view, with the open turn's parts replaced by what streamed in, and
+ * the words just sent as a pending turn until main's view has that turn.
+ */
+export function displayTurns(view: SessionView | undefined, live: Live | undefined, pending: string | undefined): TurnView[] {
+  const turns = view?.turns ?? [];
+  const last = turns.at(-1);
+  const open = last?.status === 'open';
+  if (open && live) return [...turns.slice(0, -1), { ...last, parts: live.parts }];
+  if (!open && (live || pending !== undefined)) {
+    const seq = (last?.seq ?? 0) + 1;
+    return [...turns, { seq, status: 'open', words: pending, notes: [], parts: live?.parts ?? [] }];
+  }
+  return turns;
+}
+
+export function transcriptRows(view: SessionView | undefined, turns: TurnView[], running: boolean, pending: string | undefined): Row[] {
+  const rows: Row[] = [];
+  if (view?.compacted) rows.push({ kind: 'compacted', key: 'compacted', text: view.compacted });
+  const lastSeq = turns.at(-1)?.seq;
+  for (const turn of turns) {
+    const isLast = turn.seq === lastSeq;
+    rows.push({ kind: 'person', key: `turn-${turn.seq}`, turn, pending: isLast && pending !== undefined && !view?.turns.some((t) => t.seq === turn.seq) });
+    if (turn.status === 'undone') continue;
+    turn.parts.forEach((part: ReplyPart, index) => {
+      const key = `turn-${turn.seq}-part-${index}`;
+      if (part.type === 'text') rows.push({ kind: 'text', key, seq: turn.seq, index, text: part.text, streaming: running && isLast && turn.status === 'open' && index === turn.parts.length - 1 });
+      else rows.push({ kind: 'tool', key, seq: turn.seq, index, tool: part.tool });
+    });
+  }
+  if (running) rows.push({ kind: 'working', key: 'working' });
+  return rows;
+}

@@ -1,0 +1,47 @@
+import { useEffect } from 'react';
+import { useApprovals } from './stores/useApprovals.js';
+import { useTranscript } from './stores/useTranscript.js';
+import { useUi } from './stores/useUi.js';
+
+const isMac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.userAgent);
+/** The modifier as tooltips name it. */
+export const MOD = isMac ? 'Cmd' : 'Ctrl';
+
+/** Whether a key event carries the platform's command modifier. */
+export const withMod = (e: { ctrlKey: boolean; metaKey: boolean }) => e.ctrlKey || e.metaKey;
+
+/**
+ * App-wide keys. Escape closes the model picker, else denies the open session's waiting approval,
+ * else stops the model. Ctrl/Cmd+I opens the Recall inspector with its id field focused.
+ * Ctrl/Cmd+Enter (send) belongs to the message box.
+ */
+export function useShortcuts(): void {
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') {
+        if (useUi.getState().pickerOpen) {
+          useUi.getState().setPicker(false);
+          return;
+        }
+        const sessionId = useTranscript.getState().sessionId;
+        const waiting = useApprovals.getState().items.find((a) => a.sessionId === sessionId);
+        if (waiting) {
+          e.preventDefault();
+          void useApprovals.getState().answer(waiting.approvalId, 'deny');
+          return;
+        }
+        if (useTranscript.getState().running) {
+          e.preventDefault();
+          void useTranscript.getState().stop();
+        }
+        return;
+      }
+      if (withMod(e) && !e.shiftKey && !e.altKey && e.key.toLowerCase() === 'i') {
+        e.preventDefault();
+        useUi.getState().openInspector(true);
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+}

@@ -1,0 +1,81 @@
+import { create } from 'zustand';
+import type { RecallView } from '../../../main/contract.js';
+import { getApi } from '../api.js';
+import { useTranscript } from './useTranscript.js';
+import { useUi } from './useUi.js';
+
+/** Lines per page of a stored body: recall's own window (spec §4). */
+export const RECALL_PAGE = 2000;
+
+interface InspectorState {
+  /** The ids opened, newest last (the tabs). */
+  tabs: string[];
+  active?: string;
+  view?: RecallView;
+  loading: boolean;
+  error?: string;
+  show(id: string, offset?: number): Promise<void>;
+  next(): Promise<void>;
+  prev(): Promise<void>;
+  closeTab(id: string): void;
+  reset(): void;
+}
+
+let seq = 0;
+
+/** Normalises `12`, `#12`, `#0012` to `#0012` (at least four lowercase hex digits). */
+export function normaliseId(given: string): string | undefined {
+  const bare = given.trim().replace(/^#/, '').toLowerCase();
+  if (!/^[0-9a-f]+$/.test(bare) || /^0+$/.test(bare)) return undefined;
+  return '#' + bare.replace(/^0+/, '').padStart(4, '0');
+}
+
+/**
+ * The Recall inspector: one stored result by id, metadata first, then its body a page at a time,
+ * exactly as `recall()` returns them. Which session it reads is given by `sessionId()`.
+ */
+export function createInspector(sessionId: () => number | undefined) {
+  return create<InspectorState>()((set, get) => ({
+    tabs: [],
+    loading: false,
+    async show(given, offset = 1) {
+      useUi.getState().openInspector();
+      const id = normaliseId(given);
+      if (!id) {
+        set({ error: `“${given}” is not a result id: ids look like #0012.` });
+        return;
+      }
+      const session = sessionId();
+      if (session === undefined) {
+        set({ error: 'Open a session first: results belong to a session.' });
+        return;
+      }
+      const mine = ++seq;
+      set((s) => ({ active: id, loading: true, error: undefined, tabs: s.tabs.includes(id) ? s.tabs : [...s.tabs.slice(-7), id] }));
+      try {
+        const view = await getApi().recall(session, id, offset);
+        if (mine === seq) set({ view, loading: false });
+      } catch (err) {
+        if (mine === seq) set({ view: undefined, loading: false, error: (err as Error).message });
+      }
+    },
+    async next() {
+      const view = get().view;
+      if (view && view.offset + RECALL_PAGE <= view.totalLines) await get().show(view.id, view.offset + RECALL_PAGE);
+    },
+    async prev() {
+      const view = get().view;
+      if (view && view.offset > 1) await get().show(view.id, Math.max(1, view.offset - RECALL_PAGE));
+    },
+    closeTab(id) {
+      const tabs = get().tabs.filter((t) => t !== id);
+      if (get().active !== id) return set({ tabs });
+      set({ tabs, active: undefined, view: undefined, error: undefined });
+      const last = tabs.at(-1);
+      if (last) void get().show(last);
+    },
+    reset: () => set({ tabs: [], active: undefined, view: undefined, error: undefined, loading: false }),
+  }));
+}
+
+export const useInspector = createInspector(() => useTranscript.getState().sessionId);

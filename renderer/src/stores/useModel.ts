@@ -1,0 +1,79 @@
+import { create } from 'zustand';
+import type { AppState, ModelFile } from '../../../main/contract.js';
+import { getApi } from '../api.js';
+import { report } from './useErrors.js';
+
+interface ModelState {
+  app?: AppState;
+  models: ModelFile[];
+  /** The GGUF being loaded and how far (from `model-progress` events). */
+  progress?: { path: string; fraction: number };
+  refreshState(): Promise<void>;
+  refreshModels(): Promise<void>;
+  setFolder(folder: string): Promise<boolean>;
+  /** Makes a GGUF the app's model; true when it loaded. */
+  load(path: string): Promise<boolean>;
+  /** Moves a session to another model (loading it first). */
+  switchTo(sessionId: number, path: string): Promise<boolean>;
+  onProgress(path: string, fraction: number): void;
+  onLoaded(path: string): void;
+}
+
+export const useModel = create<ModelState>()((set, get) => ({
+  models: [],
+  async refreshState() {
+    try {
+      set({ app: await getApi().getState() });
+    } catch (err) {
+      report(err);
+    }
+  },
+  async refreshModels() {
+    try {
+      set({ models: await getApi().listModels() });
+    } catch (err) {
+      report(err);
+    }
+  },
+  async setFolder(folder) {
+    try {
+      await getApi().setModelsFolder(folder);
+      await Promise.all([get().refreshState(), get().refreshModels()]);
+      return true;
+    } catch (err) {
+      report(err);
+      return false;
+    }
+  },
+  async load(path) {
+    set({ progress: { path, fraction: 0 } });
+    try {
+      await getApi().loadModel(path);
+      await get().refreshState();
+      return true;
+    } catch (err) {
+      report(err);
+      return false;
+    } finally {
+      set({ progress: undefined });
+    }
+  },
+  async switchTo(sessionId, path) {
+    set({ progress: { path, fraction: 0 } });
+    try {
+      await getApi().switchModel(sessionId, path);
+      await get().refreshState();
+      return true;
+    } catch (err) {
+      report(err);
+      return false;
+    } finally {
+      set({ progress: undefined });
+    }
+  },
+  onProgress: (path, fraction) => set({ progress: { path, fraction } }),
+  onLoaded(path) {
+    set((s) => ({ progress: s.progress?.path === path ? undefined : s.progress }));
+    void get().refreshState();
+  },
+}));

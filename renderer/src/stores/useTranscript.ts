@@ -1,0 +1,138 @@
+import { create } from 'zustand';
+import type { Mode, ReplyPart, SessionView, ToolView } from '../../../main/contract.js';
+import { getApi } from '../api.js';
+import { report } from './useErrors.js';
+
+/** What streamed in since the view was last loaded: the open turn's parts, in order. */
+export interface Live {
+  parts: ReplyPart[];
+}
+
+interface TranscriptState {
+  sessionId?: number;
+  view?: SessionView;
+  loading: boolean;
+  /** True from the moment the person asks for model work until main says the turn ended. */
+  running: boolean;
+  live?: Live;
+  /** The words just sent, shown until main's view has the turn. */
+  pending?: string;
+  /** Tool results the person unfolded, by id. */
+  unfolded: Record<string, true>;
+  load(sessionId: number): Promise<void>;
+  reload(): Promise<void>;
+  clear(): void;
+  send(text: string): Promise<void>;
+  stop(): Promise<void>;
+  undo(): Promise<void>;
+  regenerate(): Promise<void>;
+  compact(): Promise<void>;
+  setMode(mode: Mode): Promise<void>;
+  toggleFold(id: string): void;
+  onMessage(): void;
+  onText(delta: string): void;
+  onTool(tool: ToolView): void;
+  onTurnEnded(): Promise<void>;
+}
+
+let loadSeq = 0;
+
+/** The open session's transcript: main's SessionView plus what streams in while a turn runs. */
+export const useTranscript = create<TranscriptState>()((set, get) => {
+  /** Runs model work (send, regenerate, compact): resolves when main says the turn ended. */
+  const work = async (call: (id: number) => Promise<void>, pending?: string) => {
+    const id = get().sessionId;
+    if (id === undefined) return;
+    set({ running: true, pending });
+    try {
+      await call(id);
+    } catch (err) {
+      report(err);
+    }
+    // The call settles when the turn has ended (or never started): the same as `turn-ended`,
+    // which over IPC may arrive before or after this reply.
+    if (get().sessionId === id) await get().onTurnEnded();
+  };
+  const simple = async (call: (id: number) => Promise<void>) => {
+    const id = get().sessionId;
+    if (id === undefined) return;
+    try {
+      await call(id);
+    } catch (err) {
+      report(err);
+    }
+    if (get().sessionId === id) await get().reload();
+  };
+
+  /** The parts live text and tools append to: the open turn's, copied, when nothing streamed yet. */
+  const liveParts = (): ReplyPart[] => {
+    const live = get().live;
+    if (live) return live.parts;
+    const last = get().view?.turns.at(-1);
+    return last?.status === 'open' ? [...last.parts] : [];
+  };
+
+  return {
+    loading: false,
+    running: false,
+    unfolded: {},
+    async load(sessionId) {
+      if (get().sessionId !== sessionId) set({ sessionId, view: undefined, live: undefined, pending: undefined, running: false, unfolded: {} });
+      await get().reload();
+    },
+    async reload() {
+      const id = get().sessionId;
+      if (id === undefined) return;
+      const seq = ++loadSeq;
+      set({ loading: true });
+      try {
+        const view = await getApi().openSession(id);
+        if (seq !== loadSeq || get().sessionId !== id) return;
+        const hasOpenTurn = view.turns.at(-1)?.status === 'open';
+        set({ view, loading: false, running: view.running || get().running, pending: hasOpenTurn ? undefined : get().pending });
+      } catch (err) {
+        if (seq === loadSeq) set({ loading: false });
+        report(err);
+      }
+    },
+    clear: () => set({ sessionId: undefined, view: undefined, live: undefined, pending: undefined, running: false, unfolded: {} }),
+    send: (text) => work((id) => getApi().send(id, text), text),
+    stop: async () => {
+      const id = get().sessionId;
+      if (id === undefined) return;
+      try {
+        await getApi().stop(id);
+      } catch (err) {
+        report(err);
+      }
+    },
+    undo: () => simple((id) => getApi().undo(id)),
+    regenerate: () => work((id) => getApi().regenerate(id)),
+    compact: () => work((id) => getApi().compact(id)),
+    setMode: (mode) => simple((id) => getApi().setMode(id, mode)),
+    toggleFold: (id) =>
+      set((s) => {
+        const unfolded = { ...s.unfolded };
+        if (unfolded[id]) delete unfolded[id];
+        else unfolded[id] = true;
+        return { unfolded };
+      }),
+    onMessage() {
+      set({ live: { parts: [] }, running: true });
+      void get().reload();
+    },
+    onText(delta) {
+      const parts = liveParts();
+      const last = parts.at(-1);
+      const next: ReplyPart[] = last?.type === 'text' ? [...parts.slice(0, -1), { type: 'text', text: last.text + delta }] : [...parts, { type: 'text', text: delta }];
+      set({ live: { parts: next }, running: true });
+    },
+    onTool(tool) {
+      set({ live: { parts: [...liveParts(), { type: 'tool', tool }] }, running: true });
+    },
+    async onTurnEnded() {
+      await get().reload();
+      set({ live: undefined, pending: undefined, running: get().view?.running ?? false });
+    },
+  };
+});

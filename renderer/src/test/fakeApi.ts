@@ -1,0 +1,87 @@
+import type { KeelEvent, RecallView, RequestRow, SessionSummary, SessionView } from '../../../main/contract.js';
+import { setApi, type KeelClient } from '../api.js';
+import { useApprovals } from '../stores/useApprovals.js';
+import { useConnection } from '../stores/useConnection.js';
+import { useErrors } from '../stores/useErrors.js';
+import { useInspector } from '../stores/useInspector.js';
+import { useModel } from '../stores/useModel.js';
+import { useRequests } from '../stores/useRequests.js';
+import { useSessions } from '../stores/useSessions.js';
+import { useTranscript } from '../stores/useTranscript.js';
+import { useUi } from '../stores/useUi.js';
+import type { EventListener } from '../transport/types.js';
+
+/** A KeelClient whose methods tests override; `emit` plays main pushing an event. */
+export function fakeApi(overrides: Partial<KeelClient> = {}): KeelClient & { emit(event: KeelEvent): void } {
+  const listeners = new Set<EventListener>();
+  const none = async () => undefined;
+  const api = {
+    getState: async () => ({ modelsFolder: '/models', dataFolder: '/data', loadedModel: '/models/tiny.gguf' }),
+    listSessions: async () => [],
+    createSession: async () => summary(),
+    openSession: async () => sessionView(),
+    deleteSession: none,
+    send: none,
+    stop: none,
+    undo: none,
+    regenerate: none,
+    compact: none,
+    setMode: none,
+    recall: async () => {
+      throw new Error('no recall in this test');
+    },
+    requests: async () => [],
+    listModels: async () => [],
+    setModelsFolder: none,
+    loadModel: none,
+    switchModel: none,
+    answerApproval: none,
+    pendingApprovals: async () => [],
+    onEvent(listener: EventListener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    ...overrides,
+    emit(event: KeelEvent) {
+      for (const l of listeners) l(event);
+    },
+  } as KeelClient & { emit(event: KeelEvent): void };
+  setApi(api);
+  return api;
+}
+
+export function summary(o: Partial<SessionSummary> = {}): SessionSummary {
+  return { id: 1, kind: 'agent', workspace: '/code/ledger-api', title: 'Fix paging', model: '/models/tiny.gguf', mode: 'ask', turns: 1, createdAt: '2026-11-30T09:14:00Z', ...o };
+}
+
+export function sessionView(o: Partial<SessionView> = {}): SessionView {
+  return { summary: summary(), turns: [], plan: [], systemPromptSha: '5be2d810aa', running: false, ...o };
+}
+
+export function recallView(o: Partial<RecallView> = {}): RecallView {
+  return {
+    id: '#0012', number: 18, tool: 'read', args: { path: 'src/app.ts' }, pathGiven: 'src/app.ts', pathResolved: '/code/ledger-api/src/app.ts',
+    fileHash: '1c9e04ab7f3d22c190be5a61d0c4', kind: 'read', insertedAt: '2026-11-29T23:17:41Z', inRequest: true,
+    inserted: '[#0012 src/app.ts lines 1-200 of 340 sha 1c9e04ab]\n1: import', offset: 1, lines: ['line 1', 'line 2'], totalLines: 2, ...o,
+  };
+}
+
+export function requestRow(o: Partial<RequestRow> = {}): RequestRow {
+  return {
+    id: 1, sessionId: 1, kind: 'turn', model: '/models/a.gguf', promptTokens: 1000, reusedTokens: 800, newTokens: 200, outputTokens: 50,
+    cachedBefore: 800, prefillMs: 300, generationMs: 900, systemSha: 'a41f9c07deadbeef', toolsSha: 'ffff', createdAt: '2026-11-30T09:00:00Z', ...o,
+  };
+}
+
+/** Puts every store back to its empty state (stores are module singletons). */
+export function resetStores(): void {
+  useTranscript.setState({ sessionId: undefined, view: undefined, live: undefined, pending: undefined, running: false, loading: false, unfolded: {} });
+  useSessions.setState({ list: [], currentId: undefined, loaded: false });
+  useInspector.setState({ tabs: [], active: undefined, view: undefined, loading: false, error: undefined });
+  useRequests.setState({ sessionId: undefined, rows: [] });
+  useModel.setState({ app: undefined, models: [], progress: undefined });
+  useErrors.setState({ items: [] });
+  useApprovals.setState({ items: [], answering: {} });
+  useUi.setState({ tab: 'transcript', inspectorOpen: false, inspectorFocus: 0, pickerOpen: false });
+  useConnection.setState({ state: 'connected', detail: undefined });
+}
