@@ -64,7 +64,12 @@ void app.whenReady().then(() => {
 
   // Prompts ship with the app (the repository's prompts/ folder, at the app's root when packaged);
   // the source-relative default in buildSystemPrompt.ts would point outside the bundle.
-  host = startHost({ dataFolder: keelHome(), promptsDir: join(app.getAppPath(), 'prompts') });
+  host = startHost({
+    dataFolder: keelHome(),
+    promptsDir: join(app.getAppPath(), 'prompts'),
+    // better-sqlite3 built for Electron's ABI by scripts/electronNative.mjs (npm start) or electron-builder.
+    nativeBinding: app.isPackaged ? undefined : join(app.getAppPath(), 'out', 'native', `electron-${process.versions.electron}`, 'better_sqlite3.node'),
+  });
   unbind = bindIpc({ host, window: () => mainWindow, isOwnPage: ownPageCheck({ rendererHtml, devServerUrl }) });
 
   mainWindow = createWindow();
