@@ -79,4 +79,18 @@ describe('approvals through the one gate', () => {
     expect(asked).toEqual([]);
     expect(fs.existsSync(path.join(root, 'c.txt'))).toBe(false);
   });
+
+  it('sends a plan to the person in plan mode; approving it ends plan mode', async () => {
+    const s = session('plan');
+    await s.callTool('plan_write', { items: [{ text: 'read a.txt' }, { text: 'change two' }] });
+    answer = 'deny';
+    expect((await s.callTool('plan_submit', { summary: 'Two steps.' })).text).toMatch(/did not approve the plan. The session stays in plan mode/);
+    expect(s.mode).toBe('plan');
+    answer = 'allow-session';
+    expect((await s.callTool('plan_submit', { summary: 'Two steps.' })).text).toBe('[#0003]\nThe person approved the plan. The permission mode is now accept-edits: carry it out.');
+    expect(asked[1]).toMatchObject({ tool: 'plan_submit', preview: 'Two steps.\n\n1. [ ] read a.txt\n2. [ ] change two' });
+    expect(s.mode).toBe('accept-edits');
+    expect((await s.callTool('plan_submit', { summary: 'again' })).text).toMatch(/only available in plan mode/);
+  });
 });
+

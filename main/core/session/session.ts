@@ -185,6 +185,11 @@ export class Session {
       setPlan: (items) => this.updateRow({ plan: items }),
       mode: this.row.mode,
       signal,
+      askPerson: async (preview, reason) => {
+        const approve = this.deps.permissions?.approve;
+        return approve?.({ sessionId: this.row.id, tool: 'plan_submit', args: {}, paths: [], preview, reason });
+      },
+      setMode: (mode) => this.setMode(mode),
     };
   }
 

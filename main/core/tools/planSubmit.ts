@@ -1,4 +1,5 @@
-import { ToolError, type Tool } from './types.js';
+import { formatPlan } from './planWrite.js';
+import type { Tool } from './types.js';
 
 interface Args { summary: string }
 
@@ -6,8 +7,9 @@ interface Args { summary: string }
 export const PLAN_SUBMIT_UNAVAILABLE = 'plan_submit is only available in plan mode; the session is not in plan mode now.';
 
 /**
- * Submits the plan for the person's approval. Only in plan mode; the approval flow itself belongs
- * to the permission gate (trust issue), which is not part of this core yet.
+ * In plan mode, the plan goes to the person for approval and the answer says what they decided.
+ * Approving ends plan mode: "allow" switches to ask (each change still approved), "allow-session"
+ * to accept-edits. A plan not approved leaves the session in plan mode.
  */
 export const planSubmitTool: Tool<Args> = {
   name: 'plan_submit',
@@ -16,8 +18,14 @@ export const planSubmitTool: Tool<Args> = {
     properties: { summary: { type: 'string' } },
     required: ['summary'],
   },
-  async run(_args, ctx) {
+  async run(args, ctx) {
     if (ctx.mode !== 'plan') return { kind: 'text', body: PLAN_SUBMIT_UNAVAILABLE };
-    throw new ToolError('Error: approving a plan needs the person, and this session has no approval channel yet.');
+    const plan = ctx.plan.length > 0 ? formatPlan(ctx.plan) : '(no plan items were written)';
+    const answer = await ctx.askPerson?.(`${args.summary}\n\n${plan}`, 'the plan is ready for approval');
+    if (answer === undefined) return { kind: 'text', body: 'No one can approve the plan here; the session stays in plan mode.' };
+    if (answer === 'deny') return { kind: 'text', body: 'The person did not approve the plan. The session stays in plan mode: revise the plan and submit it again.' };
+    const mode = answer === 'allow-session' ? 'accept-edits' : 'ask';
+    ctx.setMode?.(mode);
+    return { kind: 'text', body: `The person approved the plan. The permission mode is now ${mode}: carry it out.` };
   },
 };

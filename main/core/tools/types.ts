@@ -71,6 +71,13 @@ export interface ToolContext {
   setPlan(items: PlanItem[]): void;
   /** The permission mode now. */
   mode: string;
+  /**
+   * Asks the person to approve something that is not a file change (a plan): the answer, or
+   * undefined when no one can be asked. `allow-session` approves and lets edits through from now on.
+   */
+  askPerson?(preview: string, reason: string): Promise<'allow' | 'allow-session' | 'deny' | undefined>;
+  /** The person's answer can switch the mode (approving a plan ends plan mode). */
+  setMode?(mode: 'ask' | 'accept-edits'): void;
   signal?: AbortSignal;
   /** Work out the change without writing anything: what an approval shows before it happens. */
   dryRun?: boolean;
