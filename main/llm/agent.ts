@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { ChatWrapper, LlamaContextSequence } from 'node-llama-cpp';
 import type { Inserted } from '../core/hygiene/types.js';
+import { stableJson } from '../core/hygiene/stableJson.js';
 import { readPrompt, toolDescription } from '../core/prompts/buildSystemPrompt.js';
 import type { Session } from '../core/session/session.js';
 import type { BreakCause, Mode, ReplyCall, RequestRow, SessionStore } from '../core/session/types.js';
@@ -36,6 +37,9 @@ export interface AgentOptions {
   stateFile?: string;
   onEvent?: (event: AgentEvent) => void;
 }
+
+/** The same call this many times in a row is refused; twice as many ends the turn. */
+const REPEAT_LIMIT = 4;
 
 /** The context would overflow: Keel compacts rather than letting old history be dropped. */
 export class ContextFullError extends Error {}
@@ -111,6 +115,8 @@ export class Agent {
   }
 
   private async loop(signal?: AbortSignal): Promise<string> {
+    let last = '';
+    let repeats = 0;
     for (let step = 0; step < (this.o.maxSteps ?? 50); step++) {
       const r = await this.request('turn', undefined, signal);
       const parsed = parseCalls(r.text, this.syntax());
@@ -120,14 +126,20 @@ export class Agent {
       }
       const calls: ReplyCall[] = [];
       for (const call of parsed.calls) {
-        const result = call.problem === undefined
+        const signature = `${call.name} ${stableJson(call.args ?? null)}`;
+        repeats = signature === last ? repeats + 1 : 1;
+        last = signature;
+        const problem = call.problem ?? (repeats >= REPEAT_LIMIT
+          ? `this is the same ${call.name} call ${repeats} times in a row; its result is above. Answer, or call something else.`
+          : undefined);
+        const result = problem === undefined
           ? await this.o.session.callTool(call.name, call.args, signal)
-          : await this.o.session.rejectCall(call.name, call.args ?? null, call.problem);
+          : await this.o.session.rejectCall(call.name, call.args ?? null, problem);
         calls.push({ name: call.name, args: call.args ?? null, number: result.number, raw: call.raw });
         this.emit({ type: 'tool', name: call.name, args: call.args, result });
       }
       this.o.session.recordReply(parsed.before, calls);
-      if (signal?.aborted) break;
+      if (signal?.aborted || repeats >= 2 * REPEAT_LIMIT) break;
     }
     return '';
   }
