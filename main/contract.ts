@@ -127,6 +127,10 @@ export interface KeelApi {
   /** Loads a GGUF (progress arrives as events) and makes it the app's model. */
   loadModel(path: string): Promise<void>;
   switchModel(id: number, path: string): Promise<void>;
+  /** Downloads the recommended model (or `uri`) into the models folder, then loads it; progress as model-progress events. */
+  downloadModel(uri?: string): Promise<string>;
+  /** The person edited the plan: it is kept, and the model hears of it as a note on the next message. */
+  setPlan(id: number, items: { text: string; status: 'todo' | 'doing' | 'done' }[]): Promise<void>;
   /** Answers an approval request (Allow once / Always for this session / Deny). */
   answerApproval(approvalId: number, answer: ApprovalAnswer): Promise<void>;
   /** Approvals still waiting (after a reload of the window, say). */
@@ -150,7 +154,7 @@ export type KeelEvent =
   | { type: 'error'; sessionId?: number; message: string };
 
 /** Methods whose trailing arguments may be left out: from this index on. Every other argument is required. */
-export const OPTIONAL_FROM: Partial<Record<KeelMethod, number>> = { recall: 2 };
+export const OPTIONAL_FROM: Partial<Record<KeelMethod, number>> = { recall: 2, downloadModel: 0 };
 
 /** The shape of each method's arguments, checked in main before anything runs. */
 export const METHOD_ARGS = {
@@ -176,4 +180,8 @@ export const METHOD_ARGS = {
   switchModel: [{ type: 'integer', minimum: 1 }, { type: 'string' }],
   answerApproval: [{ type: 'integer', minimum: 1 }, { type: 'string', enum: ['allow', 'allow-session', 'deny'] }],
   pendingApprovals: [],
+  downloadModel: [{ type: 'string' }],
+  setPlan: [{ type: 'integer', minimum: 1 }, { type: 'array', items: { type: 'object', required: ['text'], properties: {
+    text: { type: 'string' }, status: { type: 'string', enum: ['todo', 'doing', 'done'] },
+  } } }],
 } as const satisfies Record<KeelMethod, readonly object[]>;

@@ -26,6 +26,8 @@ export const METHODS = [
   'switchModel',
   'answerApproval',
   'pendingApprovals',
+  'downloadModel',
+  'setPlan',
 ] as const satisfies readonly KeelMethod[];
 
 type Listed = (typeof METHODS)[number];

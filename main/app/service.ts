@@ -7,6 +7,7 @@ import type { Mode, RequestRow, SessionKind } from '../core/session/types.js';
 import { ToolRegistry } from '../core/tools/registry.js';
 import type { SqliteStore } from '../db/store.js';
 import { Agent } from '../llm/agent.js';
+import { downloadModel, RECOMMENDED_MODEL } from '../llm/download.js';
 import { loadModel, type LoadedModel } from '../llm/model.js';
 import type { Script } from '../llm/request.js';
 import { readSettings, writeSettings, type Settings } from './settings.js';
@@ -148,6 +149,18 @@ export class KeelService implements KeelApi {
     await this.model(file);
     this.loadedModel = path.resolve(file);
     this.remember({ lastModel: this.loadedModel });
+  }
+
+  async downloadModel(uri = RECOMMENDED_MODEL): Promise<string> {
+    fs.mkdirSync(this.settings.modelsFolder, { recursive: true });
+    const file = await downloadModel(uri, this.settings.modelsFolder, (fraction) => this.o.emit({ type: 'model-progress', path: uri, fraction }));
+    await this.loadModel(file);
+    return file;
+  }
+
+  async setPlan(id: number, items: { text: string; status?: 'todo' | 'doing' | 'done' }[]): Promise<void> {
+    this.session(id).setPlanByPerson(items.map((item) => ({ text: item.text, status: item.status ?? 'todo' })));
+    this.o.emit({ type: 'session-changed', sessionId: id });
   }
 
   async switchModel(id: number, file: string): Promise<void> {

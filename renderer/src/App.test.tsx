@@ -101,13 +101,14 @@ describe('App', () => {
     expect(screen.getByTestId('cache-break-2').textContent).toContain('model switched');
   });
 
-  it('offers a model file first when none is loaded or remembered', async () => {
-    api({ getState: async () => ({ modelsFolder: '/models', dataFolder: '/data' }) });
+  it('offers a model file first when none is loaded or remembered, or the recommended download', async () => {
+    let downloads = 0;
+    api({ getState: async () => ({ modelsFolder: '/models', dataFolder: '/data' }), downloadModel: async () => { downloads++; return '/models/m.gguf'; } });
     render(<App />);
     expect(await screen.findByTestId('first-run')).toBeTruthy();
-    const download = screen.getByTestId('download-model-button') as HTMLButtonElement;
-    expect(download.disabled).toBe(true);
     expect(screen.getByText(/needs a network connection/)).toBeTruthy();
+    fireEvent.click(screen.getByTestId('download-model-button'));
+    await waitFor(() => expect(downloads).toBe(1));
   });
 
   it('opens the inspector with Ctrl+I and focuses its id field', async () => {

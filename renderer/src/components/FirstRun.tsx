@@ -1,7 +1,10 @@
+import { useModel } from '../stores/useModel.js';
 import { ModelPicker } from './topbar/ModelPicker.js';
 
-/** No model loaded and none remembered: choose a GGUF before anything else. */
+/** No model loaded and none remembered: choose a GGUF, or download the recommended one. */
 export function FirstRun() {
+  const download = useModel((s) => s.download);
+  const busy = useModel((s) => s.progress !== undefined);
   return (
     <div className="first-run" data-testid="first-run">
       <h2>Choose a model to start</h2>
@@ -10,11 +13,11 @@ export function FirstRun() {
       </p>
       <ModelPicker inline />
       <div className="download">
-        <button type="button" disabled data-testid="download-model-button" aria-describedby="download-why">
+        <button type="button" disabled={busy} onClick={() => void download()} data-testid="download-model-button" aria-describedby="download-why">
           Download a recommended model
         </button>
         <p id="download-why" className="muted small">
-          Downloading needs a network connection, and this version of Keel cannot download models yet. Download a GGUF file with a browser on a connected machine, put it in the models folder above, and choose it here.
+          Qwen2.5-Coder 1.5B Instruct (Q4_K_M, about 1 GB) into the models folder. Downloading needs a network connection; an interrupted download resumes where it stopped.
         </p>
       </div>
     </div>

@@ -13,6 +13,8 @@ interface ModelState {
   setFolder(folder: string): Promise<boolean>;
   /** Makes a GGUF the app's model; true when it loaded. */
   load(path: string): Promise<boolean>;
+  /** Downloads the recommended model into the models folder and loads it; true when it did. */
+  download(): Promise<boolean>;
   /** Moves a session to another model (loading it first). */
   switchTo(sessionId: number, path: string): Promise<boolean>;
   onProgress(path: string, fraction: number): void;
@@ -50,6 +52,19 @@ export const useModel = create<ModelState>()((set, get) => ({
     try {
       await getApi().loadModel(path);
       await get().refreshState();
+      return true;
+    } catch (err) {
+      report(err);
+      return false;
+    } finally {
+      set({ progress: undefined });
+    }
+  },
+  async download() {
+    set({ progress: { path: 'the recommended model', fraction: 0 } });
+    try {
+      await getApi().downloadModel();
+      await Promise.all([get().refreshState(), get().refreshModels()]);
       return true;
     } catch (err) {
       report(err);
