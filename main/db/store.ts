@@ -24,19 +24,29 @@ export class SqliteStore implements SessionStore {
   readonly db: Database.Database;
 
   constructor(readonly file: string, options: StoreOptions = {}) {
-    const existed = fs.existsSync(file);
-    if (!existed) fs.mkdirSync(path.dirname(file), { recursive: true });
+    const where = path.resolve(file);
+    const refuse = (why: string) => new StoreError(`Keel cannot use the database ${where}: ${why}. It was left untouched.`);
+    if (!fs.existsSync(file)) createEmpty(file, options);
+    const size = fs.statSync(file).size;
+    const pageSize = readPageSize(file);
+    // A file cut short inside a page would open, with the missing bytes read as zeros.
+    if (size === 0 || pageSize === undefined || size % pageSize !== 0) throw refuse('the file is empty, cut short, or not a database (no whole SQLite pages)');
+    let db: Database.Database | undefined;
     try {
-      this.db = new Database(file, { nativeBinding: options.nativeBinding, fileMustExist: existed });
-      this.db.pragma('journal_mode = WAL');
-      this.db.pragma('foreign_keys = ON');
-      this.db.pragma('synchronous = NORMAL');
-      const check = this.db.pragma('quick_check', { simple: true });
+      db = new Database(file, { nativeBinding: options.nativeBinding, fileMustExist: true });
+      // Checked before anything could write to it (switching the journal mode rewrites the header).
+      const check = db.pragma('quick_check', { simple: true });
       if (check !== 'ok') throw new Error(`integrity check says: ${String(check)}`);
+      db.pragma('journal_mode = WAL');
+      db.pragma('foreign_keys = ON');
+      // Every commit reaches the disk before a result is handed on, power loss included.
+      db.pragma('synchronous = FULL');
+      this.db = db;
       this.migrate();
     } catch (err) {
+      db?.close();
       if (err instanceof StoreError) throw err;
-      throw new StoreError(`Keel cannot use the database ${path.resolve(file)}: ${(err as Error).message}. It was left untouched.`);
+      throw refuse((err as Error).message);
     }
   }
 
@@ -193,6 +203,40 @@ const REQUEST_COLUMNS = {
   generationMs: 'generation_ms', systemSha: 'system_sha', toolsSha: 'tools_sha', firstDiff: 'first_diff', cause: 'cause',
   createdAt: 'created_at',
 } as const;
+
+/**
+ * A new database is made under a temporary name and renamed into place once its schema is in, so
+ * Keel never leaves an empty or half-made file of its own (an empty keel.db is refused, not reused).
+ */
+function createEmpty(file: string, options: StoreOptions): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const temp = `${file}.creating-${process.pid}`;
+  const db = new Database(temp, { nativeBinding: options.nativeBinding });
+  try {
+    db.pragma('journal_mode = WAL');
+    db.transaction(() => {
+      MIGRATIONS.forEach((sql) => db.exec(sql));
+      db.pragma(`user_version = ${MIGRATIONS.length}`);
+    })();
+  } finally {
+    db.close();
+  }
+  fs.renameSync(temp, file);
+}
+
+/** The page size from a SQLite header, or undefined when the file does not start like one. */
+function readPageSize(file: string): number | undefined {
+  const header = Buffer.alloc(100);
+  const fd = fs.openSync(file, 'r');
+  try {
+    if (fs.readSync(fd, header, 0, 100, 0) < 100) return undefined;
+  } finally {
+    fs.closeSync(fd);
+  }
+  if (header.toString('latin1', 0, 16) !== 'SQLite format 3\u0000') return undefined;
+  const raw = header.readUInt16BE(16);
+  return raw === 1 ? 65536 : raw;
+}
 
 function nullable<T extends object>(row: T): Record<string, unknown> {
   return Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v === undefined ? null : v]));

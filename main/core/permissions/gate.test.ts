@@ -43,5 +43,9 @@ describe('the permission gate', () => {
   it('asks before writing .git internals or Keel\'s own data, even in auto mode', () => {
     expect(decide(edit('auto', [], ['/w/proj/.git/config'])).decision).toBe('ask');
     expect(decide(edit('auto', [], ['/home/me/.keel/keel.db'])).decision).toBe('ask');
+    expect(decide(bash('auto', 'rm -rf .git')).decision).toBe('ask');
+    expect(decide(bash('auto', 'cp hook .git/hooks/pre-commit')).decision).toBe('ask');
+    expect(decide({ ...bash('auto', 'rm -rf /home/me/.keel/state'), protectedFolders: ['/home/me/.keel'] }).decision).toBe('ask');
+    expect(decide(bash('auto', 'rm -rf build/tmp')).decision).toBe('allow');
   });
 });

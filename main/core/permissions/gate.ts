@@ -1,7 +1,8 @@
+import os from 'node:os';
 import path from 'node:path';
 import picomatch from 'picomatch';
 import type { Mode } from '../session/types.js';
-import { classifyCommand } from './command.js';
+import { classifyCommand, splitCommands } from './command.js';
 
 export type Decision = 'allow' | 'ask' | 'deny';
 
@@ -52,7 +53,7 @@ export function decide(input: GateInput): GateVerdict {
   if (kind === 'read-only') return { decision: 'allow', reason: 'a read-only command' };
   if (kind === 'network') return { decision: 'ask', reason: 'the command reaches the network' };
   if (kind === 'complex') return { decision: 'ask', reason: 'the command is too complex to judge' };
-  const guarded = input.paths.find((p) => isGuarded(p, input));
+  const guarded = [...input.paths, ...commandPaths(input)].find((p) => isGuarded(p, input));
   if (guarded) return { decision: 'ask', reason: `${guarded} is in .git or Keel's own data` };
   const allowed = rule('allow');
   if (allowed) return { decision: 'allow', reason: `rule: allow ${describe(allowed)}` };
@@ -69,6 +70,15 @@ function matches(rule: Rule, input: GateInput): boolean {
   if (input.command !== undefined) return input.command.trim().startsWith(rule.pattern);
   const glob = picomatch(rule.pattern, { dot: true });
   return input.paths.some((p) => glob(path.relative(input.root, p)) || glob(p));
+}
+
+/** The words of a command that look like paths, resolved against the root (`~` as the home folder). */
+function commandPaths(input: GateInput): string[] {
+  if (input.command === undefined) return [];
+  const words = (splitCommands(input.command) ?? []).flatMap((w) => w.slice(1));
+  return words
+    .filter((w) => w.includes('/') || w.includes('.git') || w.startsWith('~'))
+    .map((w) => path.resolve(input.root, w.replace(/^~(?=\/|$)/, os.homedir())));
 }
 
 function isGuarded(abs: string, input: GateInput): boolean {

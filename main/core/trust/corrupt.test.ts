@@ -162,26 +162,26 @@ describe('a corrupt database is refused, naming its path, and left byte for byte
     expect(sha(file)).toBe(before);
   });
 
-  // Known bugs in main/db/store.ts, reported; each flips to a failure (remove `.fails`) once fixed.
+  // Once bugs in main/db/store.ts: each case below failed before the constructor checked for them.
 
-  it.fails('KNOWN BUG: a database truncated to zero bytes is taken for a new one and written over', () => {
+  it('a database truncated to zero bytes is refused, not taken for a new one', () => {
     // SQLite reads an empty file as an empty database: the constructor migrates into it, so every
     // session is silently gone and the file no longer holds what it held.
     expectRefusedUntouched(spoiled(good, (f) => fs.truncateSync(f, 0)));
   });
 
-  it.fails('KNOWN BUG: a database cut short inside its last page opens, its lost tail read as NUL bytes in a stored result', () => {
+  it('a database cut short inside its last page is refused (its lost tail would read as NUL bytes)', () => {
     // quick_check passes: the missing bytes fall in a row's payload, which SQLite zero-fills on a short
     // read. A size that is not a whole number of pages gives it away.
     expectRefusedUntouched(spoiled(good, (f) => fs.truncateSync(f, fs.statSync(f).size - 1000)));
   });
 
-  it.fails('KNOWN BUG: a rollback-journal database with a bad page is rewritten (journal_mode = WAL runs before the check)', () => {
+  it('a rollback-journal database with a bad page is refused before anything rewrites it', () => {
     const { root } = pageOf(goodRollback, 'results');
     expectRefusedUntouched(spoiled(goodRollback, overwritePage(root, 8)));
   });
 
-  it.fails('KNOWN BUG: a refused database leaves no -wal/-shm files behind (the connection is never closed)', () => {
+  it('a refused database leaves no -wal/-shm files behind', () => {
     const { root } = pageOf(good, 'results');
     const file = spoiled(good, overwritePage(root, 9));
     expectRefusedUntouched(file);

@@ -333,8 +333,18 @@ describe(".git internals and Keel's own data folder are never written without as
     expect(allowed.kind).toBe('change');
   });
 
-  it.todo('bash in auto mode that writes .git/ internals (cp x .git/hooks/pre-commit, rm -rf .git) asks first: the gate judges commands without their paths');
-  it.todo("bash in auto mode that writes Keel's own data folder (rm -rf ~/.keel) asks first");
+  it.each([
+    { name: 'cp into .git/hooks', command: 'cp /dev/null .git/hooks/pre-commit', target: (e: Env) => `${e.root}/.git` },
+    { name: 'rm -rf .git', command: 'rm -rf .git', target: (e: Env) => `${e.root}/.git` },
+    { name: "rm -rf Keel's data folder", command: '', target: (e: Env) => e.data },
+  ])('bash in auto mode: $name asks first, and nothing runs when no one can approve', async (c) => {
+    const inside = snapshotTree(E.root);
+    const command = c.command || `rm -rf ${E.data}`;
+    const inserted = await guardedSession().callTool('bash', { command });
+    expect(inserted.text).toMatch(/needs the person's approval/);
+    expect(fs.existsSync(c.target(E))).toBe(true);
+    expect(snapshotTree(E.root)).toEqual(inside);
+  });
 });
 
 /**

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempRoot } from '../tools/testContext.js';
-import { walkFiles } from './walk.js';
+import { isWriteLeftover, walkFiles } from './walk.js';
 
 let ws: ReturnType<typeof makeTempRoot>;
 let outside: ReturnType<typeof makeTempRoot>;
@@ -63,5 +63,13 @@ describe('walkFiles', () => {
     } finally {
       fs.chmodSync(locked, 0o755);
     }
+  });
+});
+
+describe('leftovers of an interrupted atomic write', () => {
+  it('are recognised by their name alone', () => {
+    expect(isWriteLeftover('.a.ts.keel-1234-0badf00d.tmp')).toBe(true);
+    expect(isWriteLeftover('a.ts')).toBe(false);
+    expect(isWriteLeftover('.a.ts.keel-x-0badf00d.tmp')).toBe(false);
   });
 });

@@ -33,7 +33,7 @@ export function walkFiles(
       if (entry.isDirectory()) {
         if (!skip.has(entry.name)) visit(abs);
       } else if (entry.isFile()) {
-        files.push(abs);
+        if (!isWriteLeftover(entry.name)) files.push(abs);
       } else if (entry.isSymbolicLink() && linkTargetInside(root, abs)?.isFile()) {
         files.push(abs);
       }
@@ -41,6 +41,14 @@ export function walkFiles(
   };
   visit(start);
   return files.sort();
+}
+
+/**
+ * A temporary file of atomicWrite (`.NAME.keel-PID-XXXXXXXX.tmp`) that a crash left behind: not
+ * the person's file, so searches and listings of many files leave it out.
+ */
+export function isWriteLeftover(name: string): boolean {
+  return /^\..+\.keel-\d+-[0-9a-f]{8}\.tmp$/.test(name);
 }
 
 /** The stats of a symlink's target when it exists and lies inside `root`; undefined otherwise. */

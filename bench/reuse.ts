@@ -1,0 +1,165 @@
+/**
+ * Benchmark of KV-cache reuse (spec context 3.1.0, §10): one scripted agent session of 60+ turns
+ * and ~100 tool calls, on the big generated model (BIG_MODEL_OPTIONS, one thread, 16k context),
+ * through three harnesses in one run —
+ *   1. Keel: the real Agent;
+ *   2. stock node-llama-cpp: LlamaChatSession with defineChatSessionFunction tools, defaults;
+ *   3. naive: its own loop that re-renders and re-tokenizes the history each request, with the
+ *      date in the system prompt and old tool output pruned in place —
+ * then Keel alone on each shared chat template that supports tools (tiny models, 10 turns).
+ *
+ *   npm run bench:reuse
+ *   KEEL_BENCH_SEED=<int>        another workspace and session
+ *   KEEL_REUSE_TURNS=<int>       a shorter or longer session (default 62)
+ *   KEEL_REUSE_ONLY=keel,stock,naive,templates   run only these parts
+ *
+ * Every harness plays the same replies, forced token by token, so the model's randomness plays no
+ * part; the figures are measured on the sequence (what each harness asks node-llama-cpp to
+ * evaluate), not estimated. Timing is printed, never asserted: the run exits 1 only when a harness
+ * did not follow the script.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DEFAULT_PROMPTS_DIR, readPrompt } from '../main/core/prompts/buildSystemPrompt.js';
+import { loadModel } from '../main/llm/model.js';
+import { BIG_MODEL_OPTIONS, writeTestModel } from '../main/llm/testModel/makeTestModel.js';
+import { runKeel, type HarnessRun } from './reuse/keel.js';
+import { fitPrefill, prefillMs, type Evaluation } from './reuse/measure.js';
+import { runNaive } from './reuse/naive.js';
+import { classify, fmt, ratio, secs, summarise, table, type Summary } from './reuse/report.js';
+import { generateScript } from './reuse/script.js';
+import { runStock } from './reuse/stock.js';
+import { runTemplates } from './reuse/templates.js';
+
+const SEED = Number(process.env.KEEL_BENCH_SEED ?? 0x6b65656c);
+const TURNS = Number(process.env.KEEL_REUSE_TURNS ?? 62);
+const ONLY = new Set((process.env.KEEL_REUSE_ONLY ?? 'keel,stock,naive,templates').split(','));
+const CONTEXT = 16384;
+/** Keel compacts past 75% of the context by default; the bench measures reuse, so the session must not compact. */
+const COMPACT_AT = 0.97;
+
+const started = performance.now();
+const progress = (msg: string) => process.stderr.write(`[${secs(performance.now() - started).padStart(7)}] ${msg}\n`);
+
+async function main(): Promise<number> {
+  const script = generateScript(SEED, TURNS);
+  const replies = script.turns.flatMap((t) => t.replies);
+  const byTool = new Map<string, number>();
+  for (const r of replies) if (r.call) byTool.set(r.call.name, (byTool.get(r.call.name) ?? 0) + 1);
+  const out: string[] = [
+    `Keel KV-cache reuse benchmark (spec context 3.1.0 §10) — seed ${SEED}`,
+    `Session: ${script.turns.length} turns, ${script.calls} tool calls (${[...byTool].map(([k, v]) => `${k} ${v}`).join(', ')}), ${replies.length} model replies (requests); ` +
+    `the clock passes midnight before turn ${script.turns.findIndex((t) => t.newDay) + 1}.`,
+  ];
+
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keel-reuse-'));
+  const modelPath = path.join(dir, 'big.gguf');
+  writeTestModel(modelPath, BIG_MODEL_OPTIONS);
+  const model = await loadModel({ modelPath, threads: 1, contextSize: CONTEXT });
+  out.push(`Model: generated, embedding ${BIG_MODEL_OPTIONS.embedding}, ${BIG_MODEL_OPTIONS.layers} layers, F16 (${(fs.statSync(modelPath).size / 1e6).toFixed(0)} MB), 1 thread, context ${fmt(CONTEXT)}.`, '');
+  const systemPrompt = (root: string) => readPrompt(DEFAULT_PROMPTS_DIR, 'system-agent.md').replaceAll('{{root}}', root);
+  const runs: HarnessRun[] = [];
+  try {
+    if (ONLY.has('keel')) {
+      progress('keel: starting');
+      runs.push(await runKeel(script, model, { compactAt: COMPACT_AT, progress }));
+    }
+    if (ONLY.has('stock')) {
+      progress('stock: starting');
+      runs.push(await runStock(script, model, { systemPrompt, promptsDir: DEFAULT_PROMPTS_DIR, progress }));
+    }
+    if (ONLY.has('naive')) {
+      progress('naive: starting');
+      runs.push(await runNaive(script, model, { systemPrompt, promptsDir: DEFAULT_PROMPTS_DIR, progress }));
+    }
+    for (const run of runs) classify(run, replies);
+    const evals: Evaluation[] = runs.flatMap((r) => r.requests.flatMap((q) => q.evaluations));
+    const fit = fitPrefill(evals);
+    const sums = runs.map((r) => summarise(r, fit, model));
+    if (runs.length > 0) out.push(...comparison(runs, sums), '', ...prefillFit(fit, evals), '', ...details(runs, sums, fit));
+  } finally {
+    await model.dispose();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+
+  if (ONLY.has('templates')) {
+    const short = generateScript(SEED, 10);
+    out.push('', `Keel on each chat template with tools (tiny generated models, ${short.turns.length} turns, ${short.calls} calls, the start of the same session):`);
+    out.push(...(await runTemplates(short, progress)));
+  }
+  const problems = runs.flatMap((r) => r.problems.map((p) => `${r.name}: ${p}`));
+  if (problems.length > 0) out.push('', 'The script was not followed:', ...problems.map((p) => `  ${p}`));
+  out.push('', `Total run time ${secs(performance.now() - started)}.`);
+  process.stdout.write(out.join('\n') + '\n');
+  return problems.length > 0 ? 1 : 0;
+}
+
+function comparison(runs: HarnessRun[], s: Summary[]): string[] {
+  const row = (label: string, f: (x: Summary, i: number) => string) => [label, ...s.map(f)];
+  return [
+    table(['', ...runs.map((r) => r.name)], [
+      row('requests', (x) => fmt(x.requests)),
+      row('prompt tokens (sum over requests)', (x) => fmt(x.promptTokens)),
+      row('final prompt tokens', (x) => fmt(x.finalPrompt)),
+      row('tokens reused from the cache', (x) => fmt(x.reused)),
+      row('tokens evaluated anew', (x) => fmt(x.newTokens)),
+      row('ideal new tokens (see below)', (x) => fmt(x.ideal)),
+      row('new tokens / ideal', (x) => ratio(x.newTokens, x.ideal)),
+      row('prefill time', (x) => secs(x.prefillMs)),
+      row('ideal prefill time (fitted)', (x) => secs(x.idealPrefillMs)),
+      row('prefill time / ideal', (x) => ratio(x.prefillMs, x.idealPrefillMs)),
+      row('breaks (requests that lost cache)', (x) => fmt(x.breaks)),
+      row('cached tokens lost in breaks', (x) => fmt(x.lost)),
+      row('generated tokens', (x) => fmt(x.sampled)),
+      row('harness run time', (x) => secs(x.elapsedMs)),
+    ]),
+    '',
+    'Ideal new tokens: for each request, the tokens of its prompt that a token-level diff (Myers) against',
+    'what the previous request left evaluated (its prompt and its reply) marks as added — tokens the',
+    'harness had never put in front of the model before — summed over requests. An append-only prompt',
+    'adds only its tail; a rewrite adds only the rewritten tokens (a new date, "[pruned]"), not the',
+    'unchanged text after them, which is what a cache that keeps every earlier state could reuse.',
+    'Reused: tokens of the prompt kept in the sequence; evaluated anew: every input token a harness',
+    'had evaluated in a request (prompt tail and re-evaluations, not the sampled tokens fed back).',
+    'A break: a request whose prompt departs from what the sequence held before the whole cache is used.',
+  ];
+}
+
+function prefillFit(fit: ReturnType<typeof fitPrefill>, evals: Evaluation[]): string[] {
+  const measured = evals.reduce((n, e) => n + e.ms, 0);
+  const predicted = evals.reduce((n, e) => n + prefillMs(fit, e.tokens, e.start), 0);
+  return [
+    `Ideal prefill time: each request's ideal tokens priced by a fit over all ${fmt(fit.samples)} evaluations of the three harnesses,`,
+    `  ms = ${fit.c.toFixed(2)} + ${(fit.a * 1000).toFixed(3)}/1000·n + ${(fit.b * 1e6).toFixed(4)}/1e6·n·(start + n/2)   (n tokens evaluated from position start;`,
+    `  the fit predicts ${secs(predicted)} for the ${secs(measured)} measured).`,
+  ];
+}
+
+function details(runs: HarnessRun[], sums: Summary[], fit: ReturnType<typeof fitPrefill>): string[] {
+  const out: string[] = [];
+  runs.forEach((run, i) => {
+    const s = sums[i];
+    out.push(`${run.name}: ${s.breaks} ${s.breaks === 1 ? 'break' : 'breaks'}, ${fmt(s.lost)} cached tokens lost${s.causes.size ? ':' : '.'}`);
+    for (const [cause, c] of [...s.causes].sort((a, b) => b[1].lost - a[1].lost)) {
+      out.push(`  ${cause}: ${c.count} ${c.count === 1 ? 'request' : 'requests'}, ${fmt(c.lost)} tokens lost; first ${c.example ?? ''}`);
+    }
+    const decoded = s.meterInput + s.meterOutput;
+    out.push(`  tokenMeter: ${fmt(s.meterInput)} input + ${fmt(s.meterOutput)} output = ${fmt(decoded)} tokens decoded = ${fmt(s.newTokens)} evaluated anew + ${fmt(decoded - s.newTokens)} sampled tokens fed back (of ${fmt(s.sampled)} sampled)`);
+    const own = run.requests.flatMap((r) => r.evaluations);
+    out.push(`  prefill measured ${secs(s.prefillMs)}; the fit gives ${secs(own.reduce((n, e) => n + prefillMs(fit, e.tokens, e.start), 0))} for the same evaluations`);
+    if (run.rows) {
+      const rowNew = run.rows.reduce((n, r) => n + r.newTokens, 0);
+      const rowReused = run.rows.reduce((n, r) => n + r.reusedTokens, 0);
+      const rowPrefill = run.rows.reduce((n, r) => n + r.prefillMs, 0);
+      out.push(`  Keel's own records: ${run.rows.length} requests, ${fmt(rowReused)} reused, ${fmt(rowNew)} new, prefill ${secs(rowPrefill)}`);
+    }
+    for (const note of run.notes) out.push(`  ${note}`);
+  });
+  return out;
+}
+
+main().then((code) => process.exit(code), (err: unknown) => {
+  process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});

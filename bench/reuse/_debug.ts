@@ -1,0 +1,21 @@
+import { loadModel } from '../../main/llm/model.js';
+import { writeTestModel } from '../../main/llm/testModel/makeTestModel.js';
+import { runKeel } from './keel.js';
+import { generateScript } from './script.js';
+writeTestModel('/tmp/tiny.gguf', {});
+const model = await loadModel({ modelPath: '/tmp/tiny.gguf', threads: 1, contextSize: 32768 });
+const script = generateScript(0x6b65656c, Number(process.env.T ?? 62));
+const run = await runKeel(script, model, { compactAt: 0.99 });
+const replies = script.turns.flatMap((t) => t.replies);
+let prev = 0;
+const by = new Map<string, number>();
+run.requests.forEach((r, i) => {
+  const grow = r.prompt.length - prev; prev = r.prompt.length;
+  const what = i === 0 ? 'base' : replies[i - 1].call ? replies[i - 1].call!.name + ' ' + JSON.stringify(replies[i - 1].call!.args).slice(0, 60) : 'answer+user';
+  const k = what.split(' ')[0];
+  by.set(k, (by.get(k) ?? 0) + grow);
+  if (process.env.V) console.log(i, r.turn, grow, what);
+});
+console.log([...by]);
+console.log('final', prev, 'problems', run.problems);
+await model.dispose();

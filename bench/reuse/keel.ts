@@ -1,0 +1,123 @@
+/**
+ * Harness 1, Keel: the real Agent, wired as main/llm/fixture.ts wires it (a real SQLite store, the
+ * real tools, a Session in a temporary workspace), with the scripted replies as its Script. The
+ * requests Keel records (with their causes) are read back, and the probe measures the same
+ * figures as for the other harnesses.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { LlamaContextSequence } from 'node-llama-cpp';
+import { DEFAULT_PROMPTS_DIR } from '../../main/core/prompts/buildSystemPrompt.js';
+import { Session } from '../../main/core/session/session.js';
+import type { RequestRow } from '../../main/core/session/types.js';
+import { ToolRegistry } from '../../main/core/tools/registry.js';
+import { SqliteStore } from '../../main/db/store.js';
+import { Agent, type AgentEvent } from '../../main/llm/agent.js';
+import type { LoadedModel } from '../../main/llm/model.js';
+import { formatCall } from '../../main/llm/toolCalls.js';
+import { SequenceProbe, type RequestMeasure } from './measure.js';
+import type { Reply, Script } from './script.js';
+
+export interface HarnessRun {
+  name: string;
+  requests: RequestMeasure[];
+  /** What went otherwise than the script says (a call not run, another answer). */
+  problems: string[];
+  elapsedMs: number;
+  /** Keel only: the rows it recorded itself. */
+  rows?: RequestRow[];
+  /** Where the system prompt ends in the first request's tokens (for classifying breaks). */
+  systemEnd?: number;
+  notes: string[];
+}
+
+const START = new Date('2026-11-30T23:20:00');
+const NEXT_DAY = new Date('2026-12-01T00:40:00');
+
+export async function runKeel(
+  script: Script, model: LoadedModel, o: { label?: string; compactAt?: number; progress?: (msg: string) => void } = {},
+): Promise<HarnessRun> {
+  const began = performance.now();
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-reuse-keel-')));
+  const root = path.join(dir, 'workspace');
+  for (const [rel, content] of Object.entries(script.files)) {
+    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    fs.writeFileSync(path.join(root, rel), content);
+  }
+  let now = START;
+  const store = new SqliteStore(path.join(dir, 'keel.db'));
+  const tools = new ToolRegistry();
+  const session = Session.create({ store, tools, promptsDir: DEFAULT_PROMPTS_DIR, now: () => now }, { root, kind: 'agent', mode: 'auto', model: model.path });
+  const replies: string[] = [];
+  const requests: RequestMeasure[] = [];
+  const events: AgentEvent[] = [];
+  const ref: { probe?: SequenceProbe } = {};
+  let turnNo = 0;
+  const agent = new Agent({
+    session, store, tools, promptsDir: DEFAULT_PROMPTS_DIR, model, maxReplyTokens: 512, compactAt: o.compactAt,
+    script: { next: () => replies.shift() },
+    onEvent: (e) => {
+      events.push(e);
+      if (e.type === 'request' && ref.probe) {
+        const m = ref.probe.end();
+        m.cause = e.request.cause;
+        requests.push(m);
+        ref.probe.begin(turnNo);
+      }
+    },
+  });
+  const probe = new SequenceProbe((agent as unknown as { sequence: LlamaContextSequence }).sequence);
+  ref.probe = probe;
+  const problems: string[] = [];
+  try {
+    const syntax = agent.syntax();
+    const render = (r: Reply) => {
+      if (!r.call) return r.text;
+      const call = formatCall(syntax, r.call.name, r.call.args);
+      return r.text ? `${r.text}${syntax.separator}${call}` : call;
+    };
+    for (const [i, turn] of script.turns.entries()) {
+      turnNo = i + 1;
+      probe.begin(turnNo);
+      if (turn.newDay) now = NEXT_DAY;
+      replies.push(...turn.replies.map(render));
+      const from = events.length;
+      const answer = await agent.send(turn.words);
+      const ran = events.slice(from).filter((e) => e.type === 'tool');
+      const expected = turn.replies.filter((r) => r.call).map((r) => r.call!);
+      if (ran.length !== expected.length || ran.some((e, k) => e.type === 'tool' && (e.name !== expected[k].name || JSON.stringify(e.args) !== JSON.stringify(expected[k].args)))) {
+        problems.push(`turn ${turnNo}: ran ${ran.map((e) => e.type === 'tool' && e.name).join(', ') || 'no call'}, the script has ${expected.map((c) => c.name).join(', ') || 'none'}`);
+      }
+      if (answer !== turn.replies[turn.replies.length - 1].text) problems.push(`turn ${turnNo}: answered ${JSON.stringify(answer.slice(0, 80))}`);
+      for (const e of events.slice(from)) {
+        if (e.type === 'tool' && /^\[#\w+\]\nError/.test(e.result.text)) problems.push(`turn ${turnNo}: ${e.name} failed: ${e.result.text.split('\n')[1]}`);
+        if (e.type === 'compacted') problems.push(`turn ${turnNo}: Keel compacted the session`);
+      }
+      if (replies.length > 0) {
+        problems.push(`turn ${turnNo}: ${replies.length} scripted replies left unused`);
+        replies.length = 0;
+      }
+      if (turnNo % 10 === 0) o.progress?.(`${o.label ?? 'keel'}: turn ${turnNo}/${script.turns.length}, prompt ${requests[requests.length - 1]?.prompt.length ?? 0} tokens`);
+    }
+    const rows = agent.requests();
+    const first = requests[0];
+    const systemEnd = first ? systemPromptEnd(model, first.prompt, session.systemPrompt) : undefined;
+    return { name: 'Keel', requests, problems, elapsedMs: performance.now() - began, rows, systemEnd, notes: [] };
+  } finally {
+    await agent.dispose();
+    store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The token index where the system prompt's text ends (first token whose text reaches past it). */
+export function systemPromptEnd(model: LoadedModel, tokens: readonly number[], system: string): number | undefined {
+  const tail = system.slice(-40);
+  let text = '';
+  for (let i = 0; i < tokens.length; i++) {
+    text += model.model.detokenize([tokens[i]] as never, true);
+    if (text.includes(tail)) return i + 1;
+  }
+  return undefined;
+}

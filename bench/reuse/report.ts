@@ -1,0 +1,99 @@
+/** Classifying breaks and printing the figures of bench:reuse. */
+import type { LoadedModel } from '../../main/llm/model.js';
+import type { HarnessRun } from './keel.js';
+import { analyse, prefillMs, type PrefillModel, type RequestMeasure } from './measure.js';
+import type { NaiveRequest } from './naive.js';
+import type { Reply } from './script.js';
+
+/**
+ * Fills each request's firstDiff, lost and ideal, and the cause of every break: Keel's as it
+ * recorded it; for the others from where the prompt first differs from what the previous request
+ * left evaluated — at the naive harness's own rewrites (its date, its pruning), in the system
+ * prompt, inside the previous reply (the reply and its call as re-rendered against as generated),
+ * or earlier.
+ */
+export function classify(run: HarnessRun, replies: Reply[]): void {
+  analyse(run.requests);
+  run.requests.forEach((r, i) => {
+    if (run.name === 'Keel') {
+      if (r.lost > 0 && !r.cause) r.cause = 'unrecorded';
+      return;
+    }
+    if (i === 0 || r.lost === 0) return;
+    const n = r as NaiveRequest;
+    const near = (pos: number | undefined) => pos !== undefined && Math.abs(r.firstDiff - pos) <= 2;
+    const prev = run.requests[i - 1];
+    if (near(n.datePos)) r.cause = 'date change';
+    else if (near(n.prunePos)) r.cause = 'pruning';
+    else if (run.systemEnd !== undefined && r.firstDiff < run.systemEnd) r.cause = 'system prompt changed';
+    else if (r.firstDiff >= prev.prompt.length - 1) r.cause = replies[i - 1]?.call ? 're-render around tool calls' : 'reply re-tokenized';
+    else r.cause = 'earlier text re-rendered';
+  });
+}
+
+export interface Summary {
+  requests: number;
+  promptTokens: number;
+  finalPrompt: number;
+  reused: number;
+  newTokens: number;
+  prefillMs: number;
+  sampled: number;
+  breaks: number;
+  lost: number;
+  causes: Map<string, { count: number; lost: number; example?: string }>;
+  ideal: number;
+  idealPrefillMs: number;
+  meterInput: number;
+  meterOutput: number;
+  elapsedMs: number;
+}
+
+export function summarise(run: HarnessRun, fit: PrefillModel, model: LoadedModel): Summary {
+  const rs = run.requests;
+  const causes = new Map<string, { count: number; lost: number; example?: string }>();
+  rs.forEach((r, i) => {
+    if (!r.cause && r.lost === 0) return;
+    const key = r.cause ?? 'unknown';
+    const c = causes.get(key) ?? { count: 0, lost: 0 };
+    c.count++;
+    c.lost += r.lost;
+    c.example ??= i > 0 ? divergence(model, rs[i - 1], r) : undefined;
+    causes.set(key, c);
+  });
+  const sum = (f: (r: RequestMeasure) => number) => rs.reduce((n, r) => n + f(r), 0);
+  return {
+    requests: rs.length,
+    promptTokens: sum((r) => r.prompt.length),
+    finalPrompt: rs[rs.length - 1]?.prompt.length ?? 0,
+    reused: sum((r) => r.reused),
+    newTokens: sum((r) => r.newTokens),
+    prefillMs: sum((r) => r.prefillMs),
+    sampled: sum((r) => r.sampled),
+    breaks: rs.filter((r) => r.lost > 0).length,
+    lost: sum((r) => r.lost),
+    causes,
+    ideal: sum((r) => r.ideal),
+    idealPrefillMs: sum((r) => prefillMs(fit, r.ideal, r.prompt.length - r.ideal)),
+    meterInput: sum((r) => r.meterInput),
+    meterOutput: sum((r) => r.meterOutput),
+    elapsedMs: run.elapsedMs,
+  };
+}
+
+/** Where a request's prompt left what the previous one evaluated: the text just before, then both sides. */
+export function divergence(model: LoadedModel, prev: RequestMeasure, r: RequestMeasure): string {
+  const p = r.firstDiff;
+  const text = (tokens: readonly number[]) => JSON.stringify(model.model.detokenize(tokens as never, true));
+  return `at token ${p}, after ${text(r.prompt.slice(Math.max(0, p - 8), p))}: was ${text(prev.evaluated.slice(p, p + 10))}, now ${text(r.prompt.slice(p, p + 10))}`;
+}
+
+export const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+export const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+export const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}×` : '–');
+
+export function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}

@@ -1,0 +1,61 @@
+/**
+ * Keel on each shared chat template that supports tools: a tiny generated model carrying the
+ * template and its special tokens, and a short scripted session (the first turns of the main
+ * script), through the real Agent. Prints each template's ratio to the ideal and every loss with
+ * the cause Keel recorded. A template whose run throws is reported and the next one runs.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { resolveChatWrapper } from 'node-llama-cpp';
+import { loadModel } from '../../main/llm/model.js';
+import { writeTestModel } from '../../main/llm/testModel/makeTestModel.js';
+import { TEMPLATE_NAMES, templateModelOptions } from '../../main/llm/testModel/templates.js';
+import { runKeel } from './keel.js';
+import { classify, divergence, fmt, ratio } from './report.js';
+import type { Script } from './script.js';
+
+export async function runTemplates(script: Script, progress: (msg: string) => void): Promise<string[]> {
+  const out: string[] = [];
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keel-reuse-templates-'));
+  const replies = script.turns.flatMap((t) => t.replies);
+  try {
+    for (const name of TEMPLATE_NAMES) {
+      const options = templateModelOptions(name);
+      if (!/\btools\b/.test(options.template ?? '')) {
+        out.push(`${name}: skipped, the template has no tools`);
+        continue;
+      }
+      progress(`templates: ${name}`);
+      const file = path.join(dir, `${name}.gguf`);
+      writeTestModel(file, options);
+      const model = await loadModel({ modelPath: file, threads: 1, contextSize: 16384 });
+      try {
+        const wrapperName = resolveChatWrapper(model.model).constructor.name;
+        const run = await runKeel(script, model, { label: name });
+        classify(run, replies);
+        const rs = run.requests;
+        const newTokens = rs.reduce((n, r) => n + r.newTokens, 0);
+        const ideal = rs.reduce((n, r) => n + r.ideal, 0);
+        const prompt = rs.reduce((n, r) => n + r.prompt.length, 0);
+        const reused = rs.reduce((n, r) => n + r.reused, 0);
+        const losses = rs.map((r, i) => ({ r, i })).filter(({ r }) => r.lost > 0 || r.cause);
+        out.push(
+          `${name} (${wrapperName}): ${rs.length} requests, ${fmt(newTokens)} new tokens against ${fmt(ideal)} ideal = ${ratio(newTokens, ideal)}; ` +
+          `reused ${(100 * reused / Math.max(1, prompt)).toFixed(1)}% of ${fmt(prompt)} prompt tokens; ${losses.length} ${losses.length === 1 ? 'loss' : 'losses'}`,
+        );
+        for (const { r, i } of losses) {
+          out.push(`  request ${i + 1} (turn ${r.turn}): lost ${fmt(r.lost)} of ${fmt(r.cachedBefore)} cached tokens — ${r.cause ?? 'no cause recorded'}; ${i > 0 ? divergence(model, rs[i - 1], r) : ''}`);
+        }
+        for (const p of run.problems) out.push(`  script problem: ${p}`);
+      } catch (err) {
+        out.push(`${name}: FAILED in Keel: ${(err as Error).stack?.split('\n').slice(0, 4).join(' | ') ?? String(err)}`);
+      } finally {
+        await model.dispose();
+      }
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  return out;
+}

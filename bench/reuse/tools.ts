@@ -1,0 +1,70 @@
+/**
+ * The four tools of the stock and naive harnesses: Keel's real tools (read, grep, bash, edit) run
+ * in the harness's own copy of the workspace, their output given back plainly, as a simple
+ * harness would: numbered lines for a read, the text of a search or a command, the diff of an edit.
+ * No ids, no stubs for unchanged re-reads: that is Keel's hygiene, not theirs.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { diffHunks } from '../../main/core/hygiene/diff.js';
+import { toolDescription } from '../../main/core/prompts/buildSystemPrompt.js';
+import { bashTool } from '../../main/core/tools/bash.js';
+import { editTool } from '../../main/core/tools/edit.js';
+import { grepTool } from '../../main/core/tools/grep.js';
+import { readTool } from '../../main/core/tools/read.js';
+import { makeContext } from '../../main/core/tools/testContext.js';
+import { ToolError, type JsonSchema, type RawOutput, type Tool } from '../../main/core/tools/types.js';
+import { TOOL_PARAMS, type ToolName } from './script.js';
+
+const TOOLS: Record<ToolName, Tool> = {
+  read: readTool as unknown as Tool,
+  grep: grepTool as unknown as Tool,
+  bash: bashTool as unknown as Tool,
+  edit: editTool as unknown as Tool,
+};
+
+/** A fresh folder holding the workspace files. */
+export function makeWorkspace(files: Record<string, string>, label: string): { root: string; remove(): void } {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `keel-reuse-${label}-`)));
+  const root = path.join(dir, 'workspace');
+  for (const [rel, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    fs.writeFileSync(path.join(root, rel), content);
+  }
+  return { root, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * The tools as JSON schemas a grammar can hold: node-llama-cpp's function-call grammar makes every
+ * listed property required, in order, so each lists exactly the properties the script passes.
+ */
+export function toolSchemas(promptsDir: string): Record<ToolName, { description: string; params: JsonSchema }> {
+  const out = {} as Record<ToolName, { description: string; params: JsonSchema }>;
+  for (const name of Object.keys(TOOL_PARAMS) as ToolName[]) {
+    const full = TOOLS[name].parameters.properties ?? {};
+    const properties: Record<string, JsonSchema> = {};
+    for (const key of TOOL_PARAMS[name]) properties[key] = { type: 'string', description: full[key]?.description };
+    out[name] = { description: toolDescription(promptsDir, name), params: { type: 'object', properties, required: TOOL_PARAMS[name] } };
+  }
+  return out;
+}
+
+export async function runPlainTool(root: string, name: string, args: Record<string, unknown>): Promise<string> {
+  const tool = TOOLS[name as ToolName];
+  if (!tool) return `Error: no tool ${name}.`;
+  let raw: RawOutput;
+  try {
+    raw = await tool.run(args, makeContext(root));
+  } catch (err) {
+    if (err instanceof ToolError) return err.message;
+    throw err;
+  }
+  switch (raw.kind) {
+    case 'read': return raw.lines.map((line, i) => `${raw.start + i}: ${line}`).join('\n');
+    case 'text': return raw.body;
+    case 'change': return raw.files.map((f) => diffHunks(f.before, f.after)).join('\n');
+    case 'error': return raw.message;
+    default: return JSON.stringify(raw);
+  }
+}
