@@ -4,9 +4,10 @@
  * (main/ipc), preload exposes exactly it, and the loopback server (main/server) speaks it over a
  * WebSocket. The renderer mirrors what main pushes; it never computes hygiene or token counts.
  */
+import type { ApprovalAnswer, ApprovalRequest } from './core/permissions/approval.js';
 import type { Mode, RequestRow, SessionKind } from './core/session/types.js';
 
-export type { Mode, RequestRow, SessionKind };
+export type { ApprovalAnswer, Mode, RequestRow, SessionKind };
 
 export interface SessionSummary {
   id: number;
@@ -75,21 +76,8 @@ export interface RecallView {
   totalLines: number;
 }
 
-/** An action waiting for the person: exactly what will happen, before it does. */
-export interface ApprovalView {
-  approvalId: number;
-  sessionId: number;
-  tool: string;
-  args: unknown;
-  /** Resolved paths a file tool would change. */
-  paths: string[];
-  command?: string;
-  /** The diff of an edit, or the command line. */
-  preview: string;
-  reason: string;
-}
-
-export type ApprovalAnswer = 'allow' | 'allow-session' | 'deny';
+/** An action waiting for the person: exactly what will happen (the diff, the command line), before it does. */
+export type ApprovalView = ApprovalRequest & { approvalId: number };
 
 export interface ModelFile {
   path: string;

@@ -47,48 +47,27 @@ export const useModel = create<ModelState>()((set, get) => ({
       return false;
     }
   },
-  async load(path) {
-    set({ progress: { path, fraction: 0 } });
-    try {
-      await getApi().loadModel(path);
-      await get().refreshState();
-      return true;
-    } catch (err) {
-      report(err);
-      return false;
-    } finally {
-      set({ progress: undefined });
-    }
-  },
-  async download() {
-    set({ progress: { path: 'the recommended model', fraction: 0 } });
-    try {
-      await getApi().downloadModel();
-      await Promise.all([get().refreshState(), get().refreshModels()]);
-      return true;
-    } catch (err) {
-      report(err);
-      return false;
-    } finally {
-      set({ progress: undefined });
-    }
-  },
-  async switchTo(sessionId, path) {
-    set({ progress: { path, fraction: 0 } });
-    try {
-      await getApi().switchModel(sessionId, path);
-      await get().refreshState();
-      return true;
-    } catch (err) {
-      report(err);
-      return false;
-    } finally {
-      set({ progress: undefined });
-    }
-  },
+  load: (path) => withProgress(path, () => getApi().loadModel(path)),
+  download: () => withProgress('the recommended model', () => getApi().downloadModel()),
+  switchTo: (sessionId, path) => withProgress(path, () => getApi().switchModel(sessionId, path)),
   onProgress: (path, fraction) => set({ progress: { path, fraction } }),
   onLoaded(path) {
     set((s) => ({ progress: s.progress?.path === path ? undefined : s.progress }));
     void get().refreshState();
   },
 }));
+
+/** Model work with a progress bar: true when it succeeded; a failure is reported, never thrown. */
+async function withProgress(path: string, work: () => Promise<unknown>): Promise<boolean> {
+  useModel.setState({ progress: { path, fraction: 0 } });
+  try {
+    await work();
+    await Promise.all([useModel.getState().refreshState(), useModel.getState().refreshModels()]);
+    return true;
+  } catch (err) {
+    report(err);
+    return false;
+  } finally {
+    useModel.setState({ progress: undefined });
+  }
+}
