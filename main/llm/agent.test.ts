@@ -39,6 +39,14 @@ describe('the agent loop on a real model with scripted replies', { timeout: 120_
     expect(f.events.filter((e) => e.type === 'text').map((e) => e.type === 'text' && e.delta).join('')).toContain('Done: b is 3.');
   });
 
+  it('keeps calls of consecutive replies apart, so no earlier text is re-rendered', async () => {
+    f = await engineFixture({ files: { 'a.ts': 'x\n' } });
+    f.replies.push(call(f, 'read', { path: 'a.ts' }), call(f, 'list', {}), call(f, 'read', { path: 'a.ts' }), 'Done.');
+    await f.agent.send('look around');
+    expect(f.agent.requests()).toHaveLength(4);
+    expect(breaks(f.agent.requests())).toEqual([]);
+  });
+
   it('keeps the whole previous context on every ordinary turn of a 20-turn session', async () => {
     f = await engineFixture({ files: { 'a.ts': 'let x = 0;\n', 'AGENTS.md': 'Be brief.\n' } });
     for (let turn = 1; turn <= 20; turn++) {

@@ -41,16 +41,19 @@ function modelResponse(turn: Turn, carriesCalls: boolean, syntax: CallSyntax, se
   for (const reply of turn.replies) {
     if (reply.text !== '') response.push(reply.text);
     if (!carriesCalls) continue;
-    for (const call of reply.calls) {
+    reply.calls.forEach((call, i) => {
       results.set(call.number, session.insertedText(call.number));
       response.push({
+        // Each reply's calls are their own round (call, results, then the model goes on): without
+        // this, a wrapper merges calls of consecutive replies into one, rewriting what was sent.
+        startsNewChunk: i === 0,
         type: 'functionCall',
         name: call.name,
         params: call.args,
         result: resultSentinel(call.number),
         rawCall: rawCallText(call.raw, syntax).toJSON(),
       });
-    }
+    });
   }
   return response;
 }
