@@ -60,12 +60,22 @@ export async function runRequest(o: RequestOptions): Promise<RequestResult> {
     tokenBias: script ? () => forced(o.model, script[generated.length]) : undefined,
     yieldEogToken: true,
   });
+  /**
+   * Streams the reply's words, not its calls: text from a call's start on is held back, and so is
+   * a tail that may be the start of a call prefix, until it turns out not to be.
+   */
+  let streamed = 0;
+  const stream = (final: boolean) => {
+    const call = callStart(text, o.syntax);
+    const visible = call >= 0 ? call : final ? text.length : text.length - partialPrefix(text, o.syntax.prefix);
+    if (visible > streamed) o.onText?.(text.slice(streamed, visible));
+    streamed = Math.max(streamed, visible);
+  };
   /** An end-of-generation token ends the reply, or completes a call (Llama 3.x `<|eom_id|>`). */
   const end = (token: Token) => {
     const withEnd = o.model.detokenize([...generated, token], true);
     if (parseCalls(withEnd, o.syntax).calls.length > parseCalls(text, o.syntax).calls.length) {
       generated.push(token);
-      o.onText?.(withEnd.slice(text.length));
       text = withEnd;
       return 'call' as const;
     }
@@ -78,10 +88,7 @@ export async function runRequest(o: RequestOptions): Promise<RequestResult> {
       break;
     }
     generated.push(token);
-    const full = o.model.detokenize(generated, true);
-    const delta = full.slice(text.length);
-    text = full;
-    if (delta) o.onText?.(delta);
+    text = o.model.detokenize(generated, true);
     if (callStart(text, o.syntax) >= 0 && parseCalls(text, o.syntax).calls.length > 0) {
       stoppedBy = 'call';
       break;
@@ -92,6 +99,7 @@ export async function runRequest(o: RequestOptions): Promise<RequestResult> {
       stoppedBy = 'trigger';
       break;
     }
+    stream(false);
     if (o.signal?.aborted) {
       stoppedBy = 'stopped';
       break;
@@ -104,6 +112,7 @@ export async function runRequest(o: RequestOptions): Promise<RequestResult> {
       break;
     }
   }
+  stream(true);
   const ended = performance.now();
   return {
     text,
@@ -124,4 +133,10 @@ function forced(model: LlamaModel, token: Token | undefined): TokenBias {
   const bias = new TokenBias(model.tokenizer);
   if (token !== undefined) bias.set(token, { logit: 1e9 });
   return bias;
+}
+
+/** How many characters at the end of `text` could be the beginning of `prefix`. */
+function partialPrefix(text: string, prefix: string): number {
+  for (let n = Math.min(prefix.length - 1, text.length); n > 0; n--) if (prefix.startsWith(text.slice(-n))) return n;
+  return 0;
 }
