@@ -155,11 +155,10 @@ test('auto mode: a reply streams, tool calls show their bracket, a stub’s id o
     const meta = await waitForText(page.getByTestId('inspector-meta'), /#0001/);
     assert.match(meta, /read/);
     assert.match(meta, /a\.txt/);
-    // The stored body, with the inspector's own line numbers beside it.
+    // The stored body as it is: the read's own `N: ` numbers, none added by the view.
     const body = page.getByTestId('inspector-body').locator('.line');
     await waitFor('the stored body', async () => (await body.count()) === 2);
-    assert.deepEqual(await body.locator('.ln').allTextContents(), ['1', '2']);
-    assert.deepEqual(await body.locator('.lt').allTextContents(), ['1: one', '2: two']);
+    assert.deepEqual(await body.allTextContents(), ['1: one', '2: two']);
     assert.match((await page.getByTestId('inspector-range').textContent()) ?? '', /lines 1-2 of 2/);
     await h.screenshot('inspector');
     assertClean(h);

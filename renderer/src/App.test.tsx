@@ -114,9 +114,33 @@ describe('App', () => {
   it('opens the inspector with Ctrl+I and focuses its id field', async () => {
     api();
     render(<App />);
+    await openFirstSession();
     fireEvent.keyDown(window, { key: 'i', ctrlKey: true });
     const field = await screen.findByTestId('inspector-id-input');
     await waitFor(() => expect(document.activeElement).toBe(field));
+  });
+
+  it('offers no session actions without a session: no mode, Recall disabled, the chip asks for a model', async () => {
+    api({ getState: async () => ({ modelsFolder: '/models', dataFolder: '/data' }), listSessions: async () => [] });
+    render(<App />);
+    await screen.findByTestId('first-run');
+    await waitFor(() => expect(screen.getByTestId('model-chip').textContent).toBe('No model — choose one'));
+    expect(screen.queryByTestId('mode-selector')).toBeNull();
+    for (const id of ['compact-button', 'undo-button', 'regenerate-button', 'stop-button']) expect(screen.queryByTestId(id)).toBeNull();
+    expect((screen.getByTestId('inspector-button') as HTMLButtonElement).disabled).toBe(true);
+    fireEvent.keyDown(window, { key: 'i', ctrlKey: true });
+    expect(screen.queryByTestId('inspector-panel')).toBeNull();
+  });
+
+  it('shows every top bar control with a session open, each named for assistive technology', async () => {
+    api();
+    render(<App />);
+    await openFirstSession();
+    expect(screen.getByTestId('mode-selector')).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Compact now' })).toBe(screen.getByTestId('compact-button'));
+    expect(screen.getByRole('button', { name: 'Recall' })).toBe(screen.getByTestId('inspector-button'));
+    expect((screen.getByTestId('inspector-button') as HTMLButtonElement).disabled).toBe(false);
+    expect((screen.getByTestId('undo-button') as HTMLButtonElement).disabled).toBe(false);
   });
 
   it('shows an approval with its diff and real path, and sends the answer', async () => {

@@ -12,7 +12,8 @@ export const withMod = (e: { ctrlKey: boolean; metaKey: boolean }) => e.ctrlKey 
 
 /**
  * App-wide keys. Escape closes the model picker, else denies the open session's waiting approval,
- * else stops the model. Ctrl/Cmd+I opens the Recall inspector with its id field focused.
+ * else stops the model. Ctrl/Cmd+I opens the Recall inspector with its id field focused (with a
+ * session open).
  * Ctrl/Cmd+Enter (send) belongs to the message box.
  */
 export function useShortcuts(): void {
@@ -38,7 +39,8 @@ export function useShortcuts(): void {
       }
       if (withMod(e) && !e.shiftKey && !e.altKey && e.key.toLowerCase() === 'i') {
         e.preventDefault();
-        useUi.getState().openInspector(true);
+        // Like the Recall button: results belong to a session, so without one it does nothing.
+        if (useTranscript.getState().sessionId !== undefined) useUi.getState().openInspector(true);
       }
     };
     window.addEventListener('keydown', onKey);

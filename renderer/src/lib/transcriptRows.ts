@@ -10,14 +10,28 @@ export type Row =
   | { kind: 'working'; key: string };
 
 /**
- * The turns to show: main's view, with the open turn's parts replaced by what streamed in, and
+ * The open turn's parts: what main recorded (its view), then what streamed in after the last
+ * call main recorded. Streamed text before a call is dropped when the call arrives (it may be the
+ * call's markup), so the reply's words come from main's record. Without a recorded call that
+ * also streamed in, the streamed parts alone.
+ */
+export function mergeParts(recorded: ReplyPart[], streamed: ReplyPart[]): ReplyPart[] {
+  let lastTool: ToolView | undefined;
+  for (const part of recorded) if (part.type === 'tool') lastTool = part.tool;
+  if (!lastTool) return streamed;
+  const at = streamed.findIndex((part) => part.type === 'tool' && part.tool.id === lastTool.id);
+  return at < 0 ? streamed : [...recorded, ...streamed.slice(at + 1)];
+}
+
+/**
+ * The turns to show: main's view, with the open turn's parts merged with what streamed in, and
  * the words just sent as a pending turn until main's view has that turn.
  */
 export function displayTurns(view: SessionView | undefined, live: Live | undefined, pending: string | undefined): TurnView[] {
   const turns = view?.turns ?? [];
   const last = turns.at(-1);
   const open = last?.status === 'open';
-  if (open && live) return [...turns.slice(0, -1), { ...last, parts: live.parts }];
+  if (open && live) return [...turns.slice(0, -1), { ...last, parts: mergeParts(last.parts, live.parts) }];
   if (!open && (live || pending !== undefined)) {
     const seq = (last?.seq ?? 0) + 1;
     return [...turns, { seq, status: 'open', words: pending, notes: [], parts: live?.parts ?? [] }];

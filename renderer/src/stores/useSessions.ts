@@ -5,6 +5,7 @@ import { report } from './useErrors.js';
 import { useInspector } from './useInspector.js';
 import { useRequests } from './useRequests.js';
 import { useTranscript } from './useTranscript.js';
+import { useUi } from './useUi.js';
 
 interface SessionsState {
   list: SessionSummary[];
@@ -51,6 +52,8 @@ export const useSessions = create<SessionsState>()((set, get) => ({
         useTranscript.getState().clear();
         useRequests.getState().clear();
         useInspector.getState().reset();
+        // Recall is a session's: with none open, the inspector closes (its button is disabled).
+        useUi.getState().closeInspector();
       }
       await get().refresh();
     } catch (err) {

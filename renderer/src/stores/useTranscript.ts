@@ -3,7 +3,10 @@ import type { Mode, ReplyPart, SessionView, ToolView } from '../../../main/contr
 import { getApi } from '../api.js';
 import { report } from './useErrors.js';
 
-/** What streamed in since the view was last loaded: the open turn's parts, in order. */
+/**
+ * What streamed in since the view was last loaded: the open turn's parts, in order. Main streams
+ * a reply's words only, never its call markup, so text and tools simply append.
+ */
 export interface Live {
   parts: ReplyPart[];
 }
@@ -36,6 +39,7 @@ interface TranscriptState {
 }
 
 let loadSeq = 0;
+let latestReload: Promise<void> = Promise.resolve();
 
 /** The open session's transcript: main's SessionView plus what streams in while a turn runs. */
 export const useTranscript = create<TranscriptState>()((set, get) => {
@@ -85,14 +89,25 @@ export const useTranscript = create<TranscriptState>()((set, get) => {
       if (id === undefined) return;
       const seq = ++loadSeq;
       set({ loading: true });
-      try {
-        const view = await getApi().openSession(id);
-        if (seq !== loadSeq || get().sessionId !== id) return;
-        const hasOpenTurn = view.turns.at(-1)?.status === 'open';
-        set({ view, loading: false, running: view.running || get().running, pending: hasOpenTurn ? undefined : get().pending });
-      } catch (err) {
-        if (seq === loadSeq) set({ loading: false });
-        report(err);
+      let current = (async () => {
+        try {
+          const view = await getApi().openSession(id);
+          if (seq !== loadSeq || get().sessionId !== id) return;
+          const hasOpenTurn = view.turns.at(-1)?.status === 'open';
+          set({ view, loading: false, running: view.running || get().running, pending: hasOpenTurn ? undefined : get().pending });
+        } catch (err) {
+          if (seq === loadSeq) set({ loading: false });
+          report(err);
+        }
+      })();
+      latestReload = current;
+      await current;
+      // A later reload superseded this one (its answer was dropped): settle once the newest view
+      // has landed, so that after reload() the view is never older than when it was called
+      // (the turn's end clears the streamed parts only then).
+      while (latestReload !== current) {
+        current = latestReload;
+        await current;
       }
     },
     clear: () => set({ sessionId: undefined, view: undefined, live: undefined, pending: undefined, running: false, unfolded: {} }),
@@ -124,8 +139,10 @@ export const useTranscript = create<TranscriptState>()((set, get) => {
     onText(delta) {
       const parts = liveParts();
       const last = parts.at(-1);
-      const next: ReplyPart[] = last?.type === 'text' ? [...parts.slice(0, -1), { type: 'text', text: last.text + delta }] : [...parts, { type: 'text', text: delta }];
-      set({ live: { parts: next }, running: true });
+      const live: Live = last?.type === 'text'
+        ? { parts: [...parts.slice(0, -1), { type: 'text', text: last.text + delta }] }
+        : { parts: [...parts, { type: 'text', text: delta }] };
+      set({ live, running: true });
     },
     onTool(tool) {
       set({ live: { parts: [...liveParts(), { type: 'tool', tool }] }, running: true });

@@ -2,7 +2,7 @@
 import { cleanup, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { requestRow } from '../../test/fakeApi.js';
-import { CacheChart, PLOT_H } from './CacheChart.js';
+import { CacheChart, PLOT_H, stackLabels } from './CacheChart.js';
 import { RequestTable } from './RequestTable.js';
 
 afterEach(cleanup);
@@ -34,6 +34,35 @@ describe('CacheChart', () => {
     render(<CacheChart rows={rows} />);
     expect(screen.getByTestId('cache-break-3').textContent).toBe('compaction · request 3');
     expect(screen.queryByTestId('cache-break-2')).toBeNull();
+  });
+});
+
+describe('CacheChart labels', () => {
+  it('writes every model run and break label in full, even for a one-request run', () => {
+    const many = [
+      requestRow({ id: 1, model: '/m/Qwen2.5-Coder-3B-Instruct-Q4_K_M.gguf' }),
+      requestRow({ id: 2, model: '/m/Qwen2.5-Coder-3B-Instruct-Q4_K_M.gguf' }),
+      requestRow({ id: 3, model: '/m/Qwen2.5-Coder-7B-Instruct-Q4_K_M.gguf', cause: 'model switched', reusedTokens: 0 }),
+      requestRow({ id: 4, model: '/m/Qwen2.5-Coder-7B-Instruct-Q4_K_M.gguf', cause: 'compaction' }),
+    ];
+    render(<CacheChart rows={many} />);
+    const runs = screen.getAllByTestId('cache-model-run').map((g) => g.querySelector('text')?.textContent);
+    expect(runs).toEqual(['Qwen2.5-Coder-3B-Instruct-Q4_K_M · requests 1–2', 'Qwen2.5-Coder-7B-Instruct-Q4_K_M · requests 3–4']);
+    expect(screen.getByTestId('cache-break-3').textContent).toBe('model switched · request 3');
+    expect(screen.getByTestId('cache-break-4').textContent).toBe('compaction · request 4');
+    // Neighbouring breaks are a bar apart: their labels go on separate rows, not over each other.
+    expect(screen.getByTestId('cache-break-3').getAttribute('y')).not.toBe(screen.getByTestId('cache-break-4').getAttribute('y'));
+    expect(document.body.textContent).not.toContain('…');
+  });
+
+  it('stacks overlapping labels onto further rows', () => {
+    const lanes = stackLabels([
+      { x: 0, width: 100 },
+      { x: 50, width: 100 },
+      { x: 120, width: 40 },
+      { x: 200, width: 10 },
+    ]).map((l) => l.lane);
+    expect(lanes).toEqual([0, 1, 0, 0]);
   });
 });
 

@@ -29,7 +29,9 @@ export function RequestTable({ rows }: { rows: RequestRow[] }) {
             <tr key={row.id} className={row.cause ? 'break' : ''} data-testid={`cache-row-${i + 1}`} data-request-id={row.id}>
               <td className="num">{i + 1}</td>
               <td>{row.kind === 'compaction' ? 'summary' : 'turn'}</td>
-              <td title={row.model}>{modelName(row.model)}</td>
+              <td className="model" title={row.model}>
+                {modelName(row.model)}
+              </td>
               <td className="num">{n(row.promptTokens)}</td>
               <td className="num reused-text">{n(row.reusedTokens)}</td>
               <td className="num fresh-text">{n(row.newTokens)}</td>

@@ -48,12 +48,22 @@ describe('Inspector', () => {
     await waitFor(() => expect(screen.getByTestId('inspector-range').textContent).toBe('lines 2,001-4,000 of 4,500'));
     fireEvent.click(screen.getByTestId('inspector-next'));
     await waitFor(() => expect(screen.getByTestId('inspector-range').textContent).toBe('lines 4,001-4,500 of 4,500'));
-    expect(screen.getByTestId('inspector-body').firstElementChild?.textContent).toBe('4001body line 4001');
+    expect(screen.getByTestId('inspector-body').firstElementChild?.textContent).toBe('body line 4001');
     expect((screen.getByTestId('inspector-next') as HTMLButtonElement).disabled).toBe(true);
     fireEvent.click(screen.getByTestId('inspector-prev'));
     await waitFor(() => expect(screen.getByTestId('inspector-range').textContent).toBe('lines 2,001-4,000 of 4,500'));
     expect(asked).toEqual([1, 2001, 4001, 2001]);
   }, 30_000);
+
+  it('shows a read’s stored body as it is: its own `N: ` numbers, none added', async () => {
+    fakeApi({ recall: async (_session, id) => recallView({ id, lines: ['1: one', '2: two'], totalLines: 2 }) });
+    useTranscript.setState({ sessionId: 1 });
+    render(<Inspector />);
+    fireEvent.change(screen.getByTestId('inspector-id-input'), { target: { value: '#0001' } });
+    fireEvent.click(screen.getByTestId('inspector-open'));
+    await waitFor(() => expect(screen.getByTestId('inspector-body').children).toHaveLength(2));
+    expect([...screen.getByTestId('inspector-body').children].map((line) => line.textContent)).toEqual(['1: one', '2: two']);
+  });
 
   it('shows main’s message for an id it does not have', async () => {
     pagedApi();

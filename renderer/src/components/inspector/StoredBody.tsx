@@ -3,7 +3,11 @@ import { n } from '../../lib/format.js';
 import { RECALL_PAGE, useInspector } from '../../stores/useInspector.js';
 import { Linkified } from '../common/IdLink.js';
 
-/** The full stored body, 2,000 lines a page, with line numbers; Next/Prev ask main for a page. */
+/**
+ * The full stored body, 2,000 lines a page, exactly as stored: no line numbers of the view's own
+ * (a read's body already carries its `N: ` numbers; the range above says where a page is).
+ * Next/Prev ask main for a page.
+ */
 export function StoredBody({ view }: { view: RecallView }) {
   const first = view.lines.length ? view.offset : 0;
   const last = view.offset + view.lines.length - 1;
@@ -27,7 +31,6 @@ export function StoredBody({ view }: { view: RecallView }) {
       <div className="body-lines mono" data-testid="inspector-body">
         {view.lines.map((line, i) => (
           <div key={view.offset + i} className="line">
-            <span className="ln">{view.offset + i}</span>
             <span className="lt">
               <Linkified text={line} />
             </span>

@@ -1,31 +1,61 @@
+import type { ReactNode } from 'react';
 import { useTranscript } from '../../stores/useTranscript.js';
 import { useUi } from '../../stores/useUi.js';
 import { MOD } from '../../shortcuts.js';
+import { Icon, type IconName } from '../common/Icon.js';
 
-/** Compact now / Undo / Regenerate / Stop, and the inspector toggle. */
+interface ActionProps {
+  icon: IconName;
+  label: string;
+  title: string;
+  disabled: boolean;
+  onClick(): void;
+  testId: string;
+  className?: string;
+}
+
+/**
+ * One action button: an icon and its label. Where the top bar is narrow (the inspector is open)
+ * the label is hidden from view, not from assistive technology, and the tooltip still names it.
+ */
+function Action({ icon, label, title, disabled, onClick, testId, className = '' }: ActionProps): ReactNode {
+  return (
+    <button type="button" className={`action ${className}`} disabled={disabled} onClick={onClick} title={title} data-testid={testId}>
+      <Icon name={icon} />
+      <span className="action-label">{label}</span>
+    </button>
+  );
+}
+
+/**
+ * Compact now / Undo / Regenerate / Stop, and the inspector toggle. Without a session open there
+ * is nothing to act on: the session's actions are not shown and Recall is disabled.
+ */
 export function Actions() {
-  const hasSession = useTranscript((s) => s.view !== undefined);
+  const hasSession = useTranscript((s) => s.sessionId !== undefined);
+  const loaded = useTranscript((s) => s.view !== undefined);
   const running = useTranscript((s) => s.running);
   const hasTurns = useTranscript((s) => (s.view?.turns.length ?? 0) > 0);
   const t = useTranscript.getState;
-  const idle = hasSession && !running;
+  const idle = loaded && !running;
+  const recall = (
+    <Action
+      icon="recall"
+      label="Recall"
+      title={hasSession ? `Open the Recall inspector (${MOD}+I)` : 'The Recall inspector shows a session’s results: open or start a session first'}
+      disabled={!hasSession}
+      onClick={() => useUi.getState().openInspector(true)}
+      testId="inspector-button"
+    />
+  );
+  if (!hasSession) return <div className="actions">{recall}</div>;
   return (
     <div className="actions">
-      <button type="button" disabled={!idle || !hasTurns} onClick={() => void t().compact()} title="Replace the history with a summary now (one deliberate cache break)" data-testid="compact-button">
-        Compact now
-      </button>
-      <button type="button" disabled={!idle || !hasTurns} onClick={() => void t().undo()} title="Take back the last turn" data-testid="undo-button">
-        Undo
-      </button>
-      <button type="button" disabled={!idle || !hasTurns} onClick={() => void t().regenerate()} title="Ask for the last reply again" data-testid="regenerate-button">
-        Regenerate
-      </button>
-      <button type="button" className={running ? 'danger' : ''} disabled={!running} onClick={() => void t().stop()} title="Stop the model (Escape)" data-testid="stop-button">
-        Stop
-      </button>
-      <button type="button" onClick={() => useUi.getState().openInspector(true)} title={`Open the Recall inspector (${MOD}+I)`} data-testid="inspector-button">
-        Recall
-      </button>
+      <Action icon="compact" label="Compact now" title="Compact now: replace the history with a summary (one deliberate cache break)" disabled={!idle || !hasTurns} onClick={() => void t().compact()} testId="compact-button" />
+      <Action icon="undo" label="Undo" title="Undo: take back the last turn" disabled={!idle || !hasTurns} onClick={() => void t().undo()} testId="undo-button" />
+      <Action icon="regenerate" label="Regenerate" title="Regenerate: ask for the last reply again" disabled={!idle || !hasTurns} onClick={() => void t().regenerate()} testId="regenerate-button" />
+      <Action icon="stop" label="Stop" title="Stop the model (Escape)" disabled={!running} onClick={() => void t().stop()} testId="stop-button" className={running ? 'danger' : ''} />
+      {recall}
     </div>
   );
 }

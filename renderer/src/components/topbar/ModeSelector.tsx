@@ -10,14 +10,21 @@ const HELP = {
   auto: 'Edits and commands run without asking',
 } as const satisfies Record<Mode, string>;
 
-/** The permission mode; a change goes to main (it becomes a note on the next message). */
+/**
+ * The permission mode; a change goes to main (it becomes a note on the next message). A mode
+ * belongs to a session, so without one open there is no selector.
+ */
 export function ModeSelector() {
+  const hasSession = useTranscript((s) => s.sessionId !== undefined);
   const mode = useTranscript((s) => s.view?.summary.mode);
   const running = useTranscript((s) => s.running);
   const setMode = useTranscript((s) => s.setMode);
+  if (!hasSession) return null;
   return (
     <div className="segmented" role="radiogroup" aria-label="Mode" data-testid="mode-selector">
-      <span className="label">Mode</span>
+      <span className="label" aria-hidden="true">
+        Mode
+      </span>
       {MODES.map((m) => (
         <button
           key={m}

@@ -11,14 +11,22 @@ export function ModelChip() {
   const sessionModel = useTranscript((s) => s.view?.summary.model);
   const open = useUi((s) => s.pickerOpen);
   const model = sessionModel || app?.loadedModel || app?.lastModel;
-  const state = progress ? `loading ${Math.round(progress.fraction * 100)}%` : app?.loadedModel ? 'loaded' : model ? 'not loaded' : 'no model';
+  const state = progress ? `loading ${Math.round(progress.fraction * 100)}%` : app?.loadedModel ? 'loaded' : 'not loaded';
   return (
     <div className="model-chip-wrap">
       <button type="button" className="model-chip" onClick={() => useUi.getState().setPicker(!open)} title={model ?? 'Choose a model'} data-testid="model-chip" aria-expanded={open}>
         <span className={`dot ${app?.loadedModel ? 'dot-connected' : 'dot-connecting'}`} />
-        <span className="model-name">{model ? basename(model) : 'Choose a model'}</span>
-        <span className="muted">{state}</span>
-        <span className="chip-action">Switch model</span>
+        {model || progress ? (
+          <>
+            <span className="model-name">{basename(model ?? progress?.path ?? '')}</span>
+            <span className="muted">{state}</span>
+            <span className="chip-action">Switch model</span>
+          </>
+        ) : (
+          <span className="model-name">
+            No model — <span className="chip-action">choose one</span>
+          </span>
+        )}
       </button>
       {open && <ModelPicker onClose={() => useUi.getState().setPicker(false)} />}
     </div>

@@ -1,14 +1,16 @@
 import { useRequests } from '../../stores/useRequests.js';
-import { useTranscript } from '../../stores/useTranscript.js';
 import { useUi } from '../../stores/useUi.js';
 import { Actions } from './Actions.js';
 import { ModeSelector } from './ModeSelector.js';
 
-/** Tabs (Transcript / Cache), the mode and the session's actions. The model chip sits in the title bar. */
+/**
+ * Tabs (Transcript / Cache), the mode and the session's actions. The model chip sits in the title
+ * bar. Narrow (the inspector open), the actions show as icons with tooltips; narrower still, the
+ * controls move to a second row rather than out of view.
+ */
 export function TopBar() {
   const tab = useUi((s) => s.tab);
   const breaks = useRequests((s) => s.rows.filter((r) => r.cause).length);
-  const title = useTranscript((s) => s.view?.summary.title);
   return (
     <div className="topbar">
       <nav className="tabs" role="tablist">
@@ -19,9 +21,10 @@ export function TopBar() {
           Cache {breaks > 0 && <span className="tag amber">{breaks} {breaks === 1 ? 'break' : 'breaks'}</span>}
         </button>
       </nav>
-      <span className="grow" title={title} />
-      <ModeSelector />
-      <Actions />
+      <div className="topbar-controls">
+        <ModeSelector />
+        <Actions />
+      </div>
     </div>
   );
 }

@@ -27,22 +27,42 @@ describe('Transcript', () => {
     expect(shown.length).toBeLessThan(60);
   });
 
-  it('appends tool results and text from events to the open turn, in order', () => {
+  it('appends tool results and text from events to the open turn, in order', async () => {
     fakeLayout();
-    fakeApi();
-    useTranscript.setState({ sessionId: 1, running: true, view: sessionView({ running: true, turns: [{ seq: 2, status: 'open', words: 'Run the tests', notes: [], parts: [] }] }) });
+    const bash = { ...toolView(0x17), name: 'bash', text: '[#0017]\n[1134 lines elided, full output #0017]\n[exit code 1]' };
+    const open = (parts: ReplyPart[]) => sessionView({ running: true, turns: [{ seq: 2, status: 'open', words: 'Run the tests', notes: [], parts }] });
+    // Once the call ran, main's record of the turn has the reply's words and the call.
+    let recorded = open([]);
+    fakeApi({ openSession: async () => recorded });
+    useTranscript.setState({ sessionId: 1, running: true, view: open([]) });
     render(<Transcript />);
     act(() => {
-      const t = useTranscript.getState();
-      t.onText('Running ');
-      t.onText('them.');
-      t.onTool({ ...toolView(0x17), name: 'bash', text: '[#0017]\n[1134 lines elided, full output #0017]\n[exit code 1]' });
-      t.onText('Three fail.');
+      useTranscript.getState().onText('Running ');
+      useTranscript.getState().onText('them.');
+    });
+    expect(screen.getByTestId('turn-2-part-0').textContent).toContain('Running them.');
+    recorded = open([{ type: 'text', text: 'Running them.' }, { type: 'tool', tool: bash }]);
+    await act(async () => {
+      useTranscript.getState().onTool(bash);
+      useTranscript.getState().onText('Three fail.');
     });
     expect(screen.getByTestId('turn-2-part-0').textContent).toContain('Running them.');
     expect(screen.getByTestId('turn-2-part-1').textContent).toContain('[exit code 1]');
     expect(screen.getByTestId('elided-band')).toBeTruthy();
     expect(screen.getByTestId('turn-2-part-2').textContent).toContain('Three fail.');
     expect(screen.getByTestId('working')).toBeTruthy();
+  });
+
+  it('shows streamed words, then the result of the call that followed them', () => {
+    fakeLayout();
+    fakeApi({ openSession: () => new Promise(() => undefined) });
+    useTranscript.setState({ sessionId: 1, running: true, view: sessionView({ running: true, turns: [{ seq: 2, status: 'open', words: 'Read it', notes: [], parts: [tool(1)] }] }) });
+    render(<Transcript />);
+    act(() => useTranscript.getState().onText('Now f2.'));
+    act(() => useTranscript.getState().onTool(toolView(2)));
+    // The turn's earlier result stays; the words and the new result follow it.
+    expect(screen.getByTestId('turn-2-part-0').textContent).toContain('[#0001 f1.ts');
+    expect(screen.getByTestId('turn-2-part-1').textContent).toContain('Now f2.');
+    expect(screen.getByTestId('turn-2-part-2').textContent).toContain('[#0002 f2.ts');
   });
 });
