@@ -4,8 +4,6 @@
  * requests Keel records (with their causes) are read back, and the probe measures the same
  * figures as for the other harnesses.
  */
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { LlamaContextSequence } from 'node-llama-cpp';
 import { DEFAULT_PROMPTS_DIR } from '../../main/core/prompts/buildSystemPrompt.js';
@@ -15,9 +13,11 @@ import { ToolRegistry } from '../../main/core/tools/registry.js';
 import { SqliteStore } from '../../main/db/store.js';
 import { Agent, type AgentEvent } from '../../main/llm/agent.js';
 import type { LoadedModel } from '../../main/llm/model.js';
-import { formatCall } from '../../main/llm/toolCalls.js';
+import { sessionWrapper } from '../../main/llm/wrapper.js';
 import { SequenceProbe, type RequestMeasure } from './measure.js';
-import type { Reply, Script } from './script.js';
+import { makeWorkspace, plainFunctions } from './tools.js';
+import { nativeReplies } from './replies.js';
+import type { Script } from './script.js';
 
 export interface HarnessRun {
   name: string;
@@ -39,12 +39,9 @@ export async function runKeel(
   script: Script, model: LoadedModel, o: { label?: string; compactAt?: number; progress?: (msg: string) => void } = {},
 ): Promise<HarnessRun> {
   const began = performance.now();
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-reuse-keel-')));
-  const root = path.join(dir, 'workspace');
-  for (const [rel, content] of Object.entries(script.files)) {
-    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-    fs.writeFileSync(path.join(root, rel), content);
-  }
+  const ws = makeWorkspace(script.files, 'keel_');
+  const root = ws.root;
+  const dir = path.dirname(root);
   let now = START;
   const store = new SqliteStore(path.join(dir, 'keel.db'));
   const tools = new ToolRegistry();
@@ -71,12 +68,7 @@ export async function runKeel(
   ref.probe = probe;
   const problems: string[] = [];
   try {
-    const syntax = agent.syntax();
-    const render = (r: Reply) => {
-      if (!r.call) return r.text;
-      const call = formatCall(syntax, r.call.name, r.call.args);
-      return r.text ? `${r.text}${syntax.separator}${call}` : call;
-    };
+    const render = nativeReplies(model.model, sessionWrapper(model.model, session.promptDate), plainFunctions(DEFAULT_PROMPTS_DIR));
     for (const [i, turn] of script.turns.entries()) {
       turnNo = i + 1;
       probe.begin(turnNo);
@@ -107,7 +99,7 @@ export async function runKeel(
   } finally {
     await agent.dispose();
     store.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    ws.remove();
   }
 }
 

@@ -9,15 +9,14 @@
  */
 import {
   LlamaText, TokenBias, resolveChatWrapper,
-  type ChatHistoryItem, type ChatModelFunctions, type ChatModelResponse, type Token,
+  type ChatHistoryItem, type ChatModelResponse, type Token,
 } from 'node-llama-cpp';
 import type { LoadedModel } from '../../main/llm/model.js';
-import { callSyntax } from '../../main/llm/toolCalls.js';
 import { systemPromptEnd, type HarnessRun } from './keel.js';
 import { commonPrefix, SequenceProbe, type RequestMeasure } from './measure.js';
 import type { Script } from './script.js';
-import { spacedJson } from './stock.js';
-import { makeWorkspace, runPlainTool, toolSchemas } from './tools.js';
+import { nativeReplies } from './replies.js';
+import { makeWorkspace, plainFunctions, runPlainTool } from './tools.js';
 
 export const KEEP_TURNS = 4;
 const DATES = ['Monday, November 30, 2026', 'Tuesday, December 1, 2026'];
@@ -41,11 +40,9 @@ export async function runNaive(script: Script, model: LoadedModel, o: { systemPr
   const sequence = model.context.getSequence();
   const probe = new SequenceProbe(sequence);
   const wrapper = resolveChatWrapper(m);
-  const syntax = callSyntax(wrapper);
   const base = o.systemPrompt(ws.root);
-  const functions: ChatModelFunctions = Object.fromEntries(
-    Object.entries(toolSchemas(o.promptsDir)).map(([name, s]) => [name, { description: s.description, params: s.params as never }]),
-  );
+  const functions = plainFunctions(o.promptsDir);
+  const native = nativeReplies(m, wrapper, functions);
   const requests: NaiveRequest[] = [];
   const problems: string[] = [];
   const users: string[] = [];
@@ -104,10 +101,7 @@ export async function runNaive(script: Script, model: LoadedModel, o: { systemPr
         const firstDiff = sequence.compareContextTokens(tokens).firstDifferentIndex;
         const start = Math.min(firstDiff, tokens.length - 1);
         if (start < cached) await sequence.eraseContextTokenRanges([{ start, end: cached }]);
-        const scripted = reply.call
-          ? `${reply.text ? `${reply.text}${syntax.separator}` : ''}${prefix}${reply.call.name}${paramsPrefix}${spacedJson(reply.call.args)}${suffix}`
-          : reply.text;
-        const want = m.tokenize(scripted, true);
+        const want = m.tokenize(native(reply), true);
         const generated: Token[] = [];
         for await (const token of sequence.evaluate(tokens.slice(start), {
           temperature: 0,

@@ -68,7 +68,7 @@ function statement(rng: Rng): string {
     case 4: return `    log.debug("${rng.pick(VERBS)} ${b}", ${b})`;
     case 5: return `    # ${rng.pick(VERBS)} the ${b} first`;
     case 6: return `    ${a} = ${rng.pick(VERBS)}_${b}(${b}, ${rng.int(1, 64)})`;
-    default: return `    ${a}_key = make_id("${b}")`;
+    default: return `    ${a}_key = "${b}"`;
   }
 }
 
@@ -108,17 +108,21 @@ const CHECK_SH = `#!/usr/bin/env bash
 # A small fake type check: the errors it reports depend on what the session fixed.
 n=0
 if ! grep -q "from .config import config" src/lease.py; then
-  echo "src/lease.py:5: error: Name \"config\" is not defined  [name-defined]"; n=$((n+1))
+  echo "src/lease.py:5: error: Name 'config' is not defined  [name-defined]"; n=$((n+1))
 fi
 if ! grep -q 'make_id(prefix="id")' src/util.py; then
-  echo "src/routes.py:14: error: Missing positional argument \"prefix\" in call to \"make_id\"  [call-arg]"; n=$((n+1))
+  echo "src/routes.py:14: error: Missing argument 'prefix' for 'make_id'  [call-arg]"; n=$((n+1))
 fi
 echo "Found $n errors (checked 11 files)"
 `;
 
 const uniqueLine = (text: string, line: string) => line.trim().length > 8 && text.split(line).length === 2;
 
-export function generateScript(seed: number, turnsWanted = 62): Script {
+/**
+ * `turnsWanted` turns with about `callsWanted` calls: the seeded mix of turns is steered towards
+ * the number of calls (a turn without calls once enough were made, none while too few are left).
+ */
+export function generateScript(seed: number, turnsWanted = 62, callsWanted = 60): Script {
   const rng = new Rng(seed);
   const files = new Map<string, string>();
   const defined: string[] = [];
@@ -136,6 +140,8 @@ export function generateScript(seed: number, turnsWanted = 62): Script {
   const initial = Object.fromEntries(files);
   const sources = MODULES.map(([rel]) => rel);
   const readOnce = new Set<string>();
+  /** Files read and unchanged since: a re-read of one is what Keel answers with a stub. */
+  const fresh = new Set<string>();
   const turns: Turn[] = [];
   let calls = 0;
   const call = (name: ToolName, args: Record<string, string>): Call => {
@@ -144,9 +150,10 @@ export function generateScript(seed: number, turnsWanted = 62): Script {
     for (const key of TOOL_PARAMS[name]) ordered[key] = args[key];
     return { name, args: ordered };
   };
-  const lead = (text: string) => (rng.chance(0.35) ? text : '');
+  const lead = (text: string) => (rng.chance(0.3) ? text : '');
   const read = (rel: string): Reply => {
     readOnce.add(rel);
+    fresh.add(rel);
     return { text: lead(rng.pick([`Let me read ${rel}.`, 'Let me look at the file.', 'I will read it.'])), call: call('read', { path: rel }) };
   };
   const grep = (pattern: string, where: string): Reply => ({ text: lead('Let me search for it.'), call: call('grep', { pattern, path: where }) });
@@ -166,6 +173,7 @@ export function generateScript(seed: number, turnsWanted = 62): Script {
       }
     }
     if (fragment === undefined) throw new Error(`no unique fragment to edit in ${rel}`);
+    fresh.delete(rel);
     const next = change(fragment);
     files.set(rel, text.replace(fragment, next));
     return { text: lead('Let me fix it.'), call: call('edit', { path: rel, old_string: fragment, new_string: next }) };
@@ -191,11 +199,14 @@ export function generateScript(seed: number, turnsWanted = 62): Script {
     '250 ms.', 'The retry limit, the lease import and the id prefix.', 'Only the store.', 'A few helpers, no harm.',
   ];
   let q = 0;
-  const mixed = (): Turn => {
-    const unread = sources.filter((f) => !readOnce.has(f));
-    const rel = rng.pick(unread.length > 0 && rng.chance(0.7) ? unread : sources);
+  const mixed = (turnsLeft: number): Turn => {
+    const callsLeft = callsWanted - calls;
+    // First reads come from six of the modules; the rest of the session re-reads them.
+    const unread = sources.slice(0, 6).filter((f) => !readOnce.has(f));
+    const rel = rng.pick(unread.length > 0 ? unread : sources.slice(0, 6));
     const noun = rng.pick(NOUNS);
-    switch (rng.weighted({ ask: 4, find: 2, read: 2, edit: 3, run: 4, grep: 3, reread: 2 })) {
+    const kind = callsLeft <= 0 ? 'ask' : rng.weighted({ ask: callsLeft > turnsLeft * 1.2 ? 0 : 6, find: 1, read: 1, edit: 2, run: 4, grep: 4, reread: 3 });
+    switch (kind) {
       case 'ask': {
         const i = q++ % questions.length;
         return { words: questions[i], replies: [answer(answers[i])] };
@@ -208,13 +219,15 @@ export function generateScript(seed: number, turnsWanted = 62): Script {
         return { words: `What is in ${rel}?`, replies: [read(rel), answer(`Small helpers for the ${noun}.`)] };
       case 'edit': {
         const numbered = (l: string) => /\w+\(\w+, \d+\)$/.exec(l)?.[0];
-        const target = [rel, ...sources].find((f) => files.get(f)!.split('\n').some((l) => uniqueLine(files.get(f)!, l) && numbered(l)))!;
+        const editable = (f: string) => files.get(f)!.split('\n').some((l) => uniqueLine(files.get(f)!, l) && numbered(l));
+        const target = rng.pick(sources.slice(0, 6).filter(editable));
+        // An agent reads a file before its first edit; after its own edit it knows the content.
+        const before = readOnce.has(target) ? [] : [read(target)];
         const change = edit(target, numbered, (f) => f.replace(/(\d+)\)$/, (_m, d: string) => `${Number(d) + 1})`));
-        const replies = readOnce.has(target) ? [change] : [read(target), change];
-        return { words: `In ${target}, add one to the odd constant.`, replies: [...replies, bash('bash scripts/test.sh'), answer('Done. The tests still pass.')] };
+        return { words: `In ${target}, add one to the odd constant.`, replies: [...before, change, bash('bash scripts/test.sh'), answer('Done. The tests still pass.')] };
       }
       case 'run': {
-        const commands = ['bash scripts/check.sh', 'wc -l src/*.py', 'ls src tests', 'cat pyproject.toml', `grep -c def ${rel}`, 'bash scripts/test.sh'];
+        const commands = ['bash scripts/check.sh', 'wc -l src/*.py', 'cat pyproject.toml', `grep -c def ${rel}`, 'bash scripts/test.sh', 'git status --short'];
         const first = rng.pick(commands);
         const replies = [bash(first)];
         if (rng.chance(0.4)) replies.push(bash(rng.pick(commands.filter((c) => c !== first))));
@@ -227,13 +240,13 @@ export function generateScript(seed: number, turnsWanted = 62): Script {
         return { words: `Who calls ${name}?`, replies: [...replies, answer('Only what the search shows.')] };
       }
       default: {
-        const again = readOnce.size > 0 ? [...readOnce][rng.int(0, readOnce.size - 1)] : rel;
-        return { words: `Look at ${again} again, I did not change it.`, replies: [read(again), answer('It is as we left it.')] };
+        const again = fresh.size > 0 ? [...fresh][rng.int(0, fresh.size - 1)] : rel;
+        return { words: `Read ${again} again.`, replies: [read(again), answer('It is as we left it.')] };
       }
     }
   };
   for (let i = 0; i < turnsWanted; i++) {
-    const turn = i < plan.length ? plan[i]() : mixed();
+    const turn = i < plan.length ? plan[i]() : mixed(turnsWanted - i);
     if (i === Math.floor(turnsWanted / 2)) turn.newDay = true;
     turns.push(turn);
   }

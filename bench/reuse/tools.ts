@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { ChatModelFunctions } from 'node-llama-cpp';
 import { diffHunks } from '../../main/core/hygiene/diff.js';
 import { toolDescription } from '../../main/core/prompts/buildSystemPrompt.js';
 import { bashTool } from '../../main/core/tools/bash.js';
@@ -24,10 +25,10 @@ const TOOLS: Record<ToolName, Tool> = {
   edit: editTool as unknown as Tool,
 };
 
-/** A fresh folder holding the workspace files. */
+/** A fresh folder holding the workspace files (`/tmp/LABEL-XXXXXX/taskq`: the same length for every harness). */
 export function makeWorkspace(files: Record<string, string>, label: string): { root: string; remove(): void } {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `keel-reuse-${label}-`)));
-  const root = path.join(dir, 'workspace');
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `${label}-`)));
+  const root = path.join(dir, 'taskq');
   for (const [rel, content] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
     fs.writeFileSync(path.join(root, rel), content);
@@ -67,4 +68,9 @@ export async function runPlainTool(root: string, name: string, args: Record<stri
     case 'error': return raw.message;
     default: return JSON.stringify(raw);
   }
+}
+
+/** The same tools as node-llama-cpp function definitions (for rendering). */
+export function plainFunctions(promptsDir: string): ChatModelFunctions {
+  return Object.fromEntries(Object.entries(toolSchemas(promptsDir)).map(([name, s]) => [name, { description: s.description, params: s.params as never }]));
 }

@@ -1,0 +1,51 @@
+/**
+ * A scripted reply written the way a model trained on its chat template writes it: what the
+ * model's own wrapper renders for a model turn holding that text and that call, after the
+ * generation prompt, up to the end of the call (a model writes its call, not the result). Where
+ * the wrapper's rendering does not extend its generation prompt, the call is written with the
+ * wrapper's call syntax (formatCall) instead.
+ */
+import { type ChatHistoryItem, type ChatModelFunctions, type ChatWrapper, type LlamaModel } from 'node-llama-cpp';
+import { callSyntax, formatCall } from '../../main/llm/toolCalls.js';
+import type { Reply } from './script.js';
+
+const CUT = 'KEEL_BENCH_RESULT_c0ffee';
+
+export function nativeReplies(model: LlamaModel, wrapper: ChatWrapper, functions: ChatModelFunctions): (r: Reply) => string {
+  const syntax = callSyntax(wrapper);
+  const base: ChatHistoryItem[] = [{ type: 'system', text: 'You are a coding agent.' }, { type: 'user', text: 'Go on.' }];
+  const render = (response: Extract<ChatHistoryItem, { type: 'model' }>['response']) =>
+    model.detokenize(wrapper.generateContextState({ chatHistory: [...base, { type: 'model', response }], availableFunctions: functions })
+      .contextText.tokenize(model.tokenizer), true);
+  const open = render([]);
+  return (r) => {
+    const fallback = () => (r.call ? `${r.text ? `${r.text}${syntax.separator}` : ''}${formatCall(syntax, r.call.name, r.call.args)}` : r.text);
+    const response: Extract<ChatHistoryItem, { type: 'model' }>['response'] = r.text ? [r.text] : [];
+    if (r.call) response.push({ type: 'functionCall', name: r.call.name, params: r.call.args, result: CUT });
+    const full = render(response);
+    if (!full.startsWith(open)) return fallback();
+    const written = full.slice(open.length);
+    if (!r.call) return written;
+    const resultAt = written.indexOf(CUT);
+    if (resultAt < 0) return fallback();
+    const params = written.lastIndexOf(syntax.paramsPrefix, resultAt);
+    if (params < 0) return fallback();
+    const end = syntax.suffix === '' ? jsonEnd(written, params + syntax.paramsPrefix.length) : written.lastIndexOf(syntax.suffix, resultAt) + syntax.suffix.length;
+    return end > params ? written.slice(0, end) : fallback();
+  };
+}
+
+function jsonEnd(text: string, start: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{' || c === '[') depth++;
+    else if ((c === '}' || c === ']') && --depth === 0) return i + 1;
+  }
+  return -1;
+}
