@@ -1,7 +1,11 @@
 /** Display helpers: they format numbers main gave; they never compute tokens or hygiene. */
 const integer = new Intl.NumberFormat('en-US');
+const oneDecimal = new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 });
 
 export const n = (value: number): string => integer.format(value);
+
+/** Milliseconds to one decimal: timings are measured, not exact to the microsecond. */
+export const ms = (value: number): string => oneDecimal.format(value);
 
 export function seconds(ms: number): string {
   if (ms < 1000) return `${(ms / 1000).toFixed(2)} s`;

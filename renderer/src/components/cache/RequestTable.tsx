@@ -1,5 +1,5 @@
 import type { RequestRow } from '../../../../main/contract.js';
-import { modelName, n, percent } from '../../lib/format.js';
+import { modelName, ms, n, percent } from '../../lib/format.js';
 
 /** Every request's figures as main recorded them, one row each. */
 export function RequestTable({ rows }: { rows: RequestRow[] }) {
@@ -45,8 +45,8 @@ export function RequestTable({ rows }: { rows: RequestRow[] }) {
               </td>
               <td className="num">{n(row.cachedBefore)}</td>
               <td className="num">{n(row.outputTokens)}</td>
-              <td className="num">{n(row.prefillMs)}</td>
-              <td className="num">{n(row.generationMs)}</td>
+              <td className="num">{ms(row.prefillMs)}</td>
+              <td className="num">{ms(row.generationMs)}</td>
               <td className="num">{row.firstDiff === undefined ? '—' : n(row.firstDiff)}</td>
               <td>{row.cause ? <span className="tag amber">{row.cause}</span> : '—'}</td>
               <td className="mono">{row.systemSha.slice(0, 8)}</td>
