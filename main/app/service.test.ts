@@ -71,6 +71,18 @@ describe('KeelService: what the UI can ask, on the real store and engine', { tim
     expect((await service.getState()).lastModel).toBe(models[0].path);
   });
 
+  it('keeps working with more open sessions than the context has sequences', async () => {
+    await service.setModelsFolder(path.join(dir, 'models'));
+    await service.loadModel((await service.listModels())[0].path);
+    const ids = [];
+    for (let i = 0; i < 6; i++) ids.push((await service.createSession({ workspace: path.join(dir, 'ws'), kind: 'chat', mode: 'auto' })).id);
+    for (const id of ids) {
+      replies.push(`Hello ${id}.`);
+      await service.send(id, 'hi');
+    }
+    for (const id of ids) expect((await service.openSession(id)).turns[0].parts).toEqual([{ type: 'text', text: `Hello ${id}.` }]);
+  });
+
   it('refuses calls that do not fit the contract before anything runs', () => {
     expect(() => checkCall('openSession', ['1'])).toThrow('argument 1 must be an integer');
     expect(() => checkCall('rmrf', [])).toThrow('Unknown method');

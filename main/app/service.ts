@@ -218,12 +218,19 @@ export class KeelService implements KeelApi {
 
   private async agent(id: number): Promise<Agent> {
     const existing = this.agents.get(id);
-    if (existing) return existing;
+    if (existing) {
+      // Most recently used last: the first idle one is the one to close when sequences run out.
+      this.agents.delete(id);
+      this.agents.set(id, existing);
+      return existing;
+    }
     const session = Session.open(this.deps, id);
     const file = session.model && fs.existsSync(session.model) ? session.model : this.loadedModel ?? this.settings.lastModel;
     if (!file) throw new Error('No model is loaded: choose a GGUF file first.');
+    const model = await this.model(file);
+    await this.freeSequence(model);
     const agent = new Agent({
-      session, store: this.o.store, tools: this.tools, promptsDir: this.o.promptsDir, model: await this.model(file),
+      session, store: this.o.store, tools: this.tools, promptsDir: this.o.promptsDir, model,
       script: this.o.scriptFor?.(id), stateFile: path.join(this.o.dataFolder, 'state', `session-${id}.bin`),
       onEvent: (e) => {
         if (e.type === 'message') this.o.emit({ type: 'message', sessionId: id, sent: e.sent });
@@ -237,6 +244,22 @@ export class KeelService implements KeelApi {
     await agent.restoreState();
     this.agents.set(id, agent);
     return agent;
+  }
+
+  /**
+   * One context sequence per open session: when the model's context has none left, the least
+   * recently used idle session gives its sequence back (its KV state was saved after its last turn).
+   */
+  private async freeSequence(model: LoadedModel): Promise<void> {
+    if (model.context.sequencesLeft > 0) return;
+    for (const [id, agent] of this.agents) {
+      if (agent.model === model && !this.running.has(id)) {
+        await agent.dispose();
+        this.agents.delete(id);
+        return;
+      }
+    }
+    throw new Error('Every session on this model is busy; stop one first.');
   }
 
   /** Runs one piece of model work for a session, one at a time, with a stop button. */
