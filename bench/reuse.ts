@@ -1,6 +1,6 @@
 /**
- * Benchmark of KV-cache reuse (spec context 3.1.0, §10): one scripted agent session of 60+ turns
- * and ~100 tool calls, on the big generated model (BIG_MODEL_OPTIONS, one thread, 16k context),
+ * Benchmark of KV-cache reuse (spec context 3.1.0, §10): one scripted agent session of 62 turns
+ * and ~57 tool calls (see below), on the big generated model (BIG_MODEL_OPTIONS, one thread, 16k context),
  * through three harnesses in one run —
  *   1. Keel: the real Agent;
  *   2. stock node-llama-cpp: LlamaChatSession with defineChatSessionFunction tools, defaults;
@@ -11,7 +11,15 @@
  *   npm run bench:reuse
  *   KEEL_BENCH_SEED=<int>        another workspace and session
  *   KEEL_REUSE_TURNS=<int>       a shorter or longer session (default 62)
+ *   KEEL_REUSE_CALLS=<int>       about this many tool calls (default 56; each costs ~65 tokens of framing)
+ *   KEEL_REUSE_KEEP=<int>        turns whose tool results the naive harness keeps unpruned (default 4)
  *   KEEL_REUSE_ONLY=keel,stock,naive,templates   run only these parts
+ *   KEEL_BENCH_OUT=<file.json>   also write every request's figures there
+ *
+ * The session is sized to the 16k context: Keel's system prompt and tool list alone are ~4,200
+ * tokens, and on the generated model's tokenizer (~2 characters a token on code) each call costs
+ * ~65 tokens of call syntax and framing before its output, so ~100 calls with real output would
+ * need ~22k tokens; the default session has 62 turns and ~57 calls.
  *
  * Every harness plays the same replies, forced token by token, so the model's randomness plays no
  * part; the figures are measured on the sequence (what each harness asks node-llama-cpp to
@@ -21,6 +29,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { LlamaText, resolveChatWrapper } from 'node-llama-cpp';
 import { DEFAULT_PROMPTS_DIR, readPrompt } from '../main/core/prompts/buildSystemPrompt.js';
 import { loadModel } from '../main/llm/model.js';
 import { BIG_MODEL_OPTIONS, writeTestModel } from '../main/llm/testModel/makeTestModel.js';
@@ -34,6 +43,8 @@ import { runTemplates } from './reuse/templates.js';
 
 const SEED = Number(process.env.KEEL_BENCH_SEED ?? 0x6b65656c);
 const TURNS = Number(process.env.KEEL_REUSE_TURNS ?? 62);
+const CALLS = process.env.KEEL_REUSE_CALLS === undefined ? undefined : Number(process.env.KEEL_REUSE_CALLS);
+const OUT_JSON = process.env.KEEL_BENCH_OUT;
 const ONLY = new Set((process.env.KEEL_REUSE_ONLY ?? 'keel,stock,naive,templates').split(','));
 const CONTEXT = 16384;
 /** Keel compacts past 75% of the context by default; the bench measures reuse, so the session must not compact. */
@@ -43,7 +54,7 @@ const started = performance.now();
 const progress = (msg: string) => process.stderr.write(`[${secs(performance.now() - started).padStart(7)}] ${msg}\n`);
 
 async function main(): Promise<number> {
-  const script = generateScript(SEED, TURNS);
+  const script = generateScript(SEED, TURNS, CALLS);
   const replies = script.turns.flatMap((t) => t.replies);
   const byTool = new Map<string, number>();
   for (const r of replies) if (r.call) byTool.set(r.call.name, (byTool.get(r.call.name) ?? 0) + 1);
@@ -57,6 +68,7 @@ async function main(): Promise<number> {
   const modelPath = path.join(dir, 'big.gguf');
   writeTestModel(modelPath, BIG_MODEL_OPTIONS);
   const model = await loadModel({ modelPath, threads: 1, contextSize: CONTEXT });
+  out.push(`Keel: the real Agent, compacting only past ${COMPACT_AT * 100}% of the context (its default 75% would compact this session).`);
   out.push(`Model: generated, embedding ${BIG_MODEL_OPTIONS.embedding}, ${BIG_MODEL_OPTIONS.layers} layers, F16 (${(fs.statSync(modelPath).size / 1e6).toFixed(0)} MB), 1 thread, context ${fmt(CONTEXT)}.`, '');
   const systemPrompt = (root: string) => readPrompt(DEFAULT_PROMPTS_DIR, 'system-agent.md').replaceAll('{{root}}', root);
   const runs: HarnessRun[] = [];
@@ -73,10 +85,13 @@ async function main(): Promise<number> {
       progress('naive: starting');
       runs.push(await runNaive(script, model, { systemPrompt, promptsDir: DEFAULT_PROMPTS_DIR, progress }));
     }
-    for (const run of runs) classify(run, replies);
+    const call = resolveChatWrapper(model.model).settings.functions.call;
+    const markers = [call.prefix, call.suffix].map((t) => LlamaText(t).toString().trim().split('\n')[0]);
+    for (const run of runs) classify(run, replies, model, markers);
     const evals: Evaluation[] = runs.flatMap((r) => r.requests.flatMap((q) => q.evaluations));
     const fit = fitPrefill(evals);
     const sums = runs.map((r) => summarise(r, fit, model));
+    if (OUT_JSON) writeRecords(OUT_JSON, runs);
     if (runs.length > 0) out.push(...comparison(runs, sums), '', ...prefillFit(fit, evals), '', ...details(runs, sums, fit));
   } finally {
     await model.dispose();
@@ -107,7 +122,7 @@ function comparison(runs: HarnessRun[], s: Summary[]): string[] {
       row('ideal new tokens (see below)', (x) => fmt(x.ideal)),
       row('new tokens / ideal', (x) => ratio(x.newTokens, x.ideal)),
       row('prefill time', (x) => secs(x.prefillMs)),
-      row('ideal prefill time (fitted)', (x) => secs(x.idealPrefillMs)),
+      row('ideal prefill time (fit-scaled)', (x) => secs(x.idealPrefillMs)),
       row('prefill time / ideal', (x) => ratio(x.prefillMs, x.idealPrefillMs)),
       row('breaks (requests that lost cache)', (x) => fmt(x.breaks)),
       row('cached tokens lost in breaks', (x) => fmt(x.lost)),
@@ -130,9 +145,10 @@ function prefillFit(fit: ReturnType<typeof fitPrefill>, evals: Evaluation[]): st
   const measured = evals.reduce((n, e) => n + e.ms, 0);
   const predicted = evals.reduce((n, e) => n + prefillMs(fit, e.tokens, e.start), 0);
   return [
-    `Ideal prefill time: each request's ideal tokens priced by a fit over all ${fmt(fit.samples)} evaluations of the three harnesses,`,
-    `  ms = ${fit.c.toFixed(2)} + ${(fit.a * 1000).toFixed(3)}/1000·n + ${(fit.b * 1e6).toFixed(4)}/1e6·n·(start + n/2)   (n tokens evaluated from position start;`,
-    `  the fit predicts ${secs(predicted)} for the ${secs(measured)} measured).`,
+    'Ideal prefill time: the harness\'s measured prefill time, scaled by the cost of its ideal tokens (each request\'s, at',
+    'the end of its prompt) over the cost of what it evaluated, both priced by one least-squares fit of the time to the',
+    `first token on n (tokens evaluated) and s (their start): 1, s, n, n·s, n², √n·s, over all ${fmt(fit.samples)} evaluations of the three`,
+    `harnesses (median error ${(100 * fit.medianError).toFixed(0)}%; ${secs(predicted)} fitted for ${secs(measured)} measured).`,
   ];
 }
 
@@ -157,6 +173,17 @@ function details(runs: HarnessRun[], sums: Summary[], fit: ReturnType<typeof fit
     for (const note of run.notes) out.push(`  ${note}`);
   });
   return out;
+}
+
+function writeRecords(file: string, runs: HarnessRun[]): void {
+  const data = runs.map((run) => ({
+    harness: run.name,
+    requests: run.requests.map((r) => ({
+      turn: r.turn, prompt: r.prompt.length, cachedBefore: r.cachedBefore, reused: r.reused, newTokens: r.newTokens, ideal: r.ideal,
+      lost: r.lost, firstDiff: r.firstDiff, cause: r.cause, prefillMs: r.prefillMs, sampled: r.sampled, evaluations: r.evaluations,
+    })),
+  }));
+  fs.writeFileSync(file, JSON.stringify(data) + '\n');
 }
 
 main().then((code) => process.exit(code), (err: unknown) => {

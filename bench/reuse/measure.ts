@@ -180,37 +180,66 @@ export function analyse(reqs: RequestMeasure[]): void {
   }
 }
 
-/** Prefill time as a function of tokens evaluated (n) and where they start (s): c + a·n + b·n·(s + n/2). */
+/**
+ * Prefill time as a function of the tokens evaluated (n) and where they start (s): a least-squares
+ * fit on the features 1, s, n, n·s, n², √n·s. The √n·s term is the batch's attention cost, which
+ * grows more slowly than n on this CPU: a batch of 20 tokens at position 14,000 costs about as much
+ * as 18 one-token steps, a batch of 4,000 tokens far less per token and position.
+ */
 export interface PrefillModel {
-  c: number;
-  a: number;
-  b: number;
+  coef: number[];
   samples: number;
+  /** Median of |fit − measured| / measured over the samples. */
+  medianError: number;
 }
+
+const features = (n: number, s: number) => [1, s, n, n * s, n * n, Math.sqrt(n) * s];
 
 export function prefillMs(m: PrefillModel, n: number, s: number): number {
-  return n <= 0 ? m.c : m.c + m.a * n + m.b * n * (s + n / 2);
+  if (n <= 0) return 0;
+  const f = features(n, s);
+  return Math.max(0, f.reduce((sum, x, i) => sum + x * m.coef[i], 0));
 }
 
-/** Least squares over every evaluation of every harness (the per-token and attention costs). */
+/** Weighted least squares (weights 1/√ms, between absolute and relative error) over all evaluations. */
 export function fitPrefill(evals: Evaluation[]): PrefillModel {
-  const rows = evals.filter((e) => e.tokens > 0).map((e) => [1, e.tokens, e.tokens * (e.start + e.tokens / 2), e.ms]);
-  const ata = [[0, 0, 0], [0, 0, 0], [0, 0, 0]];
-  const atb = [0, 0, 0];
-  for (const r of rows) {
-    for (let i = 0; i < 3; i++) {
-      atb[i] += r[i] * r[3];
-      for (let j = 0; j < 3; j++) ata[i][j] += r[i] * r[j];
+  const rows = evals.filter((e) => e.tokens > 0);
+  const k = features(1, 1).length;
+  const x = rows.map((e) => features(e.tokens, e.start));
+  const w = rows.map((e) => 1 / Math.sqrt(Math.max(e.ms, 5)));
+  // Columns scaled to unit RMS, so the normal equations stay well conditioned.
+  const scale = Array.from({ length: k }, (_, j) => Math.sqrt(x.reduce((n, r) => n + r[j] ** 2, 0) / Math.max(1, x.length)) || 1);
+  const ata = Array.from({ length: k }, () => new Array<number>(k).fill(0));
+  const atb = new Array<number>(k).fill(0);
+  rows.forEach((e, r) => {
+    const xs = x[r].map((v, j) => (v / scale[j]) * w[r]);
+    const y = e.ms * w[r];
+    for (let i = 0; i < k; i++) {
+      atb[i] += xs[i] * y;
+      for (let j = 0; j < k; j++) ata[i][j] += xs[i] * xs[j];
+    }
+  });
+  const coef = solve(ata, atb).map((c, j) => c / scale[j]);
+  const model = { coef, samples: rows.length, medianError: 0 };
+  const errors = rows.map((e) => Math.abs(prefillMs(model, e.tokens, e.start) - e.ms) / Math.max(e.ms, 1)).sort((a, b) => a - b);
+  model.medianError = errors[Math.floor(errors.length / 2)] ?? 0;
+  return model;
+}
+
+/** Gaussian elimination with partial pivoting; a singular system gives zeros. */
+function solve(m: number[][], v: number[]): number[] {
+  const n = v.length;
+  const a = m.map((row, i) => [...row, v[i]]);
+  for (let c = 0; c < n; c++) {
+    let p = c;
+    for (let r = c + 1; r < n; r++) if (Math.abs(a[r][c]) > Math.abs(a[p][c])) p = r;
+    if (Math.abs(a[p][c]) < 1e-12) return new Array<number>(n).fill(0);
+    [a[c], a[p]] = [a[p], a[c]];
+    for (let r = 0; r < n; r++) {
+      if (r === c) continue;
+      const f = a[r][c] / a[c][c];
+      for (let j = c; j <= n; j++) a[r][j] -= f * a[c][j];
     }
   }
-  const [c, a, b] = solve3(ata, atb);
-  return { c: Math.max(0, c), a: Math.max(0, a), b: Math.max(0, b), samples: rows.length };
-}
-
-function solve3(m: number[][], v: number[]): number[] {
-  const det = (x: number[][]) =>
-    x[0][0] * (x[1][1] * x[2][2] - x[1][2] * x[2][1]) - x[0][1] * (x[1][0] * x[2][2] - x[1][2] * x[2][0]) + x[0][2] * (x[1][0] * x[2][1] - x[1][1] * x[2][0]);
-  const d = det(m);
-  if (Math.abs(d) < 1e-12) return [0, 0, 0];
-  return [0, 1, 2].map((col) => det(m.map((row, i) => row.map((x, j) => (j === col ? v[i] : x)))) / d);
+  return a.map((row, i) => row[n] / row[i]);
 }

@@ -18,7 +18,8 @@ import type { Script } from './script.js';
 import { nativeReplies } from './replies.js';
 import { makeWorkspace, plainFunctions, runPlainTool } from './tools.js';
 
-export const KEEP_TURNS = 4;
+/** Tool results of turns older than the last KEEP_TURNS are pruned (KEEL_REUSE_KEEP=<n> to change). */
+export const KEEP_TURNS = Number(process.env.KEEL_REUSE_KEEP ?? 4);
 const DATES = ['Monday, November 30, 2026', 'Tuesday, December 1, 2026'];
 
 interface Item {

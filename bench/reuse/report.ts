@@ -12,8 +12,9 @@ import type { Reply } from './script.js';
  * prompt, inside the previous reply (the reply and its call as re-rendered against as generated),
  * or earlier.
  */
-export function classify(run: HarnessRun, replies: Reply[]): void {
+export function classify(run: HarnessRun, replies: Reply[], model: LoadedModel, callMarkers: string[]): void {
   analyse(run.requests);
+  const text = (tokens: readonly number[]) => model.model.detokenize(tokens as never, true);
   run.requests.forEach((r, i) => {
     if (run.name === 'Keel') {
       if (r.lost > 0 && !r.cause) r.cause = 'unrecorded';
@@ -23,10 +24,13 @@ export function classify(run: HarnessRun, replies: Reply[]): void {
     const n = r as NaiveRequest;
     const near = (pos: number | undefined) => pos !== undefined && Math.abs(r.firstDiff - pos) <= 2;
     const prev = run.requests[i - 1];
+    const p = r.firstDiff;
+    const around = text(r.prompt.slice(Math.max(0, p - 12), p + 12)) + text(prev.evaluated.slice(p, p + 12));
     if (near(n.datePos)) r.cause = 'date change';
     else if (near(n.prunePos)) r.cause = 'pruning';
-    else if (run.systemEnd !== undefined && r.firstDiff < run.systemEnd) r.cause = 'system prompt changed';
-    else if (r.firstDiff >= prev.prompt.length - 1) r.cause = replies[i - 1]?.call ? 're-render around tool calls' : 'reply re-tokenized';
+    else if (run.systemEnd !== undefined && p < run.systemEnd) r.cause = 'system prompt changed';
+    else if (p >= prev.prompt.length - 1 && !replies[i - 1]?.call) r.cause = 'reply re-tokenized';
+    else if (p >= prev.prompt.length - 1 || callMarkers.some((m) => m !== '' && around.includes(m))) r.cause = 're-render around tool calls';
     else r.cause = 'earlier text re-rendered';
   });
 }
@@ -74,7 +78,10 @@ export function summarise(run: HarnessRun, fit: PrefillModel, model: LoadedModel
     lost: sum((r) => r.lost),
     causes,
     ideal: sum((r) => r.ideal),
-    idealPrefillMs: sum((r) => prefillMs(fit, r.ideal, r.prompt.length - r.ideal)),
+    // The fit prices the ideal against what this harness's own evaluations cost by the same fit,
+    // and that ratio scales the measured time: a harness that evaluated exactly its ideal gets 1.00×.
+    idealPrefillMs: sum((r) => r.prefillMs) * sum((r) => prefillMs(fit, r.ideal, r.prompt.length - r.ideal)) /
+      Math.max(1e-9, sum((r) => r.evaluations.reduce((n, e) => n + prefillMs(fit, e.tokens, e.start), 0))),
     meterInput: sum((r) => r.meterInput),
     meterOutput: sum((r) => r.meterOutput),
     elapsedMs: run.elapsedMs,

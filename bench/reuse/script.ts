@@ -122,7 +122,7 @@ const uniqueLine = (text: string, line: string) => line.trim().length > 8 && tex
  * `turnsWanted` turns with about `callsWanted` calls: the seeded mix of turns is steered towards
  * the number of calls (a turn without calls once enough were made, none while too few are left).
  */
-export function generateScript(seed: number, turnsWanted = 62, callsWanted = 60): Script {
+export function generateScript(seed: number, turnsWanted = 62, callsWanted = 56): Script {
   const rng = new Rng(seed);
   const files = new Map<string, string>();
   const defined: string[] = [];

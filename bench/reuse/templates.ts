@@ -33,7 +33,7 @@ export async function runTemplates(script: Script, progress: (msg: string) => vo
       try {
         const wrapperName = resolveChatWrapper(model.model).constructor.name;
         const run = await runKeel(script, model, { label: name });
-        classify(run, replies);
+        classify(run, replies, model, []);
         const rs = run.requests;
         const newTokens = rs.reduce((n, r) => n + r.newTokens, 0);
         const ideal = rs.reduce((n, r) => n + r.ideal, 0);

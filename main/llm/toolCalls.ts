@@ -77,8 +77,7 @@ export function parseCalls(text: string, syntax: CallSyntax): { before: string; 
     const paramsAt = text.indexOf(syntax.paramsPrefix, nameStart);
     if (paramsAt < 0) return { before: beforeCalls(first), calls, complete: false };
     const paramsStart = paramsAt + syntax.paramsPrefix.length;
-    // Without a suffix (Devstral's `[TOOL_CALLS]name[ARGS]{…}`), the call ends with its JSON.
-    const suffixAt = syntax.suffix === '' ? jsonEnd(text, paramsStart) : text.indexOf(syntax.suffix, paramsStart);
+    const suffixAt = suffixAfterParams(text, paramsStart, syntax.suffix);
     if (suffixAt < 0) return { before: beforeCalls(first), calls, complete: false };
     const end = suffixAt + syntax.suffix.length;
     const name = text.slice(nameStart, paramsAt);
@@ -94,6 +93,19 @@ export function parseCalls(text: string, syntax: CallSyntax): { before: string; 
     at = text.indexOf(syntax.prefix, end);
   }
   return { before: beforeCalls(first), calls, complete: true };
+}
+
+/**
+ * Where a call's suffix starts, or -1 while the call is still being written. JSON params are read
+ * to their end first, so a suffix character inside a string (`)` in `||call: edit({…"f(x)"…})`)
+ * does not end the call; without a suffix (Devstral's `[TOOL_CALLS]name[ARGS]{…}`) the call ends
+ * with its JSON.
+ */
+function suffixAfterParams(text: string, paramsStart: number, suffix: string): number {
+  const json = /^\s*[[{]/.test(text.slice(paramsStart, paramsStart + 64)) ? jsonEnd(text, paramsStart) : undefined;
+  if (json === undefined) return suffix === '' ? -1 : text.indexOf(suffix, paramsStart);
+  if (json < 0) return -1;
+  return suffix === '' ? json : text.indexOf(suffix, json);
 }
 
 /** Where the JSON value starting at `start` ends (after its closing bracket), or -1 if it has not. */
