@@ -6,7 +6,7 @@
  * wrapper's call syntax (formatCall) instead.
  */
 import { type ChatHistoryItem, type ChatModelFunctions, type ChatWrapper, type LlamaModel } from 'node-llama-cpp';
-import { callSyntax, formatCall } from '../../main/llm/toolCalls.js';
+import { callSyntax, formatCall, jsonEnd } from '../../main/llm/toolCalls.js';
 import type { Reply } from './script.js';
 
 const CUT = 'KEEL_BENCH_RESULT_c0ffee';
@@ -33,19 +33,4 @@ export function nativeReplies(model: LlamaModel, wrapper: ChatWrapper, functions
     const end = syntax.suffix === '' ? jsonEnd(written, params + syntax.paramsPrefix.length) : written.lastIndexOf(syntax.suffix, resultAt) + syntax.suffix.length;
     return end > params ? written.slice(0, end) : fallback();
   };
-}
-
-function jsonEnd(text: string, start: number): number {
-  let depth = 0;
-  let inString = false;
-  for (let i = start; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      if (c === '\\') i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === '{' || c === '[') depth++;
-    else if ((c === '}' || c === ']') && --depth === 0) return i + 1;
-  }
-  return -1;
 }

@@ -109,7 +109,7 @@ function suffixAfterParams(text: string, paramsStart: number, suffix: string): n
 }
 
 /** Where the JSON value starting at `start` ends (after its closing bracket), or -1 if it has not. */
-function jsonEnd(text: string, start: number): number {
+export function jsonEnd(text: string, start: number): number {
   let depth = 0;
   let inString = false;
   for (let i = start; i < text.length; i++) {
