@@ -12,6 +12,8 @@
  *   KEEL_BENCH_SEED=<int>        another workspace and session
  *   KEEL_REUSE_TURNS=<int>       a shorter or longer session (default 62)
  *   KEEL_REUSE_CALLS=<int>       about this many tool calls (default 56; each costs ~65 tokens of framing)
+ *   KEEL_REUSE_CONTEXT=<int>     the context size (default 16384)
+ *   KEEL_REUSE_COMPACT_AT=<0..1> Keel's compaction threshold for the run (default 0.97)
  *   KEEL_REUSE_KEEP=<int>        turns whose tool results the naive harness keeps unpruned (default 4)
  *   KEEL_REUSE_ONLY=keel,stock,naive,templates   run only these parts
  *   KEEL_BENCH_OUT=<file.json>   also write every request's figures there
@@ -46,9 +48,9 @@ const TURNS = Number(process.env.KEEL_REUSE_TURNS ?? 62);
 const CALLS = process.env.KEEL_REUSE_CALLS === undefined ? undefined : Number(process.env.KEEL_REUSE_CALLS);
 const OUT_JSON = process.env.KEEL_BENCH_OUT;
 const ONLY = new Set((process.env.KEEL_REUSE_ONLY ?? 'keel,stock,naive,templates').split(','));
-const CONTEXT = 16384;
+const CONTEXT = Number(process.env.KEEL_REUSE_CONTEXT ?? 16384);
 /** Keel compacts past 75% of the context by default; the bench measures reuse, so the session must not compact. */
-const COMPACT_AT = 0.97;
+const COMPACT_AT = Number(process.env.KEEL_REUSE_COMPACT_AT ?? 0.97);
 
 const started = performance.now();
 const progress = (msg: string) => process.stderr.write(`[${secs(performance.now() - started).padStart(7)}] ${msg}\n`);
