@@ -11,9 +11,9 @@
  *   npm run bench:reuse
  *   KEEL_BENCH_SEED=<int>        another workspace and session
  *   KEEL_REUSE_TURNS=<int>       a shorter or longer session (default 62)
- *   KEEL_REUSE_CALLS=<int>       about this many tool calls (default 56; each costs ~65 tokens of framing)
- *   KEEL_REUSE_CONTEXT=<int>     the context size (default 16384)
- *   KEEL_REUSE_COMPACT_AT=<0..1> Keel's compaction threshold for the run (default 0.97)
+ *   KEEL_REUSE_CALLS=<int>       about this many tool calls (default 100; each costs ~65 tokens of framing)
+ *   KEEL_REUSE_CONTEXT=<int>     the context size (default 32768: the session grows to ~19k tokens)
+ *   KEEL_REUSE_COMPACT_AT=<0..1> Keel's compaction threshold for the run (default 0.75, Keel's own)
  *   KEEL_REUSE_KEEP=<int>        turns whose tool results the naive harness keeps unpruned (default 4)
  *   KEEL_REUSE_ONLY=keel,stock,naive,templates   run only these parts
  *   KEEL_BENCH_OUT=<file.json>   also write every request's figures there
@@ -45,12 +45,12 @@ import { runTemplates } from './reuse/templates.js';
 
 const SEED = Number(process.env.KEEL_BENCH_SEED ?? 0x6b65656c);
 const TURNS = Number(process.env.KEEL_REUSE_TURNS ?? 62);
-const CALLS = process.env.KEEL_REUSE_CALLS === undefined ? undefined : Number(process.env.KEEL_REUSE_CALLS);
+const CALLS = Number(process.env.KEEL_REUSE_CALLS ?? 100);
 const OUT_JSON = process.env.KEEL_BENCH_OUT;
 const ONLY = new Set((process.env.KEEL_REUSE_ONLY ?? 'keel,stock,naive,templates').split(','));
-const CONTEXT = Number(process.env.KEEL_REUSE_CONTEXT ?? 16384);
-/** Keel compacts past 75% of the context by default; the bench measures reuse, so the session must not compact. */
-const COMPACT_AT = Number(process.env.KEEL_REUSE_COMPACT_AT ?? 0.97);
+const CONTEXT = Number(process.env.KEEL_REUSE_CONTEXT ?? 32768);
+/** Keel compacts past 75% of the context by default; the session is sized so that it does not. */
+const COMPACT_AT = Number(process.env.KEEL_REUSE_COMPACT_AT ?? 0.75);
 
 const started = performance.now();
 const progress = (msg: string) => process.stderr.write(`[${secs(performance.now() - started).padStart(7)}] ${msg}\n`);
@@ -70,7 +70,7 @@ async function main(): Promise<number> {
   const modelPath = path.join(dir, 'big.gguf');
   writeTestModel(modelPath, BIG_MODEL_OPTIONS);
   const model = await loadModel({ modelPath, threads: 1, contextSize: CONTEXT });
-  out.push(`Keel: the real Agent, compacting only past ${COMPACT_AT * 100}% of the context (its default 75% would compact this session).`);
+  out.push(`Keel: the real Agent, compacting past ${COMPACT_AT * 100}% of the context (Keel's default is 75%).`);
   out.push(`Model: generated, embedding ${BIG_MODEL_OPTIONS.embedding}, ${BIG_MODEL_OPTIONS.layers} layers, F16 (${(fs.statSync(modelPath).size / 1e6).toFixed(0)} MB), 1 thread, context ${fmt(CONTEXT)}.`, '');
   const systemPrompt = (root: string) => readPrompt(DEFAULT_PROMPTS_DIR, 'system-agent.md').replaceAll('{{root}}', root);
   const runs: HarnessRun[] = [];
