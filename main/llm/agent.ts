@@ -257,7 +257,7 @@ export class Agent {
     });
     const cachedBefore = Math.max(r.cachedBefore, this.lostCache);
     const lost = r.reusedTokens < cachedBefore;
-    const cause = lost || this.pendingCause ? this.pendingCause ?? this.guessCause(r.reusedTokens) : undefined;
+    const cause = lost || this.pendingCause ? this.pendingCause ?? this.guessCause(r) : undefined;
     const request = this.o.store.insertRequest({
       sessionId: this.o.session.id,
       kind,
@@ -283,12 +283,13 @@ export class Agent {
   }
 
   /**
-   * A loss nobody asked for: inside the last reply, its text re-tokenized otherwise (a reply cut
-   * off mid-character, say); before it, a chat dropped earlier results or the template re-rendered.
+   * A loss nobody asked for: the same text inside the last reply tokenized otherwise (a reply cut
+   * off mid-character, say); else a chat dropped earlier results, or the template re-rendered.
    */
-  private guessCause(reused: number): BreakCause {
-    if (reused >= this.lastReplyStart) return 'reply re-tokenized';
-    return this.o.session.kind === 'chat' ? 'chat reply results not carried' : 'template re-rendered earlier text';
+  private guessCause(r: RequestResult): BreakCause {
+    if (r.rewritten === false && r.reusedTokens >= this.lastReplyStart) return 'reply re-tokenized';
+    if (this.o.session.kind === 'chat' && r.reusedTokens < this.lastReplyStart) return 'chat reply results not carried';
+    return 'template re-rendered earlier text';
   }
 }
 

@@ -32,6 +32,8 @@ export interface RequestResult {
   /** Tokens the sequence held before the request. Reuse short of them is a break. */
   cachedBefore: number;
   firstDiff: number;
+  /** Whether earlier text was rendered otherwise than it was evaluated (see splice.ts). */
+  rewritten?: boolean;
   prefillMs: number;
   generationMs: number;
 }
@@ -42,7 +44,7 @@ export interface RequestResult {
  * by token. The figures are measured, not estimated: reuse is the first differing token index.
  */
 export async function runRequest(o: RequestOptions): Promise<RequestResult> {
-  const tokens = promptTokens(o.prompt, o.model, o.sequence.contextTokens);
+  const { tokens, rewritten } = promptTokens(o.prompt, o.model, o.sequence.contextTokens);
   const cachedBefore = o.sequence.nextTokenIndex;
   const firstDiff = o.sequence.compareContextTokens(tokens).firstDifferentIndex;
   // At least one token is evaluated, so there are logits to sample the first reply token from.
@@ -123,6 +125,7 @@ export async function runRequest(o: RequestOptions): Promise<RequestResult> {
     outputTokens: generated.length,
     cachedBefore,
     firstDiff,
+    rewritten,
     prefillMs: (firstTokenAt ?? ended) - began,
     generationMs: ended - (firstTokenAt ?? ended),
   };

@@ -8,11 +8,11 @@ import { LlamaText, SpecialToken, SpecialTokensText, type LlamaModel, type Token
  * tokens whose text is a prefix of the prompt is kept, and only the rest is tokenized — from the
  * prompt's own segments, so plain text is never parsed for special tokens.
  */
-export function promptTokens(prompt: LlamaText, model: LlamaModel, evaluated: readonly Token[]): Token[] {
+export function promptTokens(prompt: LlamaText, model: LlamaModel, evaluated: readonly Token[]): PromptTokens {
   const values = prompt.values.map((value) => ({ value, text: valueText(value, model) }));
   const text = values.map((v) => v.text).join('');
   const offsets = tokenOffsets(model, evaluated);
-  if (!offsets) return prompt.tokenize(model.tokenizer);
+  if (!offsets) return { tokens: prompt.tokenize(model.tokenizer) };
 
   let common = 0;
   const cachedText = offsets.text;
@@ -20,11 +20,21 @@ export function promptTokens(prompt: LlamaText, model: LlamaModel, evaluated: re
   let keep = 0;
   while (keep < evaluated.length && offsets.ends[keep] <= common) keep++;
   if (keep === evaluated.length && offsets.ends[keep - 1] === text.length) keep--; // leave one token to evaluate
+  const rewritten = common < cachedText.length;
   for (; keep > 0; keep--) {
     const rest = suffixFrom(values, keep === 0 ? 0 : offsets.ends[keep - 1]);
-    if (rest) return [...evaluated.slice(0, keep), ...rest.tokenize(model.tokenizer)];
+    if (rest) return { tokens: [...evaluated.slice(0, keep), ...rest.tokenize(model.tokenizer)], rewritten };
   }
-  return prompt.tokenize(model.tokenizer);
+  return { tokens: prompt.tokenize(model.tokenizer), rewritten };
+}
+
+export interface PromptTokens {
+  tokens: Token[];
+  /**
+   * Whether the prompt's text departs from the text already evaluated before that text's end: the
+   * template rendered earlier text otherwise. Undefined when the evaluated tokens could not be read back.
+   */
+  rewritten?: boolean;
 }
 
 /** Each evaluated token's end offset in their joined text, or undefined when pieces don't add up. */
