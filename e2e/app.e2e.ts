@@ -151,7 +151,8 @@ test('auto mode: a reply streams, tool calls show their bracket, a stub’s id o
     await second.locator('[data-testid="id-link"][data-id="#0001"]').click();
     const inspector = page.getByTestId('inspector-panel');
     await inspector.waitFor();
-    assert.equal(await page.getByTestId('inspector-id-input').inputValue(), '#0001');
+    // The panel can paint before its id field is filled in: wait for the field, don't race it.
+    await waitFor('the inspector id field to show #0001', async () => (await page.getByTestId('inspector-id-input').inputValue()) === '#0001');
     const meta = await waitForText(page.getByTestId('inspector-meta'), /#0001/);
     assert.match(meta, /read/);
     assert.match(meta, /a\.txt/);
