@@ -16,7 +16,7 @@ import type { LoadedModel } from '../../main/llm/model.js';
 import { sessionWrapper } from '../../main/llm/wrapper.js';
 import { SequenceProbe, type RequestMeasure } from './measure.js';
 import { makeWorkspace, plainFunctions } from './tools.js';
-import { nativeReplies } from './replies.js';
+import { nativeReplies } from '../../main/llm/testModel/nativeReplies.js';
 import type { Script } from './script.js';
 
 export interface HarnessRun {

@@ -15,7 +15,7 @@ import type { LoadedModel } from '../../main/llm/model.js';
 import { systemPromptEnd, type HarnessRun } from './keel.js';
 import { commonPrefix, SequenceProbe, type RequestMeasure } from './measure.js';
 import type { Script } from './script.js';
-import { nativeReplies } from './replies.js';
+import { nativeReplies } from '../../main/llm/testModel/nativeReplies.js';
 import { makeWorkspace, plainFunctions, runPlainTool } from './tools.js';
 
 /** Tool results of turns older than the last KEEP_TURNS are pruned (KEEL_REUSE_KEEP=<n> to change). */

@@ -91,4 +91,7 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX requests_session ON requests(session_id);
   `,
+  `
+  ALTER TABLE replies ADD COLUMN raw TEXT;
+  `,
 ];

@@ -12,7 +12,7 @@ describe('SqliteStore', () => {
   it('creates a WAL database with the current schema', () => {
     const store = new SqliteStore(path.join(tmp, 'k.db'));
     expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(store.db.pragma('user_version', { simple: true })).toBe(2);
+    expect(store.db.pragma('user_version', { simple: true })).toBe(3);
     store.close();
   });
 

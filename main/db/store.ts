@@ -162,16 +162,17 @@ export class SqliteStore implements SessionStore {
 
   insertReply(row: Omit<ReplyRow, 'id'>): ReplyRow {
     const info = this.db
-      .prepare(`INSERT INTO replies (session_id, turn_id, seq, text, calls, created_at)
-                VALUES (@sessionId, @turnId, @seq, @text, @calls, @createdAt)`)
-      .run({ ...row, calls: JSON.stringify(row.calls) });
+      .prepare(`INSERT INTO replies (session_id, turn_id, seq, text, raw, calls, created_at)
+                VALUES (@sessionId, @turnId, @seq, @text, @raw, @calls, @createdAt)`)
+      .run({ ...row, raw: row.raw ?? null, calls: JSON.stringify(row.calls) });
     return { ...row, id: Number(info.lastInsertRowid) };
   }
 
   listReplies(sessionId: number): ReplyRow[] {
     return (this.db.prepare('SELECT * FROM replies WHERE session_id = ? ORDER BY id').all(sessionId) as Row[]).map((r) => ({
       id: r.id as number, sessionId: r.session_id as number, turnId: r.turn_id as number, seq: r.seq as number,
-      text: r.text as string, calls: JSON.parse(r.calls as string), createdAt: r.created_at as string,
+      text: r.text as string, ...(r.raw === null ? {} : { raw: r.raw as string }), calls: JSON.parse(r.calls as string),
+      createdAt: r.created_at as string,
     }));
   }
 

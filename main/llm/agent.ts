@@ -10,7 +10,8 @@ import type { ToolRegistry } from '../core/tools/registry.js';
 import { requestHistory, toolFunctions } from './history.js';
 import type { LoadedModel } from './model.js';
 import { runRequest, type RequestResult, type Script } from './request.js';
-import { callSyntax, parseCalls, type CallSyntax } from './toolCalls.js';
+import { replyFormat, type ReplyFormat } from './replyFormat.js';
+import { callSyntax, type CallSyntax } from './toolCalls.js';
 import { renderPrompt, sessionWrapper } from './wrapper.js';
 
 export type AgentEvent =
@@ -51,7 +52,7 @@ export class ContextFullError extends Error {}
  */
 export class Agent {
   private sequence: LlamaContextSequence;
-  private wrapper?: { key: string; wrapper: ChatWrapper; syntax: CallSyntax };
+  private wrapper?: { key: string; wrapper: ChatWrapper; syntax: CallSyntax; format: ReplyFormat };
   private pendingCause?: BreakCause;
   /** What the previous request left in the cache, when that cache is gone (switch, resume). */
   private lostCache = 0;
@@ -119,10 +120,10 @@ export class Agent {
     let repeats = 0;
     for (let step = 0; step < (this.o.maxSteps ?? 50); step++) {
       const r = await this.request('turn', undefined, signal);
-      const parsed = parseCalls(r.text, this.syntax());
+      const parsed = this.current().format.read(r.text);
       if (parsed.calls.length === 0) {
-        this.o.session.recordReply(r.text, []);
-        return r.text;
+        this.o.session.recordReply(parsed.words, [], parsed.raw);
+        return parsed.words;
       }
       const calls: ReplyCall[] = [];
       for (const call of parsed.calls) {
@@ -138,7 +139,7 @@ export class Agent {
         calls.push({ name: call.name, args: call.args ?? null, number: result.number, raw: call.raw });
         this.emit({ type: 'tool', name: call.name, args: call.args, result });
       }
-      this.o.session.recordReply(parsed.before, calls);
+      this.o.session.recordReply(parsed.words, calls, parsed.raw);
       if (signal?.aborted || repeats >= 2 * REPEAT_LIMIT) break;
     }
     return '';
@@ -155,7 +156,7 @@ export class Agent {
     if (r.stoppedBy === 'stopped' || r.stoppedBy === 'limit') {
       throw new Error(`Compaction was ${r.stoppedBy === 'stopped' ? 'stopped' : 'cut off at the token limit'}; the session is unchanged.`);
     }
-    const text = this.o.session.compact(parseCalls(r.text, this.syntax()).before);
+    const text = this.o.session.compact(this.current().format.read(r.text).words);
     this.pendingCause = 'compaction';
     await this.saveState();
     this.emit({ type: 'compacted', text });
@@ -202,11 +203,12 @@ export class Agent {
   }
 
   /** The model's wrapper and its call syntax, made again only when the model or the prompt date changes. */
-  private current(): { wrapper: ChatWrapper; syntax: CallSyntax } {
+  private current(): { wrapper: ChatWrapper; syntax: CallSyntax; format: ReplyFormat } {
     const key = `${this.o.model.path}|${this.o.session.promptDate}`;
     if (this.wrapper?.key !== key) {
       const wrapper = sessionWrapper(this.o.model.model, this.o.session.promptDate);
-      this.wrapper = { key, wrapper, syntax: callSyntax(wrapper) };
+      const syntax = callSyntax(wrapper);
+      this.wrapper = { key, wrapper, syntax, format: replyFormat(wrapper, syntax) };
     }
     return this.wrapper;
   }
@@ -224,8 +226,8 @@ export class Agent {
   }
 
   private render(extraUser?: string) {
-    const { wrapper, syntax } = this.current();
-    const { history, results } = requestHistory(this.o.session, syntax, extraUser);
+    const { wrapper, format } = this.current();
+    const { history, results } = requestHistory(this.o.session, format, extraUser);
     const functions = this.functions();
     return { ...renderPrompt(wrapper, history, functions, results), functions };
   }
@@ -241,14 +243,15 @@ export class Agent {
   }
 
   private async request(kind: RequestRow['kind'], extraUser: string | undefined, signal?: AbortSignal): Promise<RequestResult> {
-    const { text, stopTriggers, functions } = this.render(extraUser);
+    const { text, stopTriggers, continueOn, functions } = this.render(extraUser);
     const maxTokens = this.o.maxReplyTokens ?? 1024;
     const r = await runRequest({
       sequence: this.sequence,
       model: this.o.model.model,
       prompt: text,
       stopTriggers,
-      syntax: this.syntax(),
+      continueOn,
+      format: this.current().format,
       maxTokens,
       temperature: this.o.temperature ?? 0.2,
       signal,

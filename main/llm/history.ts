@@ -1,18 +1,18 @@
-import type { ChatHistoryItem, ChatModelFunctions, ChatModelResponse } from 'node-llama-cpp';
+import type { ChatHistoryItem, ChatModelFunctions } from 'node-llama-cpp';
 import { messageWithNotes } from '../core/session/notes.js';
 import type { Session } from '../core/session/session.js';
 import type { Turn } from '../core/session/types.js';
-import { rawCallText, type CallSyntax } from './toolCalls.js';
+import type { ReplyFormat, ResponseItem } from './replyFormat.js';
 import { resultSentinel } from './wrapper.js';
 
 /**
  * The conversation a request carries, for the model's wrapper to render: the kept system
  * prompt, the summary of what was compacted, then each turn as it was sent — the person's
- * message with its notes, and the model's replies with their exact text, calls and results.
+ * message with its notes, and the model's replies as they were generated, with their calls and results.
  * A chat carries no earlier reply's tool calls and results (spec §2); an agent carries all.
  * `extraUser` is a message sent once and never stored (the compaction request).
  */
-export function requestHistory(session: Session, syntax: CallSyntax, extraUser?: string) {
+export function requestHistory(session: Session, format: ReplyFormat, extraUser?: string) {
   const history: ChatHistoryItem[] = [{ type: 'system', text: session.systemPromptForRequest() }];
   const results = new Map<number, string>();
   const turns = session.history();
@@ -26,7 +26,7 @@ export function requestHistory(session: Session, syntax: CallSyntax, extraUser?:
     if (turn.words !== undefined) flushUser(messageWithNotes(turn.words, turn.notes));
     else if (pendingUser !== undefined) flushUser();
     const carriesCalls = session.kind === 'agent' || i === turns.length - 1;
-    const response = modelResponse(turn, carriesCalls, syntax, session, results);
+    const response = modelResponse(turn, carriesCalls, format, session, results);
     if (response.length > 0) history.push({ type: 'model', response });
   });
   if (extraUser !== undefined || pendingUser !== undefined) flushUser(extraUser);
@@ -36,10 +36,10 @@ export function requestHistory(session: Session, syntax: CallSyntax, extraUser?:
   return { history, results };
 }
 
-function modelResponse(turn: Turn, carriesCalls: boolean, syntax: CallSyntax, session: Session, results: Map<number, string>) {
-  const response: ChatModelResponse['response'][number][] = [];
+function modelResponse(turn: Turn, carriesCalls: boolean, format: ReplyFormat, session: Session, results: Map<number, string>) {
+  const response: ResponseItem[] = [];
   for (const reply of turn.replies) {
-    if (reply.text !== '') response.push(reply.text);
+    response.push(...format.items(reply));
     if (!carriesCalls) continue;
     reply.calls.forEach((call, i) => {
       results.set(call.number, session.insertedText(call.number));
@@ -51,7 +51,7 @@ function modelResponse(turn: Turn, carriesCalls: boolean, syntax: CallSyntax, se
         name: call.name,
         params: call.args,
         result: resultSentinel(call.number),
-        rawCall: rawCallText(call.raw, syntax).toJSON(),
+        rawCall: format.callText(call.raw).toJSON(),
       });
     });
   }

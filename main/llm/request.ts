@@ -1,6 +1,6 @@
-import { TokenBias, type LlamaContextSequence, type LlamaModel, type LlamaText, type Token } from 'node-llama-cpp';
+import type { LlamaContextSequence, LlamaModel, LlamaText, Token } from 'node-llama-cpp';
 import { promptTokens } from './splice.js';
-import { callStart, parseCalls, type CallSyntax } from './toolCalls.js';
+import type { ReplyFormat } from './replyFormat.js';
 
 /** Scripted replies (teacher forcing): each request's reply is given as text and sampled exactly. */
 export interface Script {
@@ -12,7 +12,9 @@ export interface RequestOptions {
   model: LlamaModel;
   prompt: LlamaText;
   stopTriggers: LlamaText[];
-  syntax: CallSyntax;
+  /** End-of-generation tokens (as text) after which the model goes on writing: the wrapper re-renders there. */
+  continueOn: string[];
+  format: ReplyFormat;
   maxTokens: number;
   temperature: number;
   signal?: AbortSignal;
@@ -57,41 +59,45 @@ export async function runRequest(o: RequestOptions): Promise<RequestResult> {
   let firstTokenAt: number | undefined;
   let text = '';
   let stoppedBy: RequestResult['stoppedBy'] = 'limit';
-  const iterator = o.sequence.evaluate(tokens.slice(start), {
-    temperature: script ? 0 : o.temperature,
-    tokenBias: script ? () => forced(o.model, script[generated.length]) : undefined,
-    yieldEogToken: true,
-  });
-  /**
-   * Streams the reply's words, not its calls: text from a call's start on is held back, and so is
-   * a tail that may be the start of a call prefix, until it turns out not to be.
-   */
+  const iterator = o.sequence.evaluate(tokens.slice(start), { temperature: script ? 0 : o.temperature, yieldEogToken: true });
   let streamed = 0;
   const stream = (final: boolean) => {
-    const call = callStart(text, o.syntax);
-    const visible = call >= 0 ? call : final ? text.length : text.length - partialPrefix(text, o.syntax.prefix);
-    if (visible > streamed) o.onText?.(text.slice(streamed, visible));
-    streamed = Math.max(streamed, visible);
+    const visible = o.format.visible(text, final);
+    if (visible.length > streamed) o.onText?.(visible.slice(streamed));
+    streamed = Math.max(streamed, visible.length);
   };
-  /** An end-of-generation token ends the reply, or completes a call (Llama 3.x `<|eom_id|>`). */
+  /** An end-of-generation token ends the reply, or completes a call (Llama 3.x `<|eom_id|>`, Harmony `<|call|>`). */
   const end = (token: Token) => {
     const withEnd = o.model.detokenize([...generated, token], true);
-    if (parseCalls(withEnd, o.syntax).calls.length > parseCalls(text, o.syntax).calls.length) {
+    if (o.format.read(withEnd).calls.length > o.format.read(text).calls.length) {
       generated.push(token);
       text = withEnd;
       return 'call' as const;
     }
     return 'end' as const;
   };
-  for await (const token of iterator) {
+  /** Harmony's `<|end|>` closes one message, and the model goes on with the next (node-llama-cpp re-renders there too). */
+  const continues = (token: Token) => o.continueOn.includes(o.model.detokenize([token], true));
+  let forced: Token | undefined;
+  for (;;) {
+    const next = await iterator.next(forced);
+    if (next.done) break;
     firstTokenAt ??= performance.now();
-    if (o.model.isEogToken(token)) {
+    // A scripted reply is forced token by token (teacher forcing): the sampled token is replaced,
+    // and where the script ends the reply ends, as if the model had sampled its end token.
+    if (script && generated.length === script.length) {
+      stoppedBy = 'end';
+      break;
+    }
+    const token = script ? script[generated.length] : next.value;
+    forced = script ? token : undefined;
+    if (o.model.isEogToken(token) && !continues(token)) {
       stoppedBy = end(token);
       break;
     }
     generated.push(token);
     text = o.model.detokenize(generated, true);
-    if (callStart(text, o.syntax) >= 0 && parseCalls(text, o.syntax).calls.length > 0) {
+    if (o.format.read(text).calls.length > 0) {
       stoppedBy = 'call';
       break;
     }
@@ -107,13 +113,8 @@ export async function runRequest(o: RequestOptions): Promise<RequestResult> {
       break;
     }
     if (generated.length >= o.maxTokens) break;
-    // A scripted reply ends where its text ends, or at a scripted end token, as if the model
-    // had sampled it (TokenBias cannot force end-of-generation tokens).
-    if (script && (generated.length === script.length || o.model.isEogToken(script[generated.length]))) {
-      stoppedBy = generated.length === script.length ? 'end' : end(script[generated.length]);
-      break;
-    }
   }
+  await iterator.return();
   stream(true);
   const ended = performance.now();
   return {
@@ -129,17 +130,4 @@ export async function runRequest(o: RequestOptions): Promise<RequestResult> {
     prefillMs: (firstTokenAt ?? ended) - began,
     generationMs: ended - (firstTokenAt ?? ended),
   };
-}
-
-/** A bias that makes greedy sampling pick exactly this token. */
-function forced(model: LlamaModel, token: Token | undefined): TokenBias {
-  const bias = new TokenBias(model.tokenizer);
-  if (token !== undefined) bias.set(token, { logit: 1e9 });
-  return bias;
-}
-
-/** How many characters at the end of `text` could be the beginning of `prefix`. */
-function partialPrefix(text: string, prefix: string): number {
-  for (let n = Math.min(prefix.length - 1, text.length); n > 0; n--) if (prefix.startsWith(text.slice(-n))) return n;
-  return 0;
 }

@@ -1,4 +1,5 @@
 import { LlamaText, type ChatWrapper, type ChatWrapperSettings } from 'node-llama-cpp';
+import type { ReplyFormat } from './replyFormat.js';
 
 /** A tool call found in generated text, with the exact text it was generated as. */
 export interface ParsedCall {
@@ -56,6 +57,29 @@ const textOf = (value: string | LlamaText) => LlamaText(value).toString();
 /** Where the first call starts in `text`, or -1. A space before the prefix belongs to the call. */
 export function callStart(text: string, syntax: CallSyntax): number {
   return syntax.prefix === '' ? -1 : text.indexOf(syntax.prefix);
+}
+
+/** The reply format of most families: words, then calls in the wrapper's call syntax. */
+export function plainFormat(syntax: CallSyntax): ReplyFormat {
+  return {
+    read(text) {
+      const { before, calls, complete } = parseCalls(text, syntax);
+      return { words: before, calls, complete };
+    },
+    // A tail that may be the start of a call prefix is held back until it turns out not to be.
+    visible(text, final) {
+      const call = callStart(text, syntax);
+      return text.slice(0, call >= 0 ? call : final ? text.length : text.length - partialPrefix(text, syntax.prefix));
+    },
+    items: (reply) => (reply.text === '' ? [] : [reply.text]),
+    callText: (raw) => rawCallText(raw, syntax),
+  };
+}
+
+/** How many characters at the end of `text` could be the beginning of `prefix`. */
+function partialPrefix(text: string, prefix: string): number {
+  for (let n = Math.min(prefix.length - 1, text.length); n > 0; n--) if (prefix.startsWith(text.slice(-n))) return n;
+  return 0;
 }
 
 /**

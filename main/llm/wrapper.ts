@@ -29,7 +29,8 @@ export function resultSentinel(number: number): string {
 }
 
 /**
- * The whole prompt of a request, rendered by the model's wrapper, and what stops generation.
+ * The whole prompt of a request, rendered by the model's wrapper, what stops generation, and what
+ * only closes a message (Harmony's `<|end|>`, where node-llama-cpp re-renders and goes on).
  * Tool results were put into the history as sentinels: node-llama-cpp and many templates
  * JSON-encode a result (`"a\nb"` reaches the model as one escaped line), so each sentinel, however
  * it was quoted, is replaced by the result's exact text — as a plain string, which is tokenized
@@ -40,7 +41,7 @@ export function renderPrompt(
   chatHistory: ChatHistoryItem[],
   functions: ChatModelFunctions,
   results: ReadonlyMap<number, string>,
-): { text: LlamaText; stopTriggers: LlamaText[] } {
+): { text: LlamaText; stopTriggers: LlamaText[]; continueOn: string[] } {
   const state = wrapper.generateContextState({ chatHistory, availableFunctions: functions });
   const forms = [...results].flatMap(([number, text]) => {
     const bare = resultSentinel(number);
@@ -51,7 +52,11 @@ export function renderPrompt(
     if (typeof value !== 'string' || !value.includes('KEEL_RESULT_')) return value;
     return forms.reduce((acc, [form, exact]) => acc.split(form).join(exact), value);
   });
-  return { text, stopTriggers: (state.stopGenerationTriggers ?? []).map((t) => LlamaText(t)) };
+  return {
+    text,
+    stopTriggers: (state.stopGenerationTriggers ?? []).map((t) => LlamaText(t)),
+    continueOn: (state.rerender?.triggers ?? []).map((t) => LlamaText(t).toString()),
+  };
 }
 
 /** A Jinja template with each `strftime_now("…")` replaced by that date, formatted, as a literal. */

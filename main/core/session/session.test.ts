@@ -160,6 +160,20 @@ describe('a session resumed from its store', () => {
     expect(fs.readFileSync(path.join(root, 'a.ts'), 'utf8')).toBe('changed outside\n');
   });
 
+  it('gives back each reply with its words, its exact text where that differs, and its calls', async () => {
+    const s = Session.create(deps, { root, kind: 'agent', mode: 'auto' });
+    s.userMessage('go');
+    const call = { name: 'read', args: { path: 'a.ts' }, number: (await s.callTool('read', { path: 'a.ts' })).number, raw: '<call>' };
+    s.recordReply('Reading.', [call], '<|channel|>commentary<|message|>Reading.<|end|>');
+    s.recordReply('Done.', []);
+    s.endReply();
+    const replies = Session.open(deps, s.id).history()[0].replies;
+    expect(replies.map(({ text, raw, calls }) => ({ text, raw, calls }))).toEqual([
+      { text: 'Reading.', raw: '<|channel|>commentary<|message|>Reading.<|end|>', calls: [call] },
+      { text: 'Done.', raw: undefined, calls: [] },
+    ]);
+  });
+
   it('stores every result in full before it is handed on', async () => {
     const s = Session.create(deps, { root, kind: 'agent', mode: 'auto' });
     const inserted = await s.callTool('bash', { command: 'seq 1 1000' });

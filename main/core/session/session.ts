@@ -287,11 +287,12 @@ export class Session {
     this.promptAtFirstRequest = undefined;
   }
 
-  /** Records a model reply of the open turn: its exact text and its calls with their result numbers. */
-  recordReply(text: string, calls: ReplyCall[]): ReplyRow {
+  /** Records a model reply of the open turn: its words, its calls with their result numbers, and its raw text (see ReplyRow). */
+  recordReply(text: string, calls: ReplyCall[], raw?: string): ReplyRow {
     const turn = this.openTurn() ?? this.startTurn();
     const reply = this.deps.store.insertReply({
-      sessionId: this.row.id, turnId: turn.id, seq: turn.replies.length + 1, text, calls, createdAt: this.deps.now().toISOString(),
+      sessionId: this.row.id, turnId: turn.id, seq: turn.replies.length + 1, text, ...(raw === undefined ? {} : { raw }), calls,
+      createdAt: this.deps.now().toISOString(),
     });
     turn.replies.push(reply);
     return reply;

@@ -86,13 +86,18 @@ export interface ReplyCall {
   raw: string;
 }
 
-/** One model reply of a turn: its text (the exact generated text before any call) and its calls. */
+/**
+ * One model reply of a turn: its words (what the person reads, before any call) and its calls.
+ * `raw` is the exact generated text before the calls where it is more than the words (gpt-oss
+ * writes its reasoning and words in channels), so the prompt re-renders what was generated.
+ */
 export interface ReplyRow {
   id: number;
   sessionId: number;
   turnId: number;
   seq: number;
   text: string;
+  raw?: string;
   calls: ReplyCall[];
   createdAt: string;
 }

@@ -3,11 +3,17 @@
  * model's own wrapper renders for a model turn holding that text and that call, after the
  * generation prompt, up to the end of the call (a model writes its call, not the result). Where
  * the wrapper's rendering does not extend its generation prompt, the call is written with the
- * wrapper's call syntax (formatCall) instead.
+ * wrapper's call syntax (formatCall) instead. Used by tests and benchmarks, so that what Keel reads
+ * back was written by the wrapper, not by Keel's own reading of it.
  */
 import { type ChatHistoryItem, type ChatModelFunctions, type ChatWrapper, type LlamaModel } from 'node-llama-cpp';
-import { callSyntax, formatCall, jsonEnd } from '../../main/llm/toolCalls.js';
-import type { Reply } from './script.js';
+import { callSyntax, formatCall, jsonEnd } from '../toolCalls.js';
+
+/** A reply to script: its words, and the call it ends with. */
+export interface Reply {
+  text: string;
+  call?: { name: string; args: unknown };
+}
 
 const CUT = 'KEEL_BENCH_RESULT_c0ffee';
 
