@@ -42,9 +42,11 @@ describe('the same scripted session on a model of each shared template', { timeo
       }
       const rows = f.agent.requests();
       expect(new Set(rows.map((r) => r.systemSha)).size).toBe(1);
-      // Replies without reasoning: no template rewrites this session's earlier text (harmony.test.ts
-      // has gpt-oss dropping analysis), so every request reuses all the previous one left.
-      expect(rows.filter((r) => r.cause !== undefined || r.reusedTokens < r.cachedBefore)).toEqual([]);
+      // Replies without reasoning: only Mistral Small 3.2's template rewrites earlier text here (its
+      // tool list moves before the newest message); every other request reuses all the previous one
+      // left. harmony.test.ts has gpt-oss dropping analysis.
+      const losses = rows.filter((r) => r.cause !== undefined || r.reusedTokens < r.cachedBefore);
+      expect(losses.map((r) => [r.id, r.cause])).toEqual(name === 'mistral-small-3.2' ? [[3, 'template re-rendered earlier text']] : []);
     });
   }
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseCalls, type CallSyntax } from './toolCalls.js';
 
 const syntax = (prefix: string, paramsPrefix: string, suffix: string, separator = ''): CallSyntax =>
-  ({ prefix, paramsPrefix, suffix, separator, settings: { optionalPrefixSpace: false, prefix, paramsPrefix, suffix } });
+  ({ prefix, paramsPrefix, suffix, separator, idPrefix: '', settings: { optionalPrefixSpace: false, prefix, paramsPrefix, suffix } });
 
 describe('reading tool calls from generated text', () => {
   const qwen = syntax('<tool_call>\n{"name": "', '", "arguments": ', '}\n</tool_call>', '\n');

@@ -1,5 +1,6 @@
 import { LlamaText, type ChatWrapper, type ChatWrapperSettings } from 'node-llama-cpp';
 import type { ReplyFormat } from './replyFormat.js';
+import { TemplateToolsWrapper } from './templateTools.js';
 
 /** A tool call found in generated text, with the exact text it was generated as. */
 export interface ParsedCall {
@@ -20,12 +21,15 @@ export interface CallSyntax {
   suffix: string;
   /** What the wrapper puts between a reply's text and its first call (Qwen's Jinja template: a newline). */
   separator: string;
+  /** What comes between a call's name and the id the model gives it (Mistral Small 3.2: `[CALL_ID]`), if anything. */
+  idPrefix: string;
   settings: ChatWrapperSettings['functions']['call'];
 }
 
 export function callSyntax(wrapper: ChatWrapper): CallSyntax {
   const call = wrapper.settings.functions.call;
-  const syntax = { prefix: textOf(call.prefix), paramsPrefix: textOf(call.paramsPrefix), suffix: textOf(call.suffix), separator: '', settings: call };
+  const idPrefix = wrapper instanceof TemplateToolsWrapper ? wrapper.idPrefix : '';
+  const syntax = { prefix: textOf(call.prefix), paramsPrefix: textOf(call.paramsPrefix), suffix: textOf(call.suffix), separator: '', idPrefix, settings: call };
   return { ...syntax, separator: probeSeparator(wrapper, syntax) };
 }
 
@@ -104,7 +108,8 @@ export function parseCalls(text: string, syntax: CallSyntax): { before: string; 
     const suffixAt = suffixAfterParams(text, paramsStart, syntax.suffix);
     if (suffixAt < 0) return { before: beforeCalls(first), calls, complete: false };
     const end = suffixAt + syntax.suffix.length;
-    const name = text.slice(nameStart, paramsAt);
+    const named = text.slice(nameStart, paramsAt);
+    const name = syntax.idPrefix === '' ? named : named.split(syntax.idPrefix)[0];
     const paramsText = text.slice(paramsAt + syntax.paramsPrefix.length, suffixAt);
     let args: unknown;
     let problem: string | undefined;

@@ -1,6 +1,7 @@
 import {
-  ChatWrapper, LlamaText, resolveChatWrapper, type ChatHistoryItem, type ChatModelFunctions, type LlamaModel,
+  ChatWrapper, JinjaTemplateChatWrapper, LlamaText, resolveChatWrapper, type ChatHistoryItem, type ChatModelFunctions, type LlamaModel,
 } from 'node-llama-cpp';
+import { templateToolsWrapper } from './templateTools.js';
 
 /**
  * The chat wrapper of a model for one session: the model's own template (spec §8), with no clock
@@ -10,17 +11,18 @@ import {
 export function sessionWrapper(model: LlamaModel, promptDate: string): ChatWrapper {
   const fixed = new Date(`${promptDate || '2026-01-01'}T12:00:00Z`);
   const template = model.fileInfo.metadata?.tokenizer?.chat_template;
+  const fixedTemplate = typeof template === 'string' ? withFixedDate(template, fixed) : undefined;
+  const parameters = { date_string: formatDate(fixed, '%d %b %Y') };
   const wrapper = resolveChatWrapper(model, {
     customWrapperSettings: {
       'llama3.1': { todayDate: fixed },
       harmony: { todayDate: fixed },
-      jinjaTemplate: {
-        template: typeof template === 'string' ? withFixedDate(template, fixed) : undefined,
-        additionalRenderParameters: { date_string: formatDate(fixed, '%d %b %Y') },
-      },
+      jinjaTemplate: { template: fixedTemplate, additionalRenderParameters: parameters },
     },
   });
-  return wrapper;
+  // Where node-llama-cpp could not read the template's calls, the template renders them itself.
+  const fallback = wrapper instanceof JinjaTemplateChatWrapper && !wrapper.usingJinjaFunctionCallTemplate;
+  return (fallback && fixedTemplate && templateToolsWrapper(fixedTemplate, parameters)) || wrapper;
 }
 
 /** A stand-in for result `number` while the wrapper renders: replaced by the exact text afterwards. */

@@ -1,0 +1,203 @@
+import crypto from 'node:crypto';
+import { Template } from '@huggingface/jinja';
+import {
+  ChatWrapper, LlamaText, SpecialToken, SpecialTokensText, type ChatHistoryItem, type ChatModelFunctions,
+  type ChatWrapperGenerateContextStateOptions, type ChatWrapperGeneratedContextState, type ChatWrapperSettings,
+  type LlamaTextValue,
+} from 'node-llama-cpp';
+
+/**
+ * Tool calls through the model's own Jinja template, for a template whose calls node-llama-cpp
+ * cannot read (it would offer the tools in a generic `||call:` syntax of its own). Mistral Small
+ * 3.2 is one: a call carries an id the model makes up, `[TOOL_CALLS]name[CALL_ID]a1b2c3d4e[ARGS]{…}`,
+ * and its result answers that id. The template renders every request itself, with the tools, the
+ * calls (their ids and arguments as generated) and the results; whatever it moves (Mistral puts its
+ * tool list before the newest user message) it moves, and the loss is recorded (spec §8).
+ *
+ * Content goes in as markers and comes out as plain text, so only the template's own text is read
+ * for special tokens.
+ */
+export class TemplateToolsWrapper extends ChatWrapper {
+  override readonly wrapperName = 'JinjaTemplateTools';
+  override readonly settings: ChatWrapperSettings;
+  private readonly jinja: Template;
+
+  constructor(
+    template: string,
+    /** What the template reads beside the conversation (Llama's `date_string`). */
+    private readonly parameters: Record<string, unknown>,
+    /** What the template writes between a call's name and its id (`[CALL_ID]`); the id ends at the params prefix. */
+    readonly idPrefix: string,
+    call: { prefix: string; paramsPrefix: string; suffix: string },
+  ) {
+    super();
+    this.jinja = new Template(template);
+    this.settings = {
+      ...ChatWrapper.defaultSettings,
+      functions: {
+        ...ChatWrapper.defaultSettings.functions,
+        call: {
+          optionalPrefixSpace: true,
+          prefix: LlamaText(new SpecialTokensText(call.prefix)),
+          paramsPrefix: LlamaText(new SpecialTokensText(call.paramsPrefix)),
+          suffix: LlamaText(new SpecialTokensText(call.suffix)),
+        },
+      },
+    };
+  }
+
+  override generateContextState({ chatHistory, availableFunctions }: ChatWrapperGenerateContextStateOptions): ChatWrapperGeneratedContextState {
+    const marks = new Marks();
+    const { messages, open } = this.messages(chatHistory, marks);
+    let rendered: string;
+    try {
+      rendered = this.jinja.render({
+        ...this.parameters,
+        messages,
+        tools: toolList(availableFunctions ?? {}),
+        bos_token: marks.special(new SpecialToken('BOS')),
+        eos_token: marks.special(new SpecialToken('EOS')),
+        add_generation_prompt: open,
+      });
+    } catch (err) {
+      // Mistral's template, say, wants user and assistant to alternate: a turn stopped before its answer breaks that.
+      throw new Error(`The model's chat template refused this conversation: ${(err as Error).message}. Undo the last turn, or switch to another model.`);
+    }
+    return { contextText: marks.read(rendered), stopGenerationTriggers: [LlamaText(new SpecialToken('EOS'))] };
+  }
+
+  /** The history as the template's messages: calls with their ids, each result a `tool` message answering its id. */
+  private messages(chatHistory: readonly ChatHistoryItem[], marks: Marks) {
+    const messages: Record<string, unknown>[] = [];
+    let open = true;
+    for (const item of chatHistory) {
+      if (item.type !== 'model') {
+        messages.push({ role: item.type, content: marks.text(LlamaText.fromJSON(item.text).toString()) });
+        continue;
+      }
+      let content = '';
+      let calls: Record<string, unknown>[] = [];
+      let results: Record<string, unknown>[] = [];
+      const flush = () => {
+        if (content === '' && calls.length === 0) return;
+        messages.push({ role: 'assistant', content, ...(calls.length > 0 ? { tool_calls: calls } : {}) }, ...results);
+        [content, calls, results] = ['', [], []];
+      };
+      for (const part of item.response) {
+        if (typeof part === 'string') {
+          if (calls.length > 0) flush();
+          content += marks.text(part);
+        } else if (part.type === 'functionCall') {
+          if (part.startsNewChunk && calls.length > 0) flush();
+          const raw = part.rawCall === undefined ? undefined : this.readCall(LlamaText.fromJSON(part.rawCall).toString());
+          const id = raw?.id ?? callId(`${part.name}${JSON.stringify(part.params)}`);
+          const args = raw ? marks.text(raw.args) : part.params;
+          calls.push({ id, type: 'function', function: { name: part.name, arguments: args } });
+          results.push({ role: 'tool', tool_call_id: id, content: marks.text(String(part.result)) });
+        }
+      }
+      flush();
+      const last = item.response[item.response.length - 1];
+      open = typeof last !== 'string';
+    }
+    return { messages, open };
+  }
+
+  /** A generated call's id and its arguments' exact text. */
+  private readCall(raw: string): { id: string; args: string } | undefined {
+    const { prefix, paramsPrefix } = this.settings.functions.call;
+    const idAt = raw.indexOf(this.idPrefix);
+    const paramsAt = raw.indexOf(LlamaText(paramsPrefix).toString(), idAt);
+    if (!raw.startsWith(LlamaText(prefix).toString()) || idAt < 0 || paramsAt < 0) return undefined;
+    const suffix = LlamaText(this.settings.functions.call.suffix).toString();
+    const args = raw.slice(paramsAt + LlamaText(paramsPrefix).toString().length, suffix === '' ? undefined : -suffix.length);
+    return { id: raw.slice(idAt + this.idPrefix.length, paramsAt), args };
+  }
+}
+
+/**
+ * The call syntax a template writes, read from a probe conversation with one call, or undefined
+ * when its calls do not look like `PREFIX name ID_PREFIX id PARAMS_PREFIX {args} SUFFIX`.
+ */
+export function templateToolsWrapper(template: string, parameters: Record<string, unknown> = {}): TemplateToolsWrapper | undefined {
+  const id = 'keelcall1';
+  const name = 'keel_probe';
+  const args = '{"keel_arg": 1}';
+  try {
+    const rendered = new Template(template).render({
+      messages: [
+        { role: 'system', content: 'S' },
+        { role: 'user', content: 'U' },
+        { role: 'assistant', content: '', tool_calls: [{ id, type: 'function', function: { name, arguments: { keel_arg: 1 } } }] },
+        { role: 'tool', tool_call_id: id, content: 'KEEL_PROBE_RESULT' },
+      ],
+      tools: toolList({ [name]: { description: 'probe', params: { type: 'object', properties: {} } } }),
+      bos_token: '',
+      eos_token: 'KEEL_PROBE_EOS',
+      add_generation_prompt: false,
+    });
+    const nameAt = rendered.lastIndexOf(name);
+    const idAt = rendered.indexOf(id, nameAt);
+    const argsAt = rendered.indexOf(args, idAt);
+    const resultAt = rendered.indexOf('KEEL_PROBE_RESULT', argsAt);
+    if (nameAt < 0 || idAt < 0 || argsAt < 0 || resultAt < 0) return undefined;
+    // The call's prefix is the special token right before the name (`[TOOL_CALLS]`).
+    const prefix = /\[[A-Z_]+\]$/.exec(rendered.slice(0, nameAt))?.[0];
+    const tail = rendered.slice(argsAt + args.length, resultAt);
+    const eos = tail.indexOf('KEEL_PROBE_EOS');
+    if (prefix === undefined || eos < 0) return undefined;
+    return new TemplateToolsWrapper(template, parameters, rendered.slice(nameAt + name.length, idAt), {
+      prefix,
+      paramsPrefix: rendered.slice(idAt + id.length, argsAt),
+      suffix: tail.slice(0, eos),
+    });
+  } catch {
+    return undefined;
+  }
+}
+
+/** The tools in the OpenAI shape chat templates take. */
+function toolList(functions: ChatModelFunctions) {
+  return Object.entries(functions).map(([name, f]) => ({
+    type: 'function',
+    function: { name, description: f.description ?? '', parameters: f.params ?? { type: 'object', properties: {} } },
+  }));
+}
+
+/** A call id where the model wrote none Keel could read: nine letters and digits, from the call itself. */
+function callId(seed: string): string {
+  return crypto.createHash('sha256').update(seed).digest('hex').slice(0, 9);
+}
+
+/** Markers for content and special tokens in the template's input, read back into a LlamaText. */
+class Marks {
+  private readonly values = new Map<string, LlamaTextValue>();
+  private readonly tag = crypto.randomBytes(6).toString('hex');
+
+  text(value: string): string {
+    return this.mark(value);
+  }
+
+  special(token: SpecialToken): string {
+    return this.mark(token);
+  }
+
+  private mark(value: LlamaTextValue): string {
+    const key = `KEEL${this.tag}M${this.values.size}E`;
+    this.values.set(key, value);
+    return key;
+  }
+
+  /** The rendered text: the template's own text read for special tokens, each marker as its value. */
+  read(rendered: string): LlamaText {
+    const parts = rendered.split(new RegExp(`("?KEEL${this.tag}M\\d+E"?)`));
+    return LlamaText(parts.map((part, i) => {
+      if (i % 2 === 0) return part === '' ? '' : new SpecialTokensText(part);
+      const quoted = part.startsWith('"') && part.endsWith('"');
+      const value = this.values.get(quoted ? part.slice(1, -1) : part);
+      if (value === undefined) return new SpecialTokensText(part);
+      // A marker the template JSON-encoded (`arguments|tojson`) stands for the exact text it marks.
+      return value;
+    }));
+  }
+}
