@@ -7,8 +7,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { resolveChatWrapper } from 'node-llama-cpp';
 import { loadModel } from '../../main/llm/model.js';
+import { sessionWrapper } from '../../main/llm/wrapper.js';
 import { writeTestModel } from '../../main/llm/testModel/makeTestModel.js';
 import { TEMPLATE_NAMES, templateModelOptions } from '../../main/llm/testModel/templates.js';
 import { runKeel } from './keel.js';
@@ -31,7 +31,7 @@ export async function runTemplates(script: Script, progress: (msg: string) => vo
       writeTestModel(file, options);
       const model = await loadModel({ modelPath: file, threads: 1, contextSize: 16384 });
       try {
-        const wrapperName = resolveChatWrapper(model.model).constructor.name;
+        const wrapperName = sessionWrapper(model.model, '2026-01-01').constructor.name;
         const run = await runKeel(script, model, { label: name });
         classify(run, replies, model, []);
         const rs = run.requests;

@@ -1,5 +1,6 @@
 import { HarmonyChatWrapper, type ChatModelResponse, type ChatWrapper, type LlamaText } from 'node-llama-cpp';
 import { harmonyFormat } from './harmony.js';
+import { thoughtMarkers } from './thoughts.js';
 import { plainFormat, type CallSyntax, type ParsedCall } from './toolCalls.js';
 
 export type ResponseItem = ChatModelResponse['response'][number];
@@ -17,8 +18,8 @@ export interface ReadReply {
 
 /**
  * How a model family writes a reply, and how a stored reply goes back to its wrapper. Most
- * families write words then calls in the wrapper's call syntax (toolCalls.ts); gpt-oss writes
- * channels of messages (harmony.ts).
+ * families write words (and reasoning, thoughts.ts) then calls in the wrapper's call syntax
+ * (toolCalls.ts); gpt-oss writes channels of messages (harmony.ts).
  */
 export interface ReplyFormat {
   read(text: string): ReadReply;
@@ -31,5 +32,5 @@ export interface ReplyFormat {
 }
 
 export function replyFormat(wrapper: ChatWrapper, syntax: CallSyntax): ReplyFormat {
-  return wrapper instanceof HarmonyChatWrapper ? harmonyFormat : plainFormat(syntax);
+  return wrapper instanceof HarmonyChatWrapper ? harmonyFormat : plainFormat(syntax, thoughtMarkers(wrapper));
 }

@@ -1,6 +1,7 @@
 import { LlamaText, type ChatWrapper, type ChatWrapperSettings } from 'node-llama-cpp';
 import type { ReplyFormat } from './replyFormat.js';
 import { TemplateToolsWrapper } from './templateTools.js';
+import { hasThoughts, thoughtItems, withoutThoughts, type ThoughtMarkers } from './thoughts.js';
 
 /** A tool call found in generated text, with the exact text it was generated as. */
 export interface ParsedCall {
@@ -63,19 +64,23 @@ export function callStart(text: string, syntax: CallSyntax): number {
   return syntax.prefix === '' ? -1 : text.indexOf(syntax.prefix);
 }
 
-/** The reply format of most families: words, then calls in the wrapper's call syntax. */
-export function plainFormat(syntax: CallSyntax): ReplyFormat {
+/**
+ * The reply format of most families: words (with reasoning between the wrapper's thought markers,
+ * see thoughts.ts), then calls in the wrapper's call syntax.
+ */
+export function plainFormat(syntax: CallSyntax, thoughts?: ThoughtMarkers): ReplyFormat {
   return {
     read(text) {
       const { before, calls, complete } = parseCalls(text, syntax);
-      return { words: before, calls, complete };
+      return { words: withoutThoughts(before, thoughts), ...(hasThoughts(before, thoughts) ? { raw: before } : {}), calls, complete };
     },
-    // A tail that may be the start of a call prefix is held back until it turns out not to be.
+    // A tail that may be the start of a call prefix or a thought is held back until it turns out not to be.
     visible(text, final) {
       const call = callStart(text, syntax);
-      return text.slice(0, call >= 0 ? call : final ? text.length : text.length - partialPrefix(text, syntax.prefix));
+      const held = final ? 0 : Math.max(partialPrefix(text, syntax.prefix), thoughts ? partialPrefix(text, thoughts.prefix) : 0);
+      return withoutThoughts(text.slice(0, call >= 0 ? call : text.length - held), thoughts);
     },
-    items: (reply) => (reply.text === '' ? [] : [reply.text]),
+    items: (reply) => (reply.raw !== undefined && thoughts ? thoughtItems(reply.raw, thoughts) : reply.text === '' ? [] : [reply.text]),
     callText: (raw) => rawCallText(raw, syntax),
   };
 }
