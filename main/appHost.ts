@@ -19,10 +19,14 @@ export interface HostOptions {
   threads?: number;
   contextSize?: number;
   scriptFor?: ServiceOptions['scriptFor'];
+  pickFolder?: ServiceOptions['pickFolder'];
   nativeBinding?: StoreOptions['nativeBinding'];
 }
 
 export type EventListener = (event: KeelEvent) => void;
+
+/** How often the store is checked for sessions made outside the app. */
+const OUTSIDE_CHECK_MS = 2000;
 
 export interface Host {
   /** The contract, bound to the real service (or to the problem that stopped it). */
@@ -72,11 +76,15 @@ export function startHost(o: HostOptions): Host {
 
   const service = new KeelService({
     store, dataFolder: o.dataFolder, promptsDir: o.promptsDir, emit,
-    threads: o.threads, contextSize: o.contextSize, scriptFor: o.scriptFor,
+    threads: o.threads, contextSize: o.contextSize, scriptFor: o.scriptFor, pickFolder: o.pickFolder,
   });
+  // Sessions `keel` creates on the same store appear in the window without a reload.
+  const watch = setInterval(() => service.checkOutside(), OUTSIDE_CHECK_MS);
+  watch.unref();
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
+      clearInterval(watch);
       listeners.clear();
       try {
         await service.close();

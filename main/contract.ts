@@ -33,6 +33,8 @@ export interface ToolView {
   name: string;
   args: unknown;
   text: string;
+  /** The text's length in the model's tokens, as the engine counted it. */
+  tokens?: number;
 }
 
 export type ReplyPart = { type: 'text'; text: string } | { type: 'tool'; tool: ToolView };
@@ -92,6 +94,8 @@ export interface AppState {
   dataFolder: string;
   /** A problem main wants the person to see (a database it cannot use, say). */
   problem?: string;
+  /** Whether pickFolder() opens a native folder dialog (the desktop app; not browser mode). */
+  canPickFolder?: boolean;
 }
 
 /** Every call the UI can make. Each returns a promise; failures reject with a readable message. */
@@ -119,8 +123,10 @@ export interface KeelApi {
   downloadModel(uri?: string): Promise<string>;
   /** The person edited the plan: it is kept, and the model hears of it as a note on the next message. */
   setPlan(id: number, items: { text: string; status: 'todo' | 'doing' | 'done' }[]): Promise<void>;
-  /** Answers an approval request (Allow once / Always for this session / Deny). */
-  answerApproval(approvalId: number, answer: ApprovalAnswer): Promise<void>;
+  /** Opens the native folder dialog; undefined when the person cancels or there is none (browser mode). */
+  pickFolder(): Promise<string | undefined>;
+  /** Answers an approval request (Allow once / Always for this session / Deny, with what to tell the model). */
+  answerApproval(approvalId: number, answer: ApprovalAnswer, reason?: string): Promise<void>;
   /** Approvals still waiting (after a reload of the window, say). */
   pendingApprovals(): Promise<ApprovalView[]>;
 }
@@ -130,6 +136,8 @@ export type KeelMethod = keyof KeelApi;
 /** Everything main pushes. */
 export type KeelEvent =
   | { type: 'session-changed'; sessionId: number }
+  /** Sessions were created or deleted outside this window (by `keel` on the same store). */
+  | { type: 'sessions-changed' }
   | { type: 'message'; sessionId: number; sent: string }
   | { type: 'text'; sessionId: number; delta: string }
   | { type: 'tool'; sessionId: number; tool: ToolView }
@@ -142,7 +150,7 @@ export type KeelEvent =
   | { type: 'error'; sessionId?: number; message: string };
 
 /** Methods whose trailing arguments may be left out: from this index on. Every other argument is required. */
-export const OPTIONAL_FROM: Partial<Record<KeelMethod, number>> = { recall: 2, downloadModel: 0 };
+export const OPTIONAL_FROM: Partial<Record<KeelMethod, number>> = { recall: 2, downloadModel: 0, answerApproval: 2 };
 
 /** The shape of each method's arguments, checked in main before anything runs. */
 export const METHOD_ARGS = {
@@ -166,8 +174,9 @@ export const METHOD_ARGS = {
   setModelsFolder: [{ type: 'string' }],
   loadModel: [{ type: 'string' }],
   switchModel: [{ type: 'integer', minimum: 1 }, { type: 'string' }],
-  answerApproval: [{ type: 'integer', minimum: 1 }, { type: 'string', enum: ['allow', 'allow-session', 'deny'] }],
+  answerApproval: [{ type: 'integer', minimum: 1 }, { type: 'string', enum: ['allow', 'allow-session', 'deny'] }, { type: 'string' }],
   pendingApprovals: [],
+  pickFolder: [],
   downloadModel: [{ type: 'string' }],
   setPlan: [{ type: 'integer', minimum: 1 }, { type: 'array', items: { type: 'object', required: ['text'], properties: {
     text: { type: 'string' }, status: { type: 'string', enum: ['todo', 'doing', 'done'] },

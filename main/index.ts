@@ -3,7 +3,7 @@
  * IPC binder and preload) is the only place that wires Electron, so everything else runs in plain
  * Node under test.
  */
-import { app, BrowserWindow, session, shell } from 'electron';
+import { app, BrowserWindow, dialog, session, shell } from 'electron';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startHost, type Host } from './appHost.js';
@@ -69,6 +69,11 @@ void app.whenReady().then(() => {
     promptsDir: join(app.getAppPath(), 'prompts'),
     // better-sqlite3 built for Electron's ABI by scripts/electronNative.mjs (npm start) or electron-builder.
     nativeBinding: app.isPackaged ? undefined : join(app.getAppPath(), 'out', 'native', `electron-${process.versions.electron}`, 'better_sqlite3.node'),
+    pickFolder: async () => {
+      const options = { title: 'Workspace folder', properties: ['openDirectory', 'createDirectory'] as ('openDirectory' | 'createDirectory')[] };
+      const picked = mainWindow ? await dialog.showOpenDialog(mainWindow, options) : await dialog.showOpenDialog(options);
+      return picked.canceled ? undefined : picked.filePaths[0];
+    },
   });
   unbind = bindIpc({ host, window: () => mainWindow, isOwnPage: ownPageCheck({ rendererHtml, devServerUrl }) });
 

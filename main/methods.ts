@@ -26,6 +26,7 @@ export const METHODS = [
   'switchModel',
   'answerApproval',
   'pendingApprovals',
+  'pickFolder',
   'downloadModel',
   'setPlan',
 ] as const satisfies readonly KeelMethod[];

@@ -4,6 +4,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { KeelEvent } from '../contract.js';
 import { DEFAULT_PROMPTS_DIR } from '../core/prompts/buildSystemPrompt.js';
+import { Session } from '../core/session/session.js';
+import { ToolRegistry } from '../core/tools/registry.js';
 import { SqliteStore } from '../db/store.js';
 import { callSyntax, formatCall } from '../llm/toolCalls.js';
 import { sessionWrapper } from '../llm/wrapper.js';
@@ -39,6 +41,35 @@ afterEach(async () => {
 });
 
 describe('KeelService: what the UI can ask, on the real store and engine', { timeout: 60_000 }, () => {
+  it('opens the native folder dialog where the host has one, and says so in the state', async () => {
+    expect((await service.getState()).canPickFolder).toBe(false);
+    expect(await service.pickFolder()).toBeUndefined();
+    const desktop = new KeelService({
+      store, dataFolder: path.join(dir, 'data'), promptsDir: DEFAULT_PROMPTS_DIR, emit: () => undefined, pickFolder: async () => '/picked',
+    });
+    expect((await desktop.getState()).canPickFolder).toBe(true);
+    expect(await desktop.pickFolder()).toBe('/picked');
+  });
+
+  it('tells the UI when the CLI creates or deletes a session on the same store, once per change', async () => {
+    service.checkOutside();
+    expect(events).toEqual([]);
+    const cli = new SqliteStore(store.file);
+    try {
+      const made = Session.create({ store: cli, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, now: () => new Date() },
+        { root: path.join(dir, 'ws'), kind: 'chat', mode: 'ask' });
+      service.checkOutside();
+      service.checkOutside();
+      expect(events).toEqual([{ type: 'sessions-changed' }]);
+      expect((await service.listSessions()).map((s) => s.id)).toEqual([made.id]);
+      cli.deleteSession(made.id);
+      service.checkOutside();
+      expect(events).toHaveLength(2);
+    } finally {
+      cli.close();
+    }
+  });
+
   it('runs a turn with a tool call and shows it, notes apart from words, results as sent', async () => {
     await service.setModelsFolder(path.join(dir, 'models'));
     const models = await service.listModels();

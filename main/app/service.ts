@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ApprovalAnswer, ApprovalView, AppState, KeelApi, KeelEvent, ModelFile, RecallView, SessionSummary } from '../contract.js';
 import { formatId, parseId } from '../core/hygiene/ids.js';
+import type { ApprovalDecision } from '../core/permissions/approval.js';
 import { Session, type SessionDeps } from '../core/session/session.js';
 import type { Mode, RequestRow, SessionKind } from '../core/session/types.js';
 import { ToolRegistry } from '../core/tools/registry.js';
@@ -23,6 +24,8 @@ export interface ServiceOptions {
   /** Scripted replies per session (tests and benchmarks drive the real engine with them). */
   scriptFor?: (sessionId: number) => Script | undefined;
   now?: () => Date;
+  /** The desktop app's native folder dialog (Electron's); browser mode has none. */
+  pickFolder?: () => Promise<string | undefined>;
 }
 
 const RECALL_PAGE = 2000;
@@ -39,8 +42,9 @@ export class KeelService implements KeelApi {
   private readonly running = new Map<number, AbortController>();
   private settings: Settings;
   private loadedModel?: string;
-  private readonly approvals = new Map<number, { view: ApprovalView; resolve: (answer: ApprovalAnswer) => void }>();
+  private readonly approvals = new Map<number, { view: ApprovalView; resolve: (decision: ApprovalDecision) => void }>();
   private nextApproval = 1;
+  private sessionsStamp: string;
 
   constructor(private readonly o: ServiceOptions) {
     this.deps = {
@@ -56,10 +60,18 @@ export class KeelService implements KeelApi {
       },
     };
     this.settings = readSettings(o.dataFolder);
+    this.sessionsStamp = o.store.sessionsStamp();
   }
 
   async getState(): Promise<AppState> {
-    return { modelsFolder: this.settings.modelsFolder, lastModel: this.settings.lastModel, loadedModel: this.loadedModel, dataFolder: this.o.dataFolder };
+    return {
+      modelsFolder: this.settings.modelsFolder, lastModel: this.settings.lastModel, loadedModel: this.loadedModel, dataFolder: this.o.dataFolder,
+      canPickFolder: this.o.pickFolder !== undefined,
+    };
+  }
+
+  async pickFolder(): Promise<string | undefined> {
+    return this.o.pickFolder?.();
   }
 
   async listSessions(): Promise<SessionSummary[]> {
@@ -170,16 +182,27 @@ export class KeelService implements KeelApi {
     this.o.emit({ type: 'session-changed', sessionId: id });
   }
 
-  async answerApproval(approvalId: number, answer: ApprovalAnswer): Promise<void> {
+  async answerApproval(approvalId: number, answer: ApprovalAnswer, reason?: string): Promise<void> {
     const pending = this.approvals.get(approvalId);
     if (!pending) throw new Error(`No approval ${approvalId} is waiting.`);
     this.approvals.delete(approvalId);
-    pending.resolve(answer);
+    pending.resolve({ answer, reason });
     this.o.emit({ type: 'approval-answered', approvalId, answer });
   }
 
   async pendingApprovals(): Promise<ApprovalView[]> {
     return [...this.approvals.values()].map((p) => p.view);
+  }
+
+  /**
+   * Tells the UI when sessions were created or deleted outside it (by `keel` on the same store).
+   * The app hosts call this every couple of seconds; it is one small query.
+   */
+  checkOutside(): void {
+    const stamp = this.o.store.sessionsStamp();
+    if (stamp === this.sessionsStamp) return;
+    this.sessionsStamp = stamp;
+    this.o.emit({ type: 'sessions-changed' });
   }
 
   async close(): Promise<void> {

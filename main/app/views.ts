@@ -39,5 +39,5 @@ export function sessionView(session: Session, store: SessionStore, running: bool
 }
 
 export function toolView(row: ResultRow | undefined, name: string, args: unknown, number: number): ToolView {
-  return { number, id: formatId(number), name, args, text: row?.inserted ?? '' };
+  return { number, id: formatId(number), name, args, text: row?.inserted ?? '', ...(row?.tokens === undefined ? {} : { tokens: row.tokens }) };
 }

@@ -146,14 +146,16 @@ describe('keel recall', () => {
 describe('keel requests', () => {
   it('prints each request with its cache figures, cause and system sha', async () => {
     const s = await sessionWithResults();
-    store.insertRequest(request(s.id));
-    store.insertRequest(request(s.id, { promptTokens: 1300, reusedTokens: 1237, newTokens: 63, firstDiff: 1237, cause: 'undo', cachedBefore: 1240 }));
+    store.insertRequest(request(s.id, { turn: 1, answers: 'person' }));
+    store.insertRequest(request(s.id, { promptTokens: 1300, reusedTokens: 1237, newTokens: 63, firstDiff: 1237, cause: 'undo', cachedBefore: 1240, turn: 1, answers: 'results' }));
+    store.insertRequest(request(s.id, { kind: 'compaction', turn: 1 }));
     const out = collector();
     showRequests(store, s.id, out);
     const lines = out.text.trimEnd().split('\n');
-    expect(lines[0].split(/\s{2,}/)).toEqual(['#', 'kind', 'prompt', 'reused', 'new', 'output', 'prefill ms', 'gen ms', 'first diff', 'cause', 'system sha']);
-    expect(lines[2].trim().split(/\s+/)).toEqual(['1', 'turn', '1200', '0', '1200', '37', '812', '96', '-', '-', 'abcdef01']);
-    expect(lines[3].trim().split(/\s+/)).toEqual(['2', 'turn', '1300', '1237', '63', '37', '812', '96', '1237', 'undo', 'abcdef01']);
+    expect(lines[0].split(/\s{2,}/)).toEqual(['#', 'turn', 'kind', 'prompt', 'reused', 'new', 'output', 'prefill ms', 'gen ms', 'first diff', 'cause', 'system sha']);
+    expect(lines[2].trim().split(/\s{2,}/)).toEqual(['1', '1', 'person', '1200', '0', '1200', '37', '812', '96', '-', '-', 'abcdef01']);
+    expect(lines[3].trim().split(/\s{2,}/)).toEqual(['2', '1', 'tool step', '1300', '1237', '63', '37', '812', '96', '1237', 'undo', 'abcdef01']);
+    expect(lines[4].trim().split(/\s{2,}/)[2]).toBe('summary');
     expect((await cli('requests', String(s.id))).out).toBe(out.text);
   });
 

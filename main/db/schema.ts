@@ -93,5 +93,9 @@ export const MIGRATIONS: readonly string[] = [
   `,
   `
   ALTER TABLE replies ADD COLUMN raw TEXT;
+  ALTER TABLE results ADD COLUMN tokens INTEGER;
+  ALTER TABLE requests ADD COLUMN turn INTEGER;
+  ALTER TABLE requests ADD COLUMN answers TEXT;
+  ALTER TABLE requests ADD COLUMN context_size INTEGER;
   `,
 ];

@@ -84,6 +84,12 @@ export class SqliteStore implements SessionStore {
     return (this.db.prepare('SELECT * FROM sessions ORDER BY id').all() as Row[]).map(toSession);
   }
 
+  /** Changes whenever a session is created or deleted, by this process or another (the CLI). */
+  sessionsStamp(): string {
+    const r = this.db.prepare('SELECT COUNT(*) AS n, IFNULL(MAX(id), 0) AS last FROM sessions').get() as { n: number; last: number };
+    return `${r.n}:${r.last}`;
+  }
+
   deleteSession(id: number): void {
     this.db.prepare('DELETE FROM sessions WHERE id = ?').run(id);
   }
@@ -139,6 +145,10 @@ export class SqliteStore implements SessionStore {
                 VALUES (@sessionId, @number, @turnId, @tool, @args, @kind, @pathGiven, @pathResolved, @fileHash,
                   @lineStart, @lineEnd, @lineTotal, @files, @argsKey, @body, @inserted, @createdAt)`)
       .run(nullable(row));
+  }
+
+  setResultTokens(sessionId: number, number: number, tokens: number): void {
+    this.db.prepare('UPDATE results SET tokens = ? WHERE session_id = ? AND number = ?').run(tokens, sessionId, number);
   }
 
   getResult(sessionId: number, number: number): ResultRow | undefined {
@@ -202,7 +212,7 @@ const REQUEST_COLUMNS = {
   sessionId: 'session_id', kind: 'kind', model: 'model', promptTokens: 'prompt_tokens', reusedTokens: 'reused_tokens',
   newTokens: 'new_tokens', outputTokens: 'output_tokens', cachedBefore: 'cached_before', prefillMs: 'prefill_ms',
   generationMs: 'generation_ms', systemSha: 'system_sha', toolsSha: 'tools_sha', firstDiff: 'first_diff', cause: 'cause',
-  createdAt: 'created_at',
+  turn: 'turn', answers: 'answers', contextSize: 'context_size', createdAt: 'created_at',
 } as const;
 
 /**
@@ -280,6 +290,7 @@ function toResult(r: Row): ResultRow {
     argsKey: opt(r.args_key),
     body: r.body as string,
     inserted: r.inserted as string,
+    tokens: opt(r.tokens),
     createdAt: r.created_at as string,
   };
 }

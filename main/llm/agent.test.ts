@@ -38,6 +38,13 @@ describe('the agent loop on a real model with scripted replies', { timeout: 120_
     expect(breaks(f.agent.requests())).toEqual([]);
     const streamed = f.events.filter((e) => e.type === 'text').map((e) => e.type === 'text' && e.delta).join('');
     expect(streamed).toBe('I will change it.\nDone: b is 3.');
+    // Each request names its turn, what it answers and its context; each result its length in tokens.
+    expect(f.agent.requests().map((r) => [r.turn, r.answers, r.contextSize])).toEqual([
+      [1, 'person', 16384], [1, 'results', 16384], [1, 'results', 16384],
+    ]);
+    const stored = f.store.getResult(f.agent.session.id, 1)!;
+    expect(stored.tokens).toBe(f.model.model.tokenize(stored.inserted).length);
+    expect(stored.tokens).toBeGreaterThan(10);
   });
 
   it('keeps calls of consecutive replies apart, so no earlier text is re-rendered', async () => {

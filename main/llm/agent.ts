@@ -119,7 +119,7 @@ export class Agent {
     let last = '';
     let repeats = 0;
     for (let step = 0; step < (this.o.maxSteps ?? 50); step++) {
-      const r = await this.request('turn', undefined, signal);
+      const r = await this.request('turn', undefined, signal, step === 0 ? 'person' : 'results');
       const parsed = this.current().format.read(r.text);
       if (parsed.calls.length === 0) {
         this.o.session.recordReply(parsed.words, [], parsed.raw);
@@ -136,6 +136,7 @@ export class Agent {
         const result = problem === undefined
           ? await this.o.session.callTool(call.name, call.args, signal)
           : await this.o.session.rejectCall(call.name, call.args ?? null, problem);
+        this.o.store.setResultTokens(this.o.session.id, result.number, this.o.model.model.tokenize(result.text).length);
         calls.push({ name: call.name, args: call.args ?? null, number: result.number, raw: call.raw });
         this.emit({ type: 'tool', name: call.name, args: call.args, result });
       }
@@ -242,7 +243,9 @@ export class Agent {
     return this.render().text.tokenize(this.o.model.model.tokenizer).length;
   }
 
-  private async request(kind: RequestRow['kind'], extraUser: string | undefined, signal?: AbortSignal): Promise<RequestResult> {
+  private async request(
+    kind: RequestRow['kind'], extraUser: string | undefined, signal?: AbortSignal, answers?: RequestRow['answers'],
+  ): Promise<RequestResult> {
     const { text, stopTriggers, continueOn, functions } = this.render(extraUser);
     const maxTokens = this.o.maxReplyTokens ?? 1024;
     const r = await runRequest({
@@ -276,6 +279,9 @@ export class Agent {
       toolsSha: sha256(JSON.stringify(functions)),
       firstDiff: cause ? r.reusedTokens : undefined,
       cause,
+      turn: this.o.session.history().at(-1)?.seq,
+      answers,
+      contextSize: this.sequence.contextSize,
       createdAt: new Date().toISOString(),
     });
     this.pendingCause = undefined;

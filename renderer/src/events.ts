@@ -26,6 +26,7 @@ const handlers: Handlers = {
     refreshListSoon();
     if (isOpen(e.sessionId)) void useTranscript.getState().reload();
   },
+  'sessions-changed': () => refreshListSoon(),
   message: (e) => {
     if (isOpen(e.sessionId)) useTranscript.getState().onMessage();
   },

@@ -61,9 +61,10 @@ export async function chatLoop(c: Conversation, io: Io, input: NodeJS.ReadableSt
 
   c.approvals.approve = (request) => new Promise((resolve) => {
     io.out.write(`\n${describeApproval(request)}\n`);
-    rl.question('Allow? [y] once, [a] always for this session, [n] no: ', (answer) => {
+    rl.question('Allow? [y] once, [a] always for this session, [n] no (or n: what to tell the model): ', (answer) => {
       const a = answer.trim().toLowerCase();
-      resolve(a === 'y' || a === 'yes' ? 'allow' : a === 'a' || a === 'always' ? 'allow-session' : 'deny');
+      const reason = /^no?\s*:\s*(.+)$/is.exec(answer.trim())?.[1];
+      resolve(a === 'y' || a === 'yes' ? 'allow' : a === 'a' || a === 'always' ? 'allow-session' : { answer: 'deny', reason });
     });
   });
   io.out.write(`Session ${c.session.id} (${c.session.kind}, mode ${c.session.mode}) in ${c.session.root}. /help for commands.\n`);

@@ -11,13 +11,13 @@ export function showRequests(store: SqliteStore, sessionId: number, out: Writer)
     return;
   }
   const rows = requests.map((r, i) => [
-    String(i + 1), r.kind, String(r.promptTokens), String(r.reusedTokens), String(r.newTokens), String(r.outputTokens),
+    String(i + 1), r.turn === undefined ? '-' : String(r.turn), r.kind === 'compaction' ? 'summary' : r.answers === 'results' ? 'tool step' : 'person', String(r.promptTokens), String(r.reusedTokens), String(r.newTokens), String(r.outputTokens),
     ms(r.prefillMs), ms(r.generationMs), r.firstDiff === undefined ? '-' : String(r.firstDiff), r.cause ?? '-',
     r.systemSha.slice(0, 8),
   ]);
   out.write(formatTable(
     [
-      { title: '#', right: true }, { title: 'kind' }, { title: 'prompt', right: true }, { title: 'reused', right: true },
+      { title: '#', right: true }, { title: 'turn', right: true }, { title: 'kind' }, { title: 'prompt', right: true }, { title: 'reused', right: true },
       { title: 'new', right: true }, { title: 'output', right: true }, { title: 'prefill ms', right: true },
       { title: 'gen ms', right: true }, { title: 'first diff', right: true }, { title: 'cause' }, { title: 'system sha' },
     ],

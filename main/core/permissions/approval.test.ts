@@ -7,13 +7,13 @@ import { DEFAULT_PROMPTS_DIR } from '../prompts/buildSystemPrompt.js';
 import { Session } from '../session/session.js';
 import type { Mode } from '../session/types.js';
 import { ToolRegistry } from '../tools/registry.js';
-import type { ApprovalAnswer, ApprovalRequest } from './approval.js';
+import type { ApprovalAnswer, ApprovalDecision, ApprovalRequest } from './approval.js';
 
 let tmp: string;
 let root: string;
 let store: SqliteStore;
 let asked: ApprovalRequest[];
-let answer: ApprovalAnswer;
+let answer: ApprovalAnswer | ApprovalDecision;
 
 beforeEach(() => {
   tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-gate-')));
@@ -43,6 +43,17 @@ describe('approvals through the one gate', () => {
     expect(asked[0].preview).toContain('@@ -1,2 +1,2 @@\n one\n-two\n+TWO');
     expect(r.text).toBe(`[#0001]\nError: the person denied edit of ${path.join(root, 'a.txt')}. Nothing was changed.`);
     expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('one\ntwo\n');
+  });
+
+  it("tells the model what the person said with a denial, and a plan's rejection carries it too", async () => {
+    const s = session('ask');
+    answer = { answer: 'deny', reason: '  use pnpm, not npm ' };
+    const r = await s.callTool('bash', { command: 'npm install left-pad' });
+    expect(r.text).toBe('[#0001]\nError: the person denied the command "npm install left-pad". Nothing was changed. They said: use pnpm, not npm');
+    const planning = session('plan');
+    answer = { answer: 'deny', reason: 'Split step 2.' };
+    expect((await planning.callTool('plan_submit', { summary: 'Fix it' })).text).toMatch(/did not approve the plan\..* They said: Split step 2\.$/);
+    expect(planning.mode).toBe('plan');
   });
 
   it('remembers "always for this session" for that file only', async () => {

@@ -19,7 +19,18 @@ export interface ApprovalRequest {
 }
 
 export type ApprovalAnswer = 'allow' | 'allow-session' | 'deny';
-export type Approver = (request: ApprovalRequest) => Promise<ApprovalAnswer>;
+/** An answer, and what the person told the model with a denial ("use pnpm"). */
+export interface ApprovalDecision {
+  answer: ApprovalAnswer;
+  reason?: string;
+}
+export type Approver = (request: ApprovalRequest) => Promise<ApprovalAnswer | ApprovalDecision>;
+
+/** An approver's answer, and what the person said with it as a sentence for the model ('' for nothing). */
+export function readDecision(decision: ApprovalAnswer | ApprovalDecision): { answer: ApprovalAnswer; said: string } {
+  const { answer, reason } = typeof decision === 'string' ? { answer: decision, reason: undefined } : decision;
+  return { answer, said: reason?.trim() ? ` They said: ${reason.trim()}` : '' };
+}
 
 export interface PermissionOptions {
   approve?: Approver;
@@ -65,8 +76,9 @@ export async function passGate(
   if (grants.has(key)) return undefined;
   if (!o.approve) return { kind: 'error', message: `Error: ${what} needs the person's approval (${verdict.reason}), and no one can approve here. Nothing was changed.` };
   const preview = command ?? (await previewChange(tool, args, ctx));
-  const answer = await o.approve({ sessionId: session.id, tool: tool.name, args, paths, command, preview, reason: verdict.reason });
-  if (answer === 'deny') return { kind: 'error', message: `Error: the person denied ${what}. Nothing was changed.` };
+  const decision = await o.approve({ sessionId: session.id, tool: tool.name, args, paths, command, preview, reason: verdict.reason });
+  const { answer, said } = readDecision(decision);
+  if (answer === 'deny') return { kind: 'error', message: `Error: the person denied ${what}. Nothing was changed.${said}` };
   if (answer === 'allow-session') grants.add(key);
   return undefined;
 }

@@ -66,6 +66,8 @@ export interface ResultRow {
   argsKey?: string;
   body: string;
   inserted: string;
+  /** The inserted text's length in the model's tokens, counted by the engine once it has it. */
+  tokens?: number;
   createdAt: string;
 }
 
@@ -128,6 +130,12 @@ export interface RequestRow {
   toolsSha: string;
   firstDiff?: number;
   cause?: BreakCause;
+  /** The seq of the turn the request belongs to. */
+  turn?: number;
+  /** What a turn's request answers: the person's message, or the results of the calls before it. */
+  answers?: 'person' | 'results';
+  /** The context the request ran in, in tokens. */
+  contextSize?: number;
   createdAt: string;
 }
 
@@ -141,6 +149,7 @@ export interface SessionStore {
   listTurns(sessionId: number): TurnRow[];
   /** Committed before it returns: a crash after a result was shown can never lose it. */
   insertResult(row: ResultRow): void;
+  setResultTokens(sessionId: number, number: number, tokens: number): void;
   getResult(sessionId: number, number: number): ResultRow | undefined;
   listResults(sessionId: number): ResultRow[];
   lastResultNumber(sessionId: number): number;

@@ -1,3 +1,4 @@
+import { readDecision } from '../permissions/approval.js';
 import { formatPlan } from './planWrite.js';
 import type { Tool } from './types.js';
 
@@ -21,9 +22,12 @@ export const planSubmitTool: Tool<Args> = {
   async run(args, ctx) {
     if (ctx.mode !== 'plan') return { kind: 'text', body: PLAN_SUBMIT_UNAVAILABLE };
     const plan = ctx.plan.length > 0 ? formatPlan(ctx.plan) : '(no plan items were written)';
-    const answer = await ctx.askPerson?.(`${args.summary}\n\n${plan}`, 'the plan is ready for approval');
-    if (answer === undefined) return { kind: 'text', body: 'No one can approve the plan here; the session stays in plan mode.' };
-    if (answer === 'deny') return { kind: 'text', body: 'The person did not approve the plan. The session stays in plan mode: revise the plan and submit it again.' };
+    const decision = await ctx.askPerson?.(`${args.summary}\n\n${plan}`, 'the plan is ready for approval');
+    if (decision === undefined) return { kind: 'text', body: 'No one can approve the plan here; the session stays in plan mode.' };
+    const { answer, said } = readDecision(decision);
+    if (answer === 'deny') {
+      return { kind: 'text', body: `The person did not approve the plan. The session stays in plan mode: revise the plan and submit it again.${said}` };
+    }
     const mode = answer === 'allow-session' ? 'accept-edits' : 'ask';
     ctx.setMode?.(mode);
     return { kind: 'text', body: `The person approved the plan. The permission mode is now ${mode}: carry it out.` };

@@ -2,6 +2,7 @@
  * What a tool is and what it returns. Tools return raw output; hygiene (main/core/hygiene) turns
  * it into the text inserted into the request. No tool formats its own bracket or caps itself.
  */
+import type { ApprovalAnswer, ApprovalDecision } from '../permissions/approval.js';
 
 export const TOOL_NAMES = [
   'read', 'write', 'edit', 'multiedit', 'apply_patch', 'list', 'glob', 'grep', 'search', 'bash',
@@ -75,7 +76,7 @@ export interface ToolContext {
    * Asks the person to approve something that is not a file change (a plan): the answer, or
    * undefined when no one can be asked. `allow-session` approves and lets edits through from now on.
    */
-  askPerson?(preview: string, reason: string): Promise<'allow' | 'allow-session' | 'deny' | undefined>;
+  askPerson?(preview: string, reason: string): Promise<ApprovalAnswer | ApprovalDecision | undefined>;
   /** The person's answer can switch the mode (approving a plan ends plan mode). */
   setMode?(mode: 'ask' | 'accept-edits'): void;
   signal?: AbortSignal;

@@ -1,4 +1,4 @@
-import { n, seconds } from '../lib/format.js';
+import { n, percent, seconds } from '../lib/format.js';
 import { useConnection } from '../stores/useConnection.js';
 import { useRequests } from '../stores/useRequests.js';
 import { useTranscript } from '../stores/useTranscript.js';
@@ -19,6 +19,15 @@ export function StatusBar() {
         <span data-testid="status-last-request">
           Last request #{rows.length} · {n(last.reusedTokens)} reused · {n(last.newTokens)} new · prefill {seconds(last.prefillMs)} · {n(last.outputTokens)} tokens in {seconds(last.generationMs)}
           {last.cause && <span className="tag amber">{last.cause}</span>}
+        </span>
+      )}
+      {last?.contextSize !== undefined && (
+        <span data-testid="status-context" title="The last request's prompt tokens against the context size">
+          Context {n(last.promptTokens)} of {n(last.contextSize)}
+          <span className="share-bar context-bar">
+            <span className="share-reused" style={{ width: percent(last.promptTokens, last.contextSize) }} />
+          </span>
+          {percent(last.promptTokens, last.contextSize)}
         </span>
       )}
       <span className="grow" />

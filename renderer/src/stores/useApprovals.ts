@@ -11,7 +11,7 @@ interface ApprovalsState {
   load(): Promise<void>;
   add(approval: ApprovalView): void;
   remove(approvalId: number): void;
-  answer(approvalId: number, answer: ApprovalAnswer): Promise<void>;
+  answer(approvalId: number, answer: ApprovalAnswer, reason?: string): Promise<void>;
 }
 
 /** Approvals main asks for (`approval` events; `pendingApprovals()` after a reload). */
@@ -32,10 +32,10 @@ export const useApprovals = create<ApprovalsState>()((set, get) => ({
       delete answering[approvalId];
       return { items: s.items.filter((a) => a.approvalId !== approvalId), answering };
     }),
-  async answer(approvalId, answer) {
+  async answer(approvalId, answer, reason) {
     set((s) => ({ answering: { ...s.answering, [approvalId]: true } }));
     try {
-      await getApi().answerApproval(approvalId, answer);
+      await (reason?.trim() ? getApi().answerApproval(approvalId, answer, reason.trim()) : getApi().answerApproval(approvalId, answer));
       get().remove(approvalId);
     } catch (err) {
       report(err);

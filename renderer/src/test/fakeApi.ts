@@ -37,6 +37,7 @@ export function fakeApi(overrides: Partial<KeelClient> = {}): KeelClient & { emi
     switchModel: none,
     answerApproval: none,
     pendingApprovals: async () => [],
+    pickFolder: none,
     onEvent(listener: EventListener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

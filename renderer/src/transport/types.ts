@@ -21,7 +21,7 @@ const METHOD_SET = {
   getState: true, listSessions: true, createSession: true, openSession: true, deleteSession: true,
   send: true, stop: true, undo: true, regenerate: true, compact: true, setMode: true, recall: true,
   requests: true, listModels: true, setModelsFolder: true, loadModel: true, switchModel: true,
-  answerApproval: true, pendingApprovals: true, downloadModel: true, setPlan: true,
+  answerApproval: true, pendingApprovals: true, downloadModel: true, setPlan: true, pickFolder: true,
 } as const satisfies Record<KeelMethod, true>;
 
 export const METHODS = Object.keys(METHOD_SET) as KeelMethod[];

@@ -9,6 +9,7 @@ export function RequestTable({ rows }: { rows: RequestRow[] }) {
         <thead>
           <tr>
             <th>Req</th>
+            <th className="num">Turn</th>
             <th>Kind</th>
             <th>Model</th>
             <th className="num">Prompt tokens</th>
@@ -28,7 +29,8 @@ export function RequestTable({ rows }: { rows: RequestRow[] }) {
           {rows.map((row, i) => (
             <tr key={row.id} className={row.cause ? 'break' : ''} data-testid={`cache-row-${i + 1}`} data-request-id={row.id}>
               <td className="num">{i + 1}</td>
-              <td>{row.kind === 'compaction' ? 'summary' : 'turn'}</td>
+              <td className="num">{row.turn ?? '—'}</td>
+              <td>{row.kind === 'compaction' ? 'summary' : row.answers === 'results' ? 'tool step' : row.answers === 'person' ? 'person' : 'turn'}</td>
               <td className="model" title={row.model}>
                 {modelName(row.model)}
               </td>

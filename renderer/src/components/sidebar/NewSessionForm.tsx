@@ -1,5 +1,8 @@
 import { useState, type FormEvent } from 'react';
 import type { Mode, SessionKind } from '../../../../main/contract.js';
+import { getApi } from '../../api.js';
+import { report } from '../../stores/useErrors.js';
+import { useModel } from '../../stores/useModel.js';
 import { useSessions } from '../../stores/useSessions.js';
 import { MODES } from '../topbar/ModeSelector.js';
 
@@ -10,6 +13,15 @@ export function NewSessionForm({ onDone }: { onDone(): void }) {
   const [mode, setMode] = useState<Mode>('ask');
   const [title, setTitle] = useState('');
   const [busy, setBusy] = useState(false);
+  const canPick = useModel((s) => Boolean(s.app?.canPickFolder));
+  const pick = async () => {
+    try {
+      const folder = await getApi().pickFolder();
+      if (folder) setWorkspace(folder);
+    } catch (err) {
+      report(err);
+    }
+  };
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -23,15 +35,22 @@ export function NewSessionForm({ onDone }: { onDone(): void }) {
     <form className="new-session" onSubmit={(e) => void submit(e)} data-testid="new-session-form">
       <label>
         Workspace folder
-        <input
-          value={workspace}
-          onChange={(e) => setWorkspace(e.target.value)}
-          placeholder="/home/you/code/project"
-          required={kind === 'agent'}
-          autoFocus
-          data-testid="new-session-workspace"
-          className="mono"
-        />
+        <span className="row">
+          <input
+            value={workspace}
+            onChange={(e) => setWorkspace(e.target.value)}
+            placeholder="/home/you/code/project"
+            required={kind === 'agent'}
+            autoFocus
+            data-testid="new-session-workspace"
+            className="mono grow"
+          />
+          {canPick && (
+            <button type="button" onClick={() => void pick()} data-testid="new-session-pick">
+              Choose…
+            </button>
+          )}
+        </span>
       </label>
       <div className="row">
         <label>

@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import type { ApprovalView } from '../../../../main/contract.js';
 import { argsLine } from '../../lib/format.js';
 import { diffClass, isDiff } from '../../lib/resultBlocks.js';
@@ -16,6 +17,8 @@ export function Approvals() {
 export function ApprovalCard({ approval }: { approval: ApprovalView }) {
   const busy = useApprovals((s) => Boolean(s.answering[approval.approvalId]));
   const answer = useApprovals.getState().answer;
+  const [reason, setReason] = useState('');
+  const deny = () => void answer(approval.approvalId, 'deny', reason);
   const diff = isDiff(approval.preview);
   return (
     <section className="approval" data-testid="approval-card" data-approval-id={approval.approvalId} aria-label="Approval">
@@ -51,7 +54,18 @@ export function ApprovalCard({ approval }: { approval: ApprovalView }) {
         <button type="button" disabled={busy} onClick={() => void answer(approval.approvalId, 'allow-session')} data-testid="approval-allow-session">
           Always for this session
         </button>
-        <button type="button" className="danger" disabled={busy} onClick={() => void answer(approval.approvalId, 'deny')} title="Deny (Escape)" data-testid="approval-deny">
+        <input
+          className="approval-reason"
+          placeholder="Deny, and tell the model why (optional)"
+          value={reason}
+          disabled={busy}
+          onChange={(e) => setReason(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter') deny();
+          }}
+          data-testid="approval-reason"
+        />
+        <button type="button" className="danger" disabled={busy} onClick={deny} title="Deny (Escape)" data-testid="approval-deny">
           Deny <kbd>Esc</kbd>
         </button>
       </footer>

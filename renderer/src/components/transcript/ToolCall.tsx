@@ -1,5 +1,5 @@
 import type { ToolView } from '../../../../main/contract.js';
-import { argsLine } from '../../lib/format.js';
+import { argsLine, n } from '../../lib/format.js';
 import { useTranscript } from '../../stores/useTranscript.js';
 import { ResultText } from './ResultText.js';
 
@@ -15,6 +15,11 @@ export function ToolCall({ row }: { row: { seq: number; index: number; tool: Too
         <span className="tool-args mono" title={JSON.stringify(tool.args, null, 2)}>
           {argsLine(tool.args)}
         </span>
+        {tool.tokens !== undefined && (
+          <span className="tool-tokens muted small" data-testid={`tool-tokens-${hex}`}>
+            {n(tool.tokens)} tokens
+          </span>
+        )}
       </div>
       <div className="tool-result" data-testid={`tool-result-${hex}`} data-id={tool.id}>
         {tool.text ? (

@@ -27,6 +27,15 @@ describe('Transcript', () => {
     expect(shown.length).toBeLessThan(60);
   });
 
+  it("shows each result's token count as the engine counted it, and nothing where it did not", () => {
+    fakeLayout();
+    const parts: ReplyPart[] = [{ type: 'tool', tool: { ...toolView(1), tokens: 1234 } }, tool(2)];
+    useTranscript.setState({ sessionId: 1, view: sessionView({ turns: [{ seq: 1, status: 'done', words: 'Read', notes: [], parts }] }) });
+    render(<Transcript />);
+    expect(screen.getByTestId('tool-tokens-0001').textContent).toBe('1,234 tokens');
+    expect(screen.queryByTestId('tool-tokens-0002')).toBeNull();
+  });
+
   it('appends tool results and text from events to the open turn, in order', async () => {
     fakeLayout();
     const bash = { ...toolView(0x17), name: 'bash', text: '[#0017]\n[1134 lines elided, full output #0017]\n[exit code 1]' };
