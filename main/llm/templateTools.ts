@@ -69,7 +69,6 @@ export class TemplateToolsWrapper extends ChatWrapper {
   /** The history as the template's messages: calls with their ids, each result a `tool` message answering its id. */
   private messages(chatHistory: readonly ChatHistoryItem[], marks: Marks) {
     const messages: Record<string, unknown>[] = [];
-    let open = true;
     for (const item of chatHistory) {
       if (item.type !== 'model') {
         messages.push({ role: item.type, content: marks.text(LlamaText.fromJSON(item.text).toString()) });
@@ -97,9 +96,10 @@ export class TemplateToolsWrapper extends ChatWrapper {
         }
       }
       flush();
-      const last = item.response[item.response.length - 1];
-      open = typeof last !== 'string';
     }
+    // The model writes next unless the history ends with its finished words.
+    const last = chatHistory.at(-1);
+    const open = last?.type !== 'model' || typeof last.response.at(-1) !== 'string';
     return { messages, open };
   }
 

@@ -61,7 +61,10 @@ export function ApprovalCard({ approval }: { approval: ApprovalView }) {
           disabled={busy}
           onChange={(e) => setReason(e.target.value)}
           onKeyDown={(e) => {
-            if (e.key === 'Enter') deny();
+            // Escape here denies too, with what was typed (the window's Escape would drop it).
+            if (e.key !== 'Enter' && e.key !== 'Escape') return;
+            e.stopPropagation();
+            deny();
           }}
           data-testid="approval-reason"
         />
