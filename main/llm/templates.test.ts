@@ -13,11 +13,22 @@ afterEach(async () => {
 });
 
 
+/**
+ * The wrapper each template gets, whatever the session's date (2031 here, never today): node-llama-cpp
+ * compares its own wrappers with the template on today's clock, so a date fixed otherwise must not
+ * change its choice, or a session would read its calls in another format the next day.
+ */
+const WRAPPERS: Record<string, string> = {
+  qwen3: 'QwenChatWrapper', 'qwen2.5': 'QwenChatWrapper', 'llama-3.3': 'Llama3_1ChatWrapper', 'mistral-small-3.2': 'TemplateToolsWrapper',
+  'devstral-small': 'JinjaTemplateChatWrapper', 'gpt-oss': 'HarmonyChatWrapper', 'gemma-2': 'GemmaChatWrapper', 'granite-3.3': 'JinjaTemplateChatWrapper',
+};
+
 describe('the same scripted session on a model of each shared template', { timeout: 180_000 }, () => {
   for (const name of TEMPLATE_NAMES) {
     it(name, async () => {
       const today = new Date();
       f = await engineFixture({ model: templateModelOptions(name), files: { 'a.txt': 'alpha\nbeta\n' }, now: new Date('2031-03-04T10:00:00') });
+      expect(sessionWrapper(f.model.model, f.agent.session.promptDate).constructor.name).toBe(WRAPPERS[name]);
       const tools = f.agent.syntax().prefix !== '';
       // Replies as the template's own wrapper renders a model turn: written by it, read back by Keel.
       const params = { type: 'object', properties: {} } as const;

@@ -10,15 +10,17 @@ import { templateToolsWrapper } from './templateTools.js';
  */
 export function sessionWrapper(model: LlamaModel, promptDate: string): ChatWrapper {
   const fixed = new Date(`${promptDate || '2026-01-01'}T12:00:00Z`);
+  // node-llama-cpp picks a specialized wrapper where it renders what the template renders, and it
+  // compares them on today's clock: the choice is made with the template as shipped, so it does not
+  // depend on the day, and the chosen wrapper gets the fixed date.
+  const resolved = resolveChatWrapper(model, { customWrapperSettings: { 'llama3.1': { todayDate: fixed }, harmony: { todayDate: fixed } } });
+  if (!(resolved instanceof JinjaTemplateChatWrapper)) return resolved;
   const template = model.fileInfo.metadata?.tokenizer?.chat_template;
   const fixedTemplate = typeof template === 'string' ? withFixedDate(template, fixed) : undefined;
   const parameters = { date_string: formatDate(fixed, '%d %b %Y') };
   const wrapper = resolveChatWrapper(model, {
-    customWrapperSettings: {
-      'llama3.1': { todayDate: fixed },
-      harmony: { todayDate: fixed },
-      jinjaTemplate: { template: fixedTemplate, additionalRenderParameters: parameters },
-    },
+    type: 'jinjaTemplate',
+    customWrapperSettings: { jinjaTemplate: { template: fixedTemplate, additionalRenderParameters: parameters } },
   });
   // Where node-llama-cpp could not read the template's calls, the template renders them itself.
   const fallback = wrapper instanceof JinjaTemplateChatWrapper && !wrapper.usingJinjaFunctionCallTemplate;
