@@ -25,7 +25,7 @@ export function StatusBar() {
         <span data-testid="status-context" title="The last request's prompt tokens against the context size">
           Context {n(last.promptTokens)} of {n(last.contextSize)}
           <span className="share-bar context-bar">
-            <span className="share-reused" style={{ width: percent(last.promptTokens, last.contextSize) }} />
+            <span className="context-used" style={{ width: percent(last.promptTokens, last.contextSize) }} />
           </span>
           {percent(last.promptTokens, last.contextSize)}
         </span>
