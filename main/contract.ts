@@ -76,6 +76,8 @@ export interface RecallView {
   offset: number;
   lines: string[];
   totalLines: number;
+  /** How many lines a page holds (loop.json `loop.recall_page`). */
+  pageSize: number;
 }
 
 /** An action waiting for the person: exactly what will happen (the diff, the command line), before it does. */

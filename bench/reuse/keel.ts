@@ -1,5 +1,5 @@
 /**
- * Harness 1, Keel: the real Agent, wired as main/llm/fixture.ts wires it (a real SQLite store, the
+ * Harness 1, Keel: the real agent loop, opened as everything opens it (main/openEngine.ts) (a real SQLite store, the
  * real tools, a Session in a temporary workspace), with the scripted replies as its Script. The
  * requests Keel records (with their causes) are read back, and the probe measures the same
  * figures as for the other harnesses.
@@ -11,7 +11,8 @@ import { Session } from '../../main/core/session/session.js';
 import type { RequestRow } from '../../main/core/session/types.js';
 import { ToolRegistry } from '../../main/core/tools/registry.js';
 import { SqliteStore } from '../../main/db/store.js';
-import { Agent, type AgentEvent } from '../../main/llm/agent.js';
+import type { LoopEvent } from '../../main/core/session/loop.js';
+import { openAgent, openEngine } from '../../main/openEngine.js';
 import type { LoadedModel } from '../../main/llm/model.js';
 import { sessionWrapper } from '../../main/llm/wrapper.js';
 import { SequenceProbe, type RequestMeasure } from './measure.js';
@@ -48,11 +49,11 @@ export async function runKeel(
   const session = Session.create({ store, tools, promptsDir: DEFAULT_PROMPTS_DIR, now: () => now }, { root, kind: 'agent', mode: 'auto', model: model.path });
   const replies: string[] = [];
   const requests: RequestMeasure[] = [];
-  const events: AgentEvent[] = [];
+  const events: LoopEvent[] = [];
   const ref: { probe?: SequenceProbe } = {};
   let turnNo = 0;
-  const agent = new Agent({
-    session, store, tools, promptsDir: DEFAULT_PROMPTS_DIR, model, maxReplyTokens: 512, compactAt: o.compactAt,
+  const agent = openAgent({
+    session, store, tools, engine: openEngine({ kind: 'local', model }), maxReplyTokens: 512, compactAt: o.compactAt,
     script: { next: () => replies.shift() },
     onEvent: (e) => {
       events.push(e);
@@ -64,7 +65,7 @@ export async function runKeel(
       }
     },
   });
-  const probe = new SequenceProbe((agent as unknown as { sequence: LlamaContextSequence }).sequence);
+  const probe = new SequenceProbe((agent.engine as unknown as { sequence: LlamaContextSequence }).sequence);
   ref.probe = probe;
   const problems: string[] = [];
   try {

@@ -5,6 +5,16 @@ export type ContextConfig = typeof loop.context;
 export const contextConfig: ContextConfig = loop.context;
 export const toolConfig = loop.tools;
 
+/** The agent loop's numbers (loop.json `loop`, each with its reason there). */
+export const loopConfig = {
+  repeatLimit: loop.loop.repeat_limit.value,
+  compactAt: loop.loop.compact_at.value,
+  maxSteps: loop.loop.max_steps.value,
+  maxReplyTokens: loop.loop.max_reply_tokens.value,
+  temperature: loop.loop.temperature.value,
+  recallPage: loop.loop.recall_page.value,
+} as const;
+
 /** Fills `{{name}}` placeholders of a loop.json text. */
 export function fill(template: string, values: Record<string, string | number>): string {
   return template.replace(/\{\{(\w+)\}\}/g, (whole, key: string) =>

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RequestRow } from '../core/session/types.js';
 import { engineFixture, type EngineFixture } from './fixture.js';
+import { openEngine } from '../openEngine.js';
 import { formatCall } from './toolCalls.js';
 
 let f: EngineFixture | undefined;
@@ -11,7 +12,7 @@ afterEach(async () => {
   f = undefined;
 });
 
-const call = (fx: EngineFixture, name: string, args: unknown) => formatCall(fx.agent.syntax(), name, args);
+const call = (fx: EngineFixture, name: string, args: unknown) => formatCall(fx.syntax(), name, args);
 /** Every request after the first reused all that the previous one left in the cache. */
 const breaks = (rows: RequestRow[]) => rows.filter((r) => r.reusedTokens < r.cachedBefore || r.cause).map((r) => r.cause);
 
@@ -106,7 +107,7 @@ describe('the agent loop on a real model with scripted replies', { timeout: 120_
     await f.agent.send('second, again');
     f.replies.push('Regenerated.');
     expect(await f.agent.regenerate()).toBe('Regenerated.');
-    await f.agent.switchModel(await f.newModel({ seed: 7 }));
+    await f.agent.switchEngine(openEngine({ kind: 'local', model: await f.newModel({ seed: 7 }) }));
     f.replies.push(call(f, 'recall', { id: '#1' }), 'Recalled.');
     await f.agent.send('after the switch');
     expect(breaks(f.agent.requests())).toEqual(['undo', 'regenerate', 'model switched']);
@@ -116,7 +117,7 @@ describe('the agent loop on a real model with scripted replies', { timeout: 120_
 
   it('answers malformed call arguments with an error result and goes on', async () => {
     f = await engineFixture();
-    const s = f.agent.syntax();
+    const s = f.syntax();
     f.replies.push(`${s.prefix}read${s.paramsPrefix}{"path": oops}${s.suffix}`, 'Sorry.');
     expect(await f.agent.send('go')).toBe('Sorry.');
     const tool = f.events.find((e) => e.type === 'tool');

@@ -7,8 +7,11 @@ import { Session } from '../core/session/session.js';
 import type { Mode, SessionKind } from '../core/session/types.js';
 import { ToolRegistry } from '../core/tools/registry.js';
 import { SqliteStore } from '../db/store.js';
-import { Agent, type AgentEvent } from './agent.js';
+import type { AgentLoop, LoopEvent } from '../core/session/loop.js';
+import { openAgent, openEngine } from '../openEngine.js';
+import type { LlamaEngine } from './engine.js';
 import { loadModel, type LoadedModel } from './model.js';
+import type { CallSyntax } from './toolCalls.js';
 import { writeTestModel, type TestModelOptions } from './testModel/makeTestModel.js';
 
 /**
@@ -19,16 +22,18 @@ export interface EngineFixture {
   root: string;
   dir: string;
   store: SqliteStore;
-  agent: Agent;
+  agent: AgentLoop;
   model: LoadedModel;
-  events: AgentEvent[];
+  events: LoopEvent[];
+  /** How the session's current model writes a call (to script replies with). */
+  syntax(): CallSyntax;
   /** Replies the model will give, in order (each request takes the next). */
   replies: string[];
   /** Moves the clock the session reads the date from. */
   setNow(date: Date): void;
   newModel(options?: TestModelOptions, name?: string): Promise<LoadedModel>;
-  /** A new Agent on the same session (a restart), optionally restoring the saved KV state. */
-  reopen(restore: boolean): Promise<Agent>;
+  /** A new loop on the same session (a restart), optionally restoring the saved KV state. */
+  reopen(restore: boolean): Promise<AgentLoop>;
   dispose(): Promise<void>;
 }
 
@@ -58,9 +63,9 @@ export async function engineFixture(o: {
   const model = await newModel();
   const session = Session.create(deps, { root, kind: o.kind ?? 'agent', mode: o.mode ?? 'auto', model: model.path });
   const replies: string[] = [];
-  const events: AgentEvent[] = [];
-  const makeAgent = (s: Session, m: LoadedModel) => new Agent({
-    session: s, store, tools, promptsDir: DEFAULT_PROMPTS_DIR, model: m, maxReplyTokens: 256,
+  const events: LoopEvent[] = [];
+  const makeAgent = (s: Session, m: LoadedModel) => openAgent({
+    session: s, store, tools, engine: openEngine({ kind: 'local', model: m }), maxReplyTokens: 256,
     script: { next: () => replies.shift() }, stateFile: path.join(dir, `state-${s.id}.bin`),
     onEvent: (e) => events.push(e),
   });
@@ -69,8 +74,10 @@ export async function engineFixture(o: {
     agent: makeAgent(session, model),
     model,
     setNow: (date) => { now = date; },
+    syntax: () => (fixture.agent.engine as LlamaEngine).syntax(fixture.agent.session.promptDate),
     async reopen(restore) {
-      const current = fixture.agent.model;
+      await fixture.agent.saveState();
+      const current = (fixture.agent.engine as LlamaEngine).model;
       await fixture.agent.dispose();
       fixture.agent = makeAgent(Session.open(deps, session.id), current);
       if (restore) await fixture.agent.restoreState();

@@ -29,7 +29,7 @@ describe('the same scripted session on a model of each shared template', { timeo
       const today = new Date();
       f = await engineFixture({ model: templateModelOptions(name), files: { 'a.txt': 'alpha\nbeta\n' }, now: new Date('2031-03-04T10:00:00') });
       expect(sessionWrapper(f.model.model, f.agent.session.promptDate).constructor.name).toBe(WRAPPERS[name]);
-      const tools = f.agent.syntax().prefix !== '';
+      const tools = f.syntax().prefix !== '';
       // Replies as the template's own wrapper renders a model turn: written by it, read back by Keel.
       const params = { type: 'object', properties: {} } as const;
       const write = nativeReplies(f.model.model, sessionWrapper(f.model.model, f.agent.session.promptDate), { read: { params }, edit: { params } });

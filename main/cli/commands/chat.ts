@@ -2,7 +2,7 @@ import readline from 'node:readline';
 import type { ApprovalRequest } from '../../core/permissions/approval.js';
 import { SessionError } from '../../core/session/session.js';
 import { MODES, type Mode } from '../../core/session/types.js';
-import { ContextFullError } from '../../llm/agent.js';
+import { ContextFullError } from '../../core/session/loop.js';
 import { CliError, parseCount, type Io } from '../io.js';
 import type { Conversation } from './conversation.js';
 import { ReplyPrinter } from './printer.js';
@@ -104,7 +104,7 @@ export function describeApproval(r: ApprovalRequest): string {
 function explain(c: Conversation, e: unknown): Error | undefined {
   if (e instanceof CliError || e instanceof SessionError) return e;
   if (e instanceof ContextFullError) {
-    const size = c.agent.model.context.contextSize;
+    const size = c.agent.engine.contextSize;
     return new CliError(`${e.message} The prompt does not fit the model's context of ${size} tokens: compact the session (/compact) or give a larger --context N.`);
   }
   return undefined;

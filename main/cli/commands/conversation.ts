@@ -1,13 +1,14 @@
 import path from 'node:path';
 import { DEFAULT_PROMPTS_DIR } from '../../core/prompts/buildSystemPrompt.js';
+import type { Approver } from '../../core/permissions/approval.js';
+import type { AgentLoop, LoopEvent } from '../../core/session/loop.js';
 import { Session, type SessionDeps } from '../../core/session/session.js';
 import type { Mode, SessionKind } from '../../core/session/types.js';
 import { ToolRegistry } from '../../core/tools/registry.js';
 import type { SqliteStore } from '../../db/store.js';
 import { keelHome, stateFile } from '../../keelHome.js';
-import type { Approver } from '../../core/permissions/approval.js';
-import { Agent, type AgentEvent } from '../../llm/agent.js';
 import type { LoadedModel } from '../../llm/model.js';
+import { openAgent, openEngine } from '../../openEngine.js';
 import { CliError, requireFolder, requireSession, type Io } from '../io.js';
 import { modelFile, openModel, type ModelFlags } from './model.js';
 
@@ -21,25 +22,30 @@ export interface AgentFlags extends ModelFlags {
   maxTokens?: number;
 }
 
-/** A session with its model loaded and an agent on it. `close()` frees the model. */
+/** A session with its model loaded and an agent on it. `close()` saves its cache and frees the model. */
 export class Conversation {
-  readonly agent: Agent;
+  readonly agent: AgentLoop;
   /** Where the agent's events go; set by whoever shows the conversation. */
-  onEvent: (event: AgentEvent) => void = () => {};
+  onEvent: (event: LoopEvent) => void = () => {};
 
   constructor(
     readonly store: SqliteStore, readonly session: Session, private readonly loaded: LoadedModel, flags: AgentFlags,
     readonly approvals: Approvals,
   ) {
-    this.agent = new Agent({
-      session, store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, model: loaded,
-      stateFile: stateFile(session.id), maxReplyTokens: flags.maxTokens, onEvent: (e) => this.onEvent(e),
+    this.agent = openAgent({
+      session, store, engine: openEngine({ kind: 'local', model: loaded }), stateFile: stateFile(session.id),
+      maxReplyTokens: flags.maxTokens, onEvent: (e) => this.onEvent(e),
     });
   }
 
+  /** Saves the session's cache (at quit: never on the path of a message), then frees the model. */
   async close(): Promise<void> {
-    await this.agent.dispose();
-    await this.loaded.dispose();
+    try {
+      await this.agent.saveState();
+    } finally {
+      await this.agent.dispose();
+      await this.loaded.dispose();
+    }
   }
 }
 
@@ -75,7 +81,7 @@ export async function newConversation(store: SqliteStore, o: NewOptions, io: Io)
 
 /**
  * `keel chat ID` and `keel say ID`: loads the session's model (or `model`: the session moves to it
- * and its next request reads everything again), and the KV state saved for it when it matches.
+ * and its next request reads everything again), and the KV state saved for it when it is usable.
  */
 export async function resumeConversation(store: SqliteStore, id: number, model: string | undefined, flags: AgentFlags, io: Io): Promise<Conversation> {
   const row = requireSession(store, id);
@@ -87,14 +93,14 @@ export async function resumeConversation(store: SqliteStore, id: number, model: 
   const session = Session.open(sessionDeps(store, approvals), id);
   const loaded = await openModel(file, flags, io.err);
   const conversation = new Conversation(store, session, loaded, flags, approvals);
+  conversation.onEvent = (e) => {
+    if (e.type === 'notice') io.err.write(`${e.text}\n`);
+  };
   try {
     if (loaded.path !== row.model) {
-      await conversation.agent.switchModel(loaded);
+      await conversation.agent.switchEngine(openEngine({ kind: 'local', model: loaded }));
       if (row.model !== '') io.err.write(`Session ${id} moved from ${row.model} to ${loaded.path}: its next request reads everything again.\n`);
-    } else if (await conversation.agent.restoreState().catch((e: Error) => {
-      io.err.write(`The saved cache of session ${id} could not be loaded (${e.message}); the next request reads everything again.\n`);
-      return false;
-    })) {
+    } else if (await conversation.agent.restoreState()) {
       io.err.write(`Session ${id} resumed with its saved cache.\n`);
     }
   } catch (e) {

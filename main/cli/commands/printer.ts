@@ -1,5 +1,5 @@
 import type { RequestRow } from '../../core/session/types.js';
-import type { AgentEvent } from '../../llm/agent.js';
+import type { LoopEvent } from '../../core/session/loop.js';
 import { cacheLine } from '../format.js';
 import type { Writer } from '../io.js';
 
@@ -18,7 +18,7 @@ export class ReplyPrinter {
    */
   constructor(private readonly text: Writer | undefined, private readonly notes: Writer) {}
 
-  event = (e: AgentEvent): void => {
+  event = (e: LoopEvent): void => {
     switch (e.type) {
       case 'text':
         if (this.text) this.write(this.text, e.delta);
@@ -38,6 +38,10 @@ export class ReplyPrinter {
         this.write(to, `── compacted: the history is now\n${e.text}\n`);
         break;
       }
+      case 'notice':
+        this.newline(this.notes);
+        this.notes.write(`${e.text}\n`);
+        break;
       case 'message':
         break;
     }

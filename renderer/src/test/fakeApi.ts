@@ -63,7 +63,7 @@ export function recallView(o: Partial<RecallView> = {}): RecallView {
   return {
     id: '#0012', number: 18, tool: 'read', args: { path: 'src/app.ts' }, pathGiven: 'src/app.ts', pathResolved: '/code/ledger-api/src/app.ts',
     fileHash: '1c9e04ab7f3d22c190be5a61d0c4', kind: 'read', insertedAt: '2026-11-29T23:17:41Z', inRequest: true,
-    inserted: '[#0012 src/app.ts lines 1-200 of 340 sha 1c9e04ab]\n1: import', offset: 1, lines: ['line 1', 'line 2'], totalLines: 2, ...o,
+    inserted: '[#0012 src/app.ts lines 1-200 of 340 sha 1c9e04ab]\n1: import', offset: 1, lines: ['line 1', 'line 2'], totalLines: 2, pageSize: 2000, ...o,
   };
 }
 

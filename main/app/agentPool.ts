@@ -1,0 +1,165 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { KeelEvent } from '../contract.js';
+import { Session, type SessionDeps } from '../core/session/session.js';
+import type { AgentLoop, LoopEvent, Script } from '../core/session/loop.js';
+import { LlamaEngine } from '../llm/engine.js';
+import type { LoadedModel } from '../llm/model.js';
+import { openAgent, openEngine } from '../openEngine.js';
+import type { ModelCatalog } from './catalog.js';
+import { toolView } from './views.js';
+
+export interface PoolOptions {
+  deps: SessionDeps;
+  catalog: ModelCatalog;
+  dataFolder: string;
+  emit: (event: KeelEvent) => void;
+  scriptFor?: (sessionId: number) => Script | undefined;
+}
+
+/**
+ * The open sessions' agent loops, one engine (a context sequence) each, and the work running on them:
+ * one piece at a time per session, with a stop. A session's cache is saved when it goes idle — off
+ * the path of its next message — and that save is awaited before its sequence is given to another
+ * session or the app quits.
+ */
+export class AgentPool {
+  private readonly agents = new Map<number, AgentLoop>();
+  private readonly running = new Map<number, AbortController>();
+  private readonly saving = new Map<number, Promise<void>>();
+
+  constructor(private readonly o: PoolOptions) {}
+
+  isRunning(id: number): boolean {
+    return this.running.has(id);
+  }
+
+  /** The session, from its open loop when it has one (the loop's copy is the live one). */
+  session(id: number): Session {
+    return this.agents.get(id)?.session ?? Session.open(this.o.deps, id);
+  }
+
+  idle(id: number): void {
+    if (this.running.has(id)) throw new Error('The session is answering; stop it first.');
+  }
+
+  stop(id: number): void {
+    this.running.get(id)?.abort();
+  }
+
+  /** Runs one piece of model work for a session, one at a time, with a stop button. */
+  async run(id: number, work: (agent: AgentLoop, signal: AbortSignal) => Promise<unknown>): Promise<void> {
+    this.idle(id);
+    const controller = new AbortController();
+    this.running.set(id, controller);
+    this.o.emit({ type: 'session-changed', sessionId: id });
+    let agent: AgentLoop | undefined;
+    try {
+      await this.saving.get(id);
+      agent = await this.agent(id);
+      await work(agent, controller.signal);
+    } catch (err) {
+      this.o.emit({ type: 'error', sessionId: id, message: (err as Error).message });
+      throw err;
+    } finally {
+      this.running.delete(id);
+      if (agent) this.saveWhenIdle(id, agent);
+      this.o.emit({ type: 'turn-ended', sessionId: id });
+    }
+  }
+
+  /** The session's loop, opened on its model (or the chosen one) and its saved cache, if usable. */
+  async agent(id: number): Promise<AgentLoop> {
+    const existing = this.agents.get(id);
+    if (existing) {
+      // Most recently used last: the first idle one is the one to close when sequences run out.
+      this.agents.delete(id);
+      this.agents.set(id, existing);
+      return existing;
+    }
+    const session = Session.open(this.o.deps, id);
+    const file = session.model && fs.existsSync(session.model) ? session.model : this.o.catalog.defaultModel();
+    if (!file) throw new Error('No model is loaded: choose a GGUF file first.');
+    const model = await this.o.catalog.model(file);
+    await this.freeSequence(model);
+    const agent = openAgent({
+      session, store: this.o.deps.store, tools: this.o.deps.tools, promptsDir: this.o.deps.promptsDir,
+      engine: openEngine({ kind: 'local', model }), script: this.o.scriptFor?.(id), stateFile: stateFile(this.o.dataFolder, id),
+      onEvent: (e) => this.forward(id, e),
+    });
+    await agent.restoreState();
+    this.agents.set(id, agent);
+    return agent;
+  }
+
+  /** Moves a session to another model: the prompt is rebuilt and the next request reads everything. */
+  async switchModel(id: number, file: string): Promise<void> {
+    this.idle(id);
+    const agent = await this.agent(id);
+    const model = await this.o.catalog.model(file);
+    await this.freeSequence(model);
+    await agent.switchEngine(openEngine({ kind: 'local', model }));
+  }
+
+  /** Closes a session's loop and removes its saved cache (the session is being deleted). */
+  async forget(id: number): Promise<void> {
+    this.idle(id);
+    await this.saving.get(id);
+    await this.agents.get(id)?.dispose();
+    this.agents.delete(id);
+    const file = stateFile(this.o.dataFolder, id);
+    for (const name of fs.existsSync(path.dirname(file)) ? fs.readdirSync(path.dirname(file)) : []) {
+      if (name.startsWith(`${path.basename(file)}`)) fs.rmSync(path.join(path.dirname(file), name), { force: true });
+    }
+  }
+
+  async dispose(): Promise<void> {
+    for (const controller of this.running.values()) controller.abort();
+    await Promise.all(this.saving.values());
+    for (const agent of this.agents.values()) await agent.dispose();
+    this.agents.clear();
+  }
+
+  private saveWhenIdle(id: number, agent: AgentLoop): void {
+    const previous = this.saving.get(id) ?? Promise.resolve();
+    const save = previous.then(() => agent.saveState()).catch((e: Error) => {
+      this.o.emit({ type: 'error', sessionId: id, message: `The cache of session ${id} could not be saved: ${e.message}` });
+    });
+    this.saving.set(id, save);
+    void save.then(() => {
+      if (this.saving.get(id) === save) this.saving.delete(id);
+    });
+  }
+
+  /**
+   * One context sequence per open session: when the model's context has none left, the least
+   * recently used idle session gives its sequence back (its cache was saved when it went idle).
+   */
+  private async freeSequence(model: LoadedModel): Promise<void> {
+    if (model.context.sequencesLeft > 0) return;
+    for (const [id, agent] of this.agents) {
+      if (agent.engine instanceof LlamaEngine && agent.engine.model === model && !this.running.has(id)) {
+        await this.saving.get(id);
+        await agent.dispose();
+        this.agents.delete(id);
+        return;
+      }
+    }
+    throw new Error('Every session on this model is busy; stop one first.');
+  }
+
+  private forward(id: number, e: LoopEvent): void {
+    const emit = this.o.emit;
+    if (e.type === 'message') emit({ type: 'message', sessionId: id, sent: e.sent });
+    if (e.type === 'text') emit({ type: 'text', sessionId: id, delta: e.delta });
+    if (e.type === 'tool') emit({ type: 'tool', sessionId: id, tool: toolView(this.o.deps.store.getResult(id, e.result.number), e.name, e.args, e.result.number) });
+    if (e.type === 'request') emit({ type: 'request', sessionId: id, request: e.request });
+    if (e.type === 'compacted') emit({ type: 'session-changed', sessionId: id });
+    if (e.type === 'notice') emit({ type: 'error', sessionId: id, message: e.text });
+  }
+}
+
+/** Where a session's cache is saved in the data folder. */
+export function stateFile(dataFolder: string, id: number): string {
+  return path.join(dataFolder, 'state', `session-${id}.bin`);
+}

@@ -1,0 +1,86 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { KeelEvent, ModelFile } from '../contract.js';
+import { downloadModel, RECOMMENDED_MODEL } from '../llm/download.js';
+import { loadModel, type LoadedModel } from '../llm/model.js';
+import { readSettings, writeSettings, type Settings } from './settings.js';
+
+export interface CatalogOptions {
+  dataFolder: string;
+  emit: (event: KeelEvent) => void;
+  threads?: number;
+  contextSize?: number;
+}
+
+/** The models a person can pick: the models folder, the models loaded (each once), the download. */
+export class ModelCatalog {
+  private readonly loaded = new Map<string, Promise<LoadedModel>>();
+  private current?: string;
+  settings: Settings;
+
+  constructor(private readonly o: CatalogOptions) {
+    this.settings = readSettings(o.dataFolder);
+  }
+
+  /** The model loaded last in this run, if any. */
+  get loadedModel(): string | undefined {
+    return this.current;
+  }
+
+  list(): ModelFile[] {
+    const folder = this.settings.modelsFolder;
+    if (!fs.existsSync(folder)) return [];
+    return fs.readdirSync(folder)
+      .filter((name) => name.toLowerCase().endsWith('.gguf'))
+      .sort()
+      .map((name) => ({ path: path.join(folder, name), name, sizeBytes: fs.statSync(path.join(folder, name)).size }));
+  }
+
+  setFolder(folder: string): void {
+    if (!fs.existsSync(folder) || !fs.statSync(folder).isDirectory()) throw new Error(`${path.resolve(folder)} is not a folder.`);
+    this.remember({ modelsFolder: path.resolve(folder) });
+  }
+
+  /** Loads a model as the one new sessions use. */
+  async choose(file: string): Promise<void> {
+    await this.model(file);
+    this.current = path.resolve(file);
+    this.remember({ lastModel: this.current });
+  }
+
+  async download(uri = RECOMMENDED_MODEL): Promise<string> {
+    fs.mkdirSync(this.settings.modelsFolder, { recursive: true });
+    const file = await downloadModel(uri, this.settings.modelsFolder, (fraction) => this.o.emit({ type: 'model-progress', path: uri, fraction }));
+    await this.choose(file);
+    return file;
+  }
+
+  /** A loaded model, loading it once however many ask at the same time. */
+  model(file: string): Promise<LoadedModel> {
+    const key = path.resolve(file);
+    let loading = this.loaded.get(key);
+    if (!loading) {
+      loading = loadModel({
+        modelPath: key, threads: this.o.threads, contextSize: this.o.contextSize,
+        onProgress: (fraction) => this.o.emit({ type: 'model-progress', path: key, fraction }),
+      });
+      this.loaded.set(key, loading);
+      loading.then(() => this.o.emit({ type: 'model-loaded', path: key }), () => this.loaded.delete(key));
+    }
+    return loading;
+  }
+
+  /** The model a session without one of its own uses. */
+  defaultModel(): string | undefined {
+    return this.current ?? this.settings.lastModel;
+  }
+
+  remember(fields: Partial<Settings>): void {
+    this.settings = { ...this.settings, ...fields };
+    writeSettings(this.o.dataFolder, this.settings);
+  }
+
+  async dispose(): Promise<void> {
+    for (const model of this.loaded.values()) await (await model.catch(() => undefined))?.dispose();
+  }
+}

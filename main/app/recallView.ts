@@ -1,0 +1,22 @@
+import type { RecallView } from '../contract.js';
+import { loopConfig } from '../core/config.js';
+import { formatId, parseId } from '../core/hygiene/ids.js';
+import type { Session } from '../core/session/session.js';
+import type { SessionStore } from '../core/session/types.js';
+
+/** A stored result for the inspector: its metadata, whether the next request carries it, one page of its body. */
+export function recallView(session: Session, store: SessionStore, result: string, offset = 1): RecallView {
+  const { number, label } = parseId(result);
+  const row = number === undefined ? undefined : store.getResult(session.id, number);
+  if (!row || number === undefined) throw new Error(`No stored result ${label} in session ${session.id}.`);
+  const lines = row.body === '' ? [] : row.body.split('\n');
+  const turn = session.history().find((t) => t.id === row.turnId);
+  const last = session.history().at(-1);
+  const page = loopConfig.recallPage;
+  return {
+    id: formatId(number), number, tool: row.tool, args: JSON.parse(row.args), pathGiven: row.pathGiven,
+    pathResolved: row.pathResolved, fileHash: row.fileHash, kind: row.kind, insertedAt: row.createdAt,
+    inRequest: turn !== undefined && (session.kind === 'agent' || (turn === last && turn.status === 'open')),
+    inserted: row.inserted, offset, lines: lines.slice(offset - 1, offset - 1 + page), totalLines: lines.length, pageSize: page,
+  };
+}

@@ -1,0 +1,41 @@
+import type { Conversation, ConversationMessage, ConversationReply, ToolSpec } from '../engine/types.js';
+import { messageWithNotes } from './notes.js';
+import type { Session } from './session.js';
+import type { Turn } from './types.js';
+
+/**
+ * The conversation a request carries: the kept system prompt, the session's tools, the summary of
+ * what was compacted, then each turn as it was sent — the person's message with its notes, and the
+ * model's replies as they were generated, with their calls and results. A chat carries no earlier
+ * reply's calls and results (spec §2); an agent carries all. `extraUser` is a message sent once and
+ * never stored (the compaction request).
+ */
+export function buildConversation(session: Session, tools: readonly ToolSpec[], extraUser?: string): Conversation {
+  const messages: ConversationMessage[] = [];
+  const turns = session.history();
+  let pendingUser = session.compactedHistory();
+  const flushUser = (text?: string) => {
+    const joined = [pendingUser, text].filter((t) => t !== undefined && t !== '').join('\n\n');
+    if (joined !== '') messages.push({ role: 'user', text: joined });
+    pendingUser = undefined;
+  };
+  turns.forEach((turn, i) => {
+    if (turn.words !== undefined) flushUser(messageWithNotes(turn.words, turn.notes));
+    else if (pendingUser !== undefined) flushUser();
+    const carriesCalls = session.kind === 'agent' || i === turns.length - 1;
+    const replies = modelReplies(turn, carriesCalls, session);
+    if (replies.length > 0) messages.push({ role: 'model', replies });
+  });
+  if (extraUser !== undefined || pendingUser !== undefined) flushUser(extraUser);
+  return { system: session.systemPromptForRequest(), tools, messages, promptDate: session.promptDate };
+}
+
+function modelReplies(turn: Turn, carriesCalls: boolean, session: Session): ConversationReply[] {
+  return turn.replies.map((reply) => ({
+    text: reply.text,
+    ...(reply.raw === undefined ? {} : { raw: reply.raw }),
+    calls: carriesCalls
+      ? reply.calls.map((call) => ({ name: call.name, args: call.args, raw: call.raw, number: call.number, result: session.insertedText(call.number) }))
+      : [],
+  }));
+}

@@ -1,0 +1,193 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ChatWrapper, LlamaContextSequence } from 'node-llama-cpp';
+import type {
+  Conversation, Engine, GenerateOptions, Generation, StateMeta, StateRestore,
+} from '../core/engine/types.js';
+import { ContextFullError } from '../core/session/loop.js';
+import { chatHistory, toolFunctions } from './history.js';
+import type { LoadedModel } from './model.js';
+import { replyFormat, type ReplyFormat } from './replyFormat.js';
+import { runRequest } from './request.js';
+import { callSyntax, type CallSyntax } from './toolCalls.js';
+import { renderPrompt, sessionWrapper } from './wrapper.js';
+
+/**
+ * The Engine on node-llama-cpp, in process: one context sequence of a loaded model for one session.
+ * Each request is rendered with the model's own template (spec §8), its tokens compared with what
+ * the sequence holds, only the differing tail evaluated; the figures are measured, not estimated.
+ */
+export class LlamaEngine implements Engine {
+  private sequence: LlamaContextSequence;
+  private wrapper?: { date: string; wrapper: ChatWrapper; syntax: CallSyntax; format: ReplyFormat };
+
+  constructor(readonly model: LoadedModel) {
+    this.sequence = model.context.getSequence({
+      contextShift: {
+        strategy: () => {
+          throw new ContextFullError('The context is full; Keel compacts instead of dropping earlier history.');
+        },
+      },
+    });
+  }
+
+  get id(): string {
+    return this.model.path;
+  }
+
+  get contextSize(): number {
+    return this.sequence.contextSize;
+  }
+
+  countTokens(text: string): number {
+    return this.model.model.tokenize(text).length;
+  }
+
+  promptTokens(conversation: Conversation): number {
+    return this.render(conversation).text.tokenize(this.model.model.tokenizer).length;
+  }
+
+  promptText(conversation: Conversation): string {
+    return this.render(conversation).text.toString();
+  }
+
+  cachedTokens(): number {
+    return this.sequence.nextTokenIndex;
+  }
+
+  /** How this model writes a tool call (tests and benchmarks script replies with it). */
+  syntax(date = ''): CallSyntax {
+    return this.current(date).syntax;
+  }
+
+  async generate(conversation: Conversation, o: GenerateOptions): Promise<Generation> {
+    const { text, stopTriggers, continueOn } = this.render(conversation);
+    const format = this.current(conversation.promptDate).format;
+    const r = await runRequest({
+      sequence: this.sequence, model: this.model.model, prompt: text, stopTriggers, continueOn, format,
+      maxTokens: o.maxTokens, temperature: o.temperature, signal: o.signal, onText: o.onText, scripted: o.scripted,
+    });
+    const read = format.read(r.text);
+    return {
+      reply: { words: read.words, ...(read.raw === undefined ? {} : { raw: read.raw }), calls: read.calls.map(({ name, args, problem, raw }) => ({ name, args, problem, raw })) },
+      text: r.text,
+      stoppedBy: r.stoppedBy,
+      usage: {
+        promptTokens: r.promptTokens, reusedTokens: r.reusedTokens, newTokens: r.newTokens, outputTokens: r.outputTokens,
+        cachedBefore: r.cachedBefore, prefillMs: r.prefillMs, generationMs: r.generationMs, rewritten: r.rewritten,
+      },
+    };
+  }
+
+  /**
+   * What makes a saved state usable: the very model file and every setting that shapes the cache.
+   * A state made under another identity is never loaded (another model's state can crash the process).
+   */
+  stateIdentity(): string {
+    const { context } = this.model;
+    return JSON.stringify({
+      model: this.model.identity, contextSize: this.sequence.contextSize, flashAttention: context.flashAttention,
+      kvKey: context.kvCacheKeyType, kvValue: context.kvCacheValueType,
+    });
+  }
+
+  /**
+   * Atomic: the state goes to a new file named by a counter, then the metadata naming it replaces the
+   * old metadata with one rename, then the old state file goes. A kill at any point leaves either the
+   * previous pair or the new one.
+   */
+  async saveState(file: string, meta: StateMeta): Promise<void> {
+    const previous = readMeta(file);
+    const name = `${path.basename(file)}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+    const stateFile = path.join(path.dirname(file), name);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    await this.sequence.saveStateToFile(stateFile);
+    fsyncFile(stateFile);
+    const record: SavedMeta = { identity: this.stateIdentity(), state: name, tokens: this.sequence.nextTokenIndex, bytes: fs.statSync(stateFile).size, ...meta };
+    const temp = `${file}.json.tmp`;
+    fs.writeFileSync(temp, JSON.stringify(record));
+    fsyncFile(temp);
+    fs.renameSync(temp, `${file}.json`);
+    if (previous.ok && previous.meta.state !== name) fs.rmSync(path.join(path.dirname(file), previous.meta.state), { force: true });
+  }
+
+  async restoreState(file: string): Promise<StateRestore> {
+    const saved = readMeta(file);
+    if (!saved.ok) return { restored: false, reason: saved.reason };
+    const { meta } = saved;
+    if (meta.identity !== this.stateIdentity()) return { restored: false, reason: 'saved state unusable: it was made by another model or with other cache settings' };
+    const stateFile = path.join(path.dirname(file), meta.state);
+    const size = fs.existsSync(stateFile) ? fs.statSync(stateFile).size : -1;
+    if (size !== meta.bytes) return { restored: false, reason: `saved state unusable: ${stateFile} is ${size < 0 ? 'missing' : 'torn'}` };
+    try {
+      await this.sequence.loadStateFromFile(stateFile, { acceptRisk: true });
+    } catch (e) {
+      await this.sequence.clearHistory();
+      return { restored: false, reason: `saved state unusable: ${(e as Error).message}` };
+    }
+    return { restored: true, meta: { pendingCause: meta.pendingCause } };
+  }
+
+  /**
+   * Gives the sequence back. node-llama-cpp reclaims its id under the context's lock, after the batch
+   * being dispatched: the promise waits for that (briefly), so the caller can open another at once.
+   */
+  async dispose(): Promise<void> {
+    if (this.sequence.disposed) return;
+    const { context } = this.model;
+    const left = context.sequencesLeft;
+    this.sequence.dispose();
+    for (let waited = 0; context.sequencesLeft <= left && !context.disposed && waited < 2000; waited += 5) await sleep(5);
+  }
+
+  /** The model's wrapper and its call syntax, made again only when the prompt date changes. */
+  private current(date: string): { wrapper: ChatWrapper; syntax: CallSyntax; format: ReplyFormat } {
+    if (this.wrapper?.date !== date) {
+      const wrapper = sessionWrapper(this.model.model, date);
+      const syntax = callSyntax(wrapper);
+      this.wrapper = { date, wrapper, syntax, format: replyFormat(wrapper, syntax) };
+    }
+    return this.wrapper;
+  }
+
+  private render(conversation: Conversation) {
+    const { wrapper, format } = this.current(conversation.promptDate);
+    const { history, results } = chatHistory(conversation, format);
+    return renderPrompt(wrapper, history, toolFunctions(conversation.tools), results);
+  }
+}
+
+interface SavedMeta extends StateMeta {
+  identity: string;
+  /** The state file's name, beside the metadata. */
+  state: string;
+  tokens: number;
+  bytes: number;
+}
+
+function readMeta(file: string): { ok: true; meta: SavedMeta } | { ok: false; reason?: string } {
+  let text: string;
+  try {
+    text = fs.readFileSync(`${file}.json`, 'utf8');
+  } catch {
+    return { ok: false };
+  }
+  try {
+    const meta = JSON.parse(text) as SavedMeta;
+    if (typeof meta.identity !== 'string' || typeof meta.state !== 'string' || typeof meta.bytes !== 'number') throw new Error('fields missing');
+    return { ok: true, meta };
+  } catch (e) {
+    return { ok: false, reason: `saved state unusable: ${file}.json cannot be read (${(e as Error).message})` };
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function fsyncFile(file: string): void {
+  const fd = fs.openSync(file, 'r+');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
