@@ -39,11 +39,11 @@ export class LlamaEngine implements Engine {
     return this.sequence.contextSize;
   }
 
-  countTokens(text: string): number {
+  async countTokens(text: string): Promise<number> {
     return this.model.model.tokenize(text).length;
   }
 
-  promptTokens(conversation: Conversation): number {
+  async promptTokens(conversation: Conversation): Promise<number> {
     return this.render(conversation).text.tokenize(this.model.model.tokenizer).length;
   }
 

@@ -126,10 +126,10 @@ export interface Engine {
   readonly id: string;
   /** The context the requests run in, in tokens. */
   readonly contextSize: number;
-  /** A text's length in the model's tokens. */
-  countTokens(text: string): number;
+  /** A text's length in the model's tokens (a server may be asked). */
+  countTokens(text: string): Promise<number>;
   /** The prompt's length in tokens, if it were sent now. */
-  promptTokens(conversation: Conversation): number;
+  promptTokens(conversation: Conversation): Promise<number>;
   /** The prompt as text (special tokens as their text): for tests, benchmarks and inspection. */
   promptText(conversation: Conversation): string;
   generate(conversation: Conversation, options: GenerateOptions): Promise<Generation>;

@@ -88,7 +88,7 @@ export class AgentLoop {
 
   /** The person's message: the loop runs until the model answers without a tool call. */
   async send(words: string, opts: { date?: string; mode?: Mode; signal?: AbortSignal } = {}): Promise<string> {
-    if (this.promptTokens() > (this.o.compactAt ?? loopConfig.compactAt) * this.o.engine.contextSize) await this.compact(opts.signal);
+    if (await this.promptTokens() > (this.o.compactAt ?? loopConfig.compactAt) * this.o.engine.contextSize) await this.compact(opts.signal);
     const { sent } = this.o.session.userMessage(words, opts);
     this.emit({ type: 'message', sent });
     try {
@@ -120,7 +120,7 @@ export class AgentLoop {
         const result = problem === undefined
           ? await this.o.session.callTool(call.name, call.args, signal)
           : await this.o.session.rejectCall(call.name, call.args ?? null, problem);
-        this.o.store.setResultTokens(this.o.session.id, result.number, this.o.engine.countTokens(result.text));
+        this.o.store.setResultTokens(this.o.session.id, result.number, await this.o.engine.countTokens(result.text));
         calls.push({ name: call.name, args: call.args ?? null, number: result.number, raw: call.raw });
         this.emit({ type: 'tool', name: call.name, args: call.args, result });
       }
@@ -192,7 +192,7 @@ export class AgentLoop {
   }
 
   /** The prompt's length in tokens if a request were made now. */
-  promptTokens(): number {
+  promptTokens(): Promise<number> {
     return this.o.engine.promptTokens(this.conversation());
   }
 
