@@ -4,10 +4,11 @@
  * (main/ipc), preload exposes exactly it, and the loopback server (main/server) speaks it over a
  * WebSocket. The renderer mirrors what main pushes; it never computes hygiene or token counts.
  */
+import type { ElidedMark } from './core/hygiene/cap.js';
 import type { ApprovalAnswer, ApprovalRequest } from './core/permissions/approval.js';
 import type { Mode, RequestRow, SessionKind } from './core/session/types.js';
 
-export type { ApprovalAnswer, Mode, RequestRow, SessionKind };
+export type { ApprovalAnswer, ElidedMark, Mode, RequestRow, SessionKind };
 
 export interface SessionSummary {
   id: number;
@@ -35,6 +36,8 @@ export interface ToolView {
   text: string;
   /** The text's length in the model's tokens, as the engine counted it. */
   tokens?: number;
+  /** Where the text's elided line is, when the result was capped (spec §3). */
+  elided?: ElidedMark;
 }
 
 export type ReplyPart = { type: 'text'; text: string } | { type: 'tool'; tool: ToolView };
@@ -72,6 +75,8 @@ export interface RecallView {
   inRequest: boolean;
   /** The text as the model got it. */
   inserted: string;
+  /** Where the inserted text's elided line is, when the result was capped. */
+  elided?: ElidedMark;
   /** A page of the full stored body. */
   offset: number;
   lines: string[];

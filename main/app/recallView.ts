@@ -1,5 +1,6 @@
 import type { RecallView } from '../contract.js';
 import { loopConfig } from '../core/config.js';
+import { elidedMark } from '../core/hygiene/cap.js';
 import { formatId, parseId } from '../core/hygiene/ids.js';
 import type { Session } from '../core/session/session.js';
 import type { SessionStore } from '../core/session/types.js';
@@ -13,10 +14,11 @@ export function recallView(session: Session, store: SessionStore, result: string
   const turn = session.history().find((t) => t.id === row.turnId);
   const last = session.history().at(-1);
   const page = loopConfig.recallPage;
+  const elided = elidedMark(row.inserted, row.body, formatId(number));
   return {
     id: formatId(number), number, tool: row.tool, args: JSON.parse(row.args), pathGiven: row.pathGiven,
     pathResolved: row.pathResolved, fileHash: row.fileHash, kind: row.kind, insertedAt: row.createdAt,
     inRequest: turn !== undefined && (session.kind === 'agent' || (turn === last && turn.status === 'open')),
-    inserted: row.inserted, offset, lines: lines.slice(offset - 1, offset - 1 + page), totalLines: lines.length, pageSize: page,
+    inserted: row.inserted, ...(elided ? { elided } : {}), offset, lines: lines.slice(offset - 1, offset - 1 + page), totalLines: lines.length, pageSize: page,
   };
 }

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { NoteView, SessionSummary, SessionView, ToolView, TurnView } from '../contract.js';
+import { elidedMark } from '../core/hygiene/cap.js';
 import { formatId } from '../core/hygiene/ids.js';
 import { messageWithNotes } from '../core/session/notes.js';
 import type { Session } from '../core/session/session.js';
@@ -39,5 +40,9 @@ export function sessionView(session: Session, store: SessionStore, running: bool
 }
 
 export function toolView(row: ResultRow | undefined, name: string, args: unknown, number: number): ToolView {
-  return { number, id: formatId(number), name, args, text: row?.inserted ?? '', ...(row?.tokens === undefined ? {} : { tokens: row.tokens }) };
+  const elided = row && elidedMark(row.inserted, row.body, formatId(number));
+  return {
+    number, id: formatId(number), name, args, text: row?.inserted ?? '',
+    ...(row?.tokens === undefined ? {} : { tokens: row.tokens }), ...(elided ? { elided } : {}),
+  };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { capBody } from './cap.js';
+import { capBody, elidedMark } from './cap.js';
 
 const lines = (n: number, width = 3) => Array.from({ length: n }, (_, i) => String(i + 1).padStart(width, '0'));
 
@@ -39,5 +39,22 @@ describe('capBody (spec §3)', () => {
     const body = ['short', 'b'.repeat(15_000), 'c'.repeat(30_000)].join('\n');
     const out = capBody(body, '#0004').split('\n');
     expect(out).toEqual(['short', 'b'.repeat(15_000), '[1 lines elided, full output #0004]']);
+  });
+});
+
+describe('elidedMark: where a capped result’s elided line stands', () => {
+  const body = Array.from({ length: 1000 }, (_, i) => `line ${i + 1}`).join('\n');
+
+  it('finds the line capBody wrote, with the count of lines it stands for', () => {
+    const inserted = `[#0007]\n${capBody(body, '#0007')}`;
+    const mark = elidedMark(inserted, body, '#0007')!;
+    expect(inserted.split('\n')[mark.line]).toBe(`[${mark.count} lines elided, full output #0007]`);
+    expect(mark.count).toBe(1000 - (inserted.split('\n').length - 2));
+  });
+
+  it('takes no line of an uncapped result for one, even one that reads like it', () => {
+    const text = 'a\n[2 lines elided, full output #0003]\nb';
+    expect(elidedMark(`[#0003]\n${text}`, text, '#0003')).toBeUndefined();
+    expect(elidedMark(`[#0003]\n${capBody(body, '#0003')}`, body, '#0004')).toBeUndefined();
   });
 });

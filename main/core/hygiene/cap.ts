@@ -37,3 +37,23 @@ function takeWhole(lines: string[], maxLines: number, maxChars: number): string[
   }
   return lines.slice(0, count);
 }
+
+/** Where a capped result's elided line stands in its inserted text (line index, 0 = bracket line). */
+export interface ElidedMark {
+  line: number;
+  count: number;
+}
+
+/**
+ * The elided line of a result that was capped, found exactly: it carries the result's own id and
+ * the count of body lines the inserted text lacks, so a file that merely contains such a line is
+ * never taken for one. Undefined when the result was not capped.
+ */
+export function elidedMark(inserted: string, body: string, id: string): ElidedMark | undefined {
+  const lines = inserted.split('\n');
+  const count = body.split('\n').length - (lines.length - 2);
+  if (count <= 0) return undefined;
+  const marker = fill(contextConfig.texts.elided, { count, id });
+  const line = lines.indexOf(marker, 1);
+  return line > 0 ? { line, count } : undefined;
+}

@@ -2,16 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { FOLD_HEAD, FOLD_TAIL, foldLines, resultBlocks } from './resultBlocks.js';
 
 describe('resultBlocks', () => {
-  it('cuts out the engine’s elided line and keeps every other line as is', () => {
+  it('cuts out the elided line main located and keeps every other line as is', () => {
     const text = '[#0017]\n> vitest run\n[1134 lines elided, full output #0017]\n Tests  3 failed\n[exit code 1]';
-    const blocks = resultBlocks(text);
+    const blocks = resultBlocks(text, { line: 2, count: 1134 });
     expect(blocks.map((b) => b.kind)).toEqual(['lines', 'elided', 'lines']);
-    expect(blocks[1]).toMatchObject({ kind: 'elided', count: 1134, id: '#0017' });
+    expect(blocks[1]).toMatchObject({ kind: 'elided', count: 1134, line: '[1134 lines elided, full output #0017]' });
     expect(blocks.flatMap((b) => (b.kind === 'lines' ? b.lines : [b.line])).join('\n')).toBe(text);
   });
 
-  it('does not take a line that only mentions eliding', () => {
-    expect(resultBlocks('say [3 lines elided, full output #0001] here').map((b) => b.kind)).toEqual(['lines']);
+  it('never takes a line for the elided line on its own: only where main says', () => {
+    expect(resultBlocks('[#0002]\n[3 lines elided, full output #0002]').map((b) => b.kind)).toEqual(['lines']);
   });
 });
 

@@ -1,29 +1,25 @@
+import type { ElidedMark } from '../../../main/contract.js';
+
 /**
  * A tool result as the model got it, cut into runs of plain lines and the engine's elided line
- * (`[N lines elided, full output #id]`, spec §3). The text itself is never changed: joined with
- * newlines, the blocks' lines are the text.
+ * (`[N lines elided, full output #id]`, spec §3), which main locates (`elided`): the view never
+ * re-parses result text for structure. The text itself is never changed: joined with newlines, the
+ * blocks' lines are the text.
  */
 export type ResultBlock =
   | { kind: 'lines'; lines: string[] }
-  | { kind: 'elided'; line: string; count: number; id: string };
+  | { kind: 'elided'; line: string; count: number };
 
-const ELIDED = /^\[(\d+) lines elided, full output (#[0-9a-f]{4,})\]$/;
-
-export function resultBlocks(text: string): ResultBlock[] {
-  const blocks: ResultBlock[] = [];
-  let run: string[] = [];
-  for (const line of text.split('\n')) {
-    const m = ELIDED.exec(line);
-    if (!m) {
-      run.push(line);
-      continue;
-    }
-    if (run.length) blocks.push({ kind: 'lines', lines: run });
-    run = [];
-    blocks.push({ kind: 'elided', line, count: Number(m[1]), id: m[2]! });
-  }
-  if (run.length) blocks.push({ kind: 'lines', lines: run });
-  return blocks;
+export function resultBlocks(text: string, elided?: ElidedMark): ResultBlock[] {
+  const lines = text.split('\n');
+  if (!elided || elided.line >= lines.length) return [{ kind: 'lines', lines }];
+  const before = lines.slice(0, elided.line);
+  const after = lines.slice(elided.line + 1);
+  return [
+    ...(before.length ? [{ kind: 'lines' as const, lines: before }] : []),
+    { kind: 'elided', line: lines[elided.line], count: elided.count },
+    ...(after.length ? [{ kind: 'lines' as const, lines: after }] : []),
+  ];
 }
 
 /** Runs longer than this are folded in the view (never in what the model got). */

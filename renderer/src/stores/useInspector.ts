@@ -4,9 +4,6 @@ import { getApi } from '../api.js';
 import { useTranscript } from './useTranscript.js';
 import { useUi } from './useUi.js';
 
-/** Lines per page of a stored body: recall's own window (spec §4). */
-export const RECALL_PAGE = 2000;
-
 interface InspectorState {
   /** The ids opened, newest last (the tabs). */
   tabs: string[];
@@ -61,11 +58,11 @@ export function createInspector(sessionId: () => number | undefined) {
     },
     async next() {
       const view = get().view;
-      if (view && view.offset + RECALL_PAGE <= view.totalLines) await get().show(view.id, view.offset + RECALL_PAGE);
+      if (view && view.offset + view.pageSize <= view.totalLines) await get().show(view.id, view.offset + view.pageSize);
     },
     async prev() {
       const view = get().view;
-      if (view && view.offset > 1) await get().show(view.id, Math.max(1, view.offset - RECALL_PAGE));
+      if (view && view.offset > 1) await get().show(view.id, Math.max(1, view.offset - view.pageSize));
     },
     closeTab(id) {
       const tabs = get().tabs.filter((t) => t !== id);

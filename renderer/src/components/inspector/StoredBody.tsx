@@ -1,6 +1,6 @@
 import type { RecallView } from '../../../../main/contract.js';
 import { n } from '../../lib/format.js';
-import { RECALL_PAGE, useInspector } from '../../stores/useInspector.js';
+import { useInspector } from '../../stores/useInspector.js';
 import { Linkified } from '../common/IdLink.js';
 
 /**
@@ -12,7 +12,7 @@ export function StoredBody({ view }: { view: RecallView }) {
   const first = view.lines.length ? view.offset : 0;
   const last = view.offset + view.lines.length - 1;
   const hasPrev = view.offset > 1;
-  const hasNext = view.offset + RECALL_PAGE <= view.totalLines;
+  const hasNext = view.offset + view.pageSize <= view.totalLines;
   return (
     <section className="stored-body">
       <header className="row">

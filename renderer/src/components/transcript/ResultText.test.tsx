@@ -13,7 +13,7 @@ const capped = ['[#0017]', '> vitest run', '[1134 lines elided, full output #001
 
 describe('ResultText', () => {
   it('shows the elided line as a band labelled “not sent to the model”, its id a link', () => {
-    render(<ResultText text={capped} unfolded={false} onToggle={() => undefined} />);
+    render(<ResultText text={capped} elided={{ line: 2, count: 1134 }} unfolded={false} onToggle={() => undefined} />);
     const band = screen.getByTestId('elided-band');
     expect(band.textContent).toContain('[1134 lines elided, full output #0017]');
     expect(band.textContent).toContain('not sent to the model');

@@ -1,3 +1,4 @@
+import type { ElidedMark } from '../../../../main/contract.js';
 import { diffClass, foldLines, isDiff, resultBlocks, type ResultBlock } from '../../lib/resultBlocks.js';
 import { n } from '../../lib/format.js';
 import { Linkified } from '../common/IdLink.js';
@@ -7,9 +8,9 @@ import { Linkified } from '../common/IdLink.js';
  * The view may fold long runs (a quiet marker, click to show); the engine's elided line is part of
  * the text and shows as a marked band, "not sent to the model".
  */
-export function ResultText({ text, unfolded, onToggle }: { text: string; unfolded: boolean; onToggle(): void }) {
+export function ResultText({ text, elided, unfolded, onToggle }: { text: string; elided?: ElidedMark; unfolded: boolean; onToggle(): void }) {
   const diff = isDiff(text);
-  const blocks = resultBlocks(text);
+  const blocks = resultBlocks(text, elided);
   return (
     <div className="result-text mono">
       {blocks.map((block, i) => (

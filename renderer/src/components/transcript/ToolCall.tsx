@@ -23,7 +23,7 @@ export function ToolCall({ row }: { row: { seq: number; index: number; tool: Too
       </div>
       <div className="tool-result" data-testid={`tool-result-${hex}`} data-id={tool.id}>
         {tool.text ? (
-          <ResultText text={tool.text} unfolded={unfolded} onToggle={() => useTranscript.getState().toggleFold(tool.id)} />
+          <ResultText text={tool.text} elided={tool.elided} unfolded={unfolded} onToggle={() => useTranscript.getState().toggleFold(tool.id)} />
         ) : (
           <div className="muted small">No result yet.</div>
         )}

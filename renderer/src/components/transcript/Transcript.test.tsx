@@ -38,7 +38,7 @@ describe('Transcript', () => {
 
   it('appends tool results and text from events to the open turn, in order', async () => {
     fakeLayout();
-    const bash = { ...toolView(0x17), name: 'bash', text: '[#0017]\n[1134 lines elided, full output #0017]\n[exit code 1]' };
+    const bash = { ...toolView(0x17), name: 'bash', text: '[#0017]\n[1134 lines elided, full output #0017]\n[exit code 1]', elided: { line: 1, count: 1134 } };
     const open = (parts: ReplyPart[]) => sessionView({ running: true, turns: [{ seq: 2, status: 'open', words: 'Run the tests', notes: [], parts }] });
     // Once the call ran, main's record of the turn has the reply's words and the call.
     let recorded = open([]);
