@@ -9,13 +9,16 @@ import { ToolRegistry } from './core/tools/registry.js';
 import { LlamaEngine } from './llm/engine.js';
 import type { LoadedModel } from './llm/model.js';
 
-/** What a session's requests run on: a GGUF loaded in this process (a model server joins here). */
-export type EngineSource = { kind: 'local'; model: LoadedModel };
+/**
+ * What a session's requests run on: a GGUF loaded in this process (a model server joins here).
+ * `stateBudget`: the bytes saved KV states may take in their folder (the oldest go first).
+ */
+export type EngineSource = { kind: 'local'; model: LoadedModel; stateBudget?: number };
 
 export function openEngine(source: EngineSource): Engine {
   switch (source.kind) {
     case 'local':
-      return new LlamaEngine(source.model);
+      return new LlamaEngine(source.model, source.stateBudget);
   }
 }
 

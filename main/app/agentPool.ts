@@ -1,10 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { KeelEvent } from '../contract.js';
+import { loopConfig } from '../core/config.js';
 import { Session, type SessionDeps } from '../core/session/session.js';
 import type { AgentLoop, LoopEvent, Script } from '../core/session/loop.js';
 import { LlamaEngine } from '../llm/engine.js';
 import type { LoadedModel } from '../llm/model.js';
+import { defaultStateBudget, removeStates } from '../llm/stateFiles.js';
 import { openAgent, openEngine } from '../openEngine.js';
 import type { ModelCatalog } from './catalog.js';
 import { toolView } from './views.js';
@@ -15,6 +17,8 @@ export interface PoolOptions {
   dataFolder: string;
   emit: (event: KeelEvent) => void;
   scriptFor?: (sessionId: number) => Script | undefined;
+  /** How long a session waits idle before its cache is saved (default: loop.json). */
+  idleSaveMs?: number;
 }
 
 /**
@@ -27,6 +31,7 @@ export class AgentPool {
   private readonly agents = new Map<number, AgentLoop>();
   private readonly running = new Map<number, AbortController>();
   private readonly saving = new Map<number, Promise<void>>();
+  private readonly idleTimers = new Map<number, NodeJS.Timeout>();
 
   constructor(private readonly o: PoolOptions) {}
 
@@ -54,6 +59,8 @@ export class AgentPool {
     this.running.set(id, controller);
     this.o.emit({ type: 'session-changed', sessionId: id });
     let agent: AgentLoop | undefined;
+    clearTimeout(this.idleTimers.get(id));
+    this.idleTimers.delete(id);
     try {
       await this.saving.get(id);
       agent = await this.agent(id);
@@ -84,7 +91,7 @@ export class AgentPool {
     await this.freeSequence(model);
     const agent = openAgent({
       session, store: this.o.deps.store, tools: this.o.deps.tools, promptsDir: this.o.deps.promptsDir,
-      engine: openEngine({ kind: 'local', model }), script: this.o.scriptFor?.(id), stateFile: stateFile(this.o.dataFolder, id),
+      engine: this.localEngine(model), script: this.o.scriptFor?.(id), stateFile: stateFile(this.o.dataFolder, id),
       onEvent: (e) => this.forward(id, e),
     });
     await agent.restoreState();
@@ -98,29 +105,45 @@ export class AgentPool {
     const agent = await this.agent(id);
     const model = await this.o.catalog.model(file);
     await this.freeSequence(model);
-    await agent.switchEngine(openEngine({ kind: 'local', model }));
+    await agent.switchEngine(this.localEngine(model));
   }
 
   /** Closes a session's loop and removes its saved cache (the session is being deleted). */
   async forget(id: number): Promise<void> {
     this.idle(id);
+    clearTimeout(this.idleTimers.get(id));
+    this.idleTimers.delete(id);
     await this.saving.get(id);
     await this.agents.get(id)?.dispose();
     this.agents.delete(id);
-    const file = stateFile(this.o.dataFolder, id);
-    for (const name of fs.existsSync(path.dirname(file)) ? fs.readdirSync(path.dirname(file)) : []) {
-      if (name.startsWith(`${path.basename(file)}`)) fs.rmSync(path.join(path.dirname(file), name), { force: true });
-    }
+    removeStates(stateFile(this.o.dataFolder, id));
   }
 
   async dispose(): Promise<void> {
     for (const controller of this.running.values()) controller.abort();
-    await Promise.all(this.saving.values());
+    await Promise.all([...this.agents.keys()].map((id) => this.flush(id)));
     for (const agent of this.agents.values()) await agent.dispose();
     this.agents.clear();
   }
 
+  private localEngine(model: LoadedModel) {
+    const budget = this.o.catalog.settings.stateBudgetBytes ?? defaultStateBudget(this.o.dataFolder);
+    return openEngine({ kind: 'local', model, stateBudget: budget });
+  }
+
+  /**
+   * Saves the session's cache once it has been idle a while (loop.json `idle_save_ms`): a message sent
+   * before then cancels the save, so a quick conversation writes nothing until it pauses.
+   */
   private saveWhenIdle(id: number, agent: AgentLoop): void {
+    clearTimeout(this.idleTimers.get(id));
+    this.idleTimers.set(id, setTimeout(() => void this.saveNow(id, agent), this.o.idleSaveMs ?? loopConfig.idleSaveMs).unref());
+  }
+
+  /** Saves now (a pending idle save is brought forward); awaited before a sequence is given away and at quit. */
+  private saveNow(id: number, agent: AgentLoop): Promise<void> {
+    clearTimeout(this.idleTimers.get(id));
+    this.idleTimers.delete(id);
     const previous = this.saving.get(id) ?? Promise.resolve();
     const save = previous.then(() => agent.saveState()).catch((e: Error) => {
       this.o.emit({ type: 'error', sessionId: id, message: `The cache of session ${id} could not be saved: ${e.message}` });
@@ -129,6 +152,14 @@ export class AgentPool {
     void save.then(() => {
       if (this.saving.get(id) === save) this.saving.delete(id);
     });
+    return save;
+  }
+
+  /** A save this session owes: one waiting for idle is made now; one under way is awaited. */
+  private flush(id: number): Promise<void> {
+    const agent = this.agents.get(id);
+    if (agent && this.idleTimers.has(id)) return this.saveNow(id, agent);
+    return this.saving.get(id) ?? Promise.resolve();
   }
 
   /**
@@ -139,7 +170,7 @@ export class AgentPool {
     if (model.context.sequencesLeft > 0) return;
     for (const [id, agent] of this.agents) {
       if (agent.engine instanceof LlamaEngine && agent.engine.model === model && !this.running.has(id)) {
-        await this.saving.get(id);
+        await this.flush(id);
         await agent.dispose();
         this.agents.delete(id);
         return;

@@ -114,6 +114,32 @@ describe('KeelService: what the UI can ask, on the real store and engine', { tim
     for (const id of ids) expect((await service.openSession(id)).turns[0].parts).toEqual([{ type: 'text', text: `Hello ${id}.` }]);
   });
 
+  it('saves a session’s cache once it is idle, never on a send’s path; a quick message puts the save off', async () => {
+    const quick = new KeelService({
+      store, dataFolder: path.join(dir, 'data2'), promptsDir: DEFAULT_PROMPTS_DIR, emit: () => undefined, threads: 1, contextSize: 16384,
+      scriptFor: () => ({ next: () => replies.shift() }), idleSaveMs: 400,
+    });
+    const states = () => (fs.existsSync(path.join(dir, 'data2', 'state')) ? fs.readdirSync(path.join(dir, 'data2', 'state')) : []);
+    try {
+      await quick.setModelsFolder(path.join(dir, 'models'));
+      await quick.loadModel((await quick.listModels())[0].path);
+      const { id } = await quick.createSession({ workspace: path.join(dir, 'ws'), kind: 'chat', mode: 'auto' });
+      replies.push('One.', 'Two.');
+      await quick.send(id, 'first');
+      expect(states()).toEqual([]);
+      await quick.send(id, 'second');
+      expect(states()).toEqual([]);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(states()).toHaveLength(2);
+      expect(states()).toContain(`session-${id}.bin.json`);
+      // Deleting the session takes its saved cache with it.
+      await quick.deleteSession(id);
+      expect(states()).toEqual([]);
+    } finally {
+      await quick.close();
+    }
+  });
+
   it('refuses calls that do not fit the contract before anything runs', () => {
     expect(() => checkCall('openSession', ['1'])).toThrow('argument 1 must be an integer');
     expect(() => checkCall('rmrf', [])).toThrow('Unknown method');

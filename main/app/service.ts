@@ -22,6 +22,8 @@ export interface ServiceOptions {
   now?: () => Date;
   /** The desktop app's native folder dialog (Electron's); browser mode has none. */
   pickFolder?: () => Promise<string | undefined>;
+  /** How long a session waits idle before its cache is saved (default: loop.json). */
+  idleSaveMs?: number;
 }
 
 /**
@@ -44,7 +46,7 @@ export class KeelService implements KeelApi {
       store: o.store, tools: new ToolRegistry(), promptsDir: o.promptsDir, now: o.now ?? (() => new Date()),
       permissions: { protectedFolders: [o.dataFolder], approve: this.approvals.approve },
     };
-    this.pool = new AgentPool({ deps: this.deps, catalog: this.catalog, dataFolder: o.dataFolder, emit: o.emit, scriptFor: o.scriptFor });
+    this.pool = new AgentPool({ deps: this.deps, catalog: this.catalog, dataFolder: o.dataFolder, emit: o.emit, scriptFor: o.scriptFor, idleSaveMs: o.idleSaveMs });
     this.sessionsStamp = o.store.sessionsStamp();
   }
 

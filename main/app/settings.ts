@@ -2,10 +2,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-/** What the app remembers between starts: its models folder and last model. */
+/** What the app remembers between starts: its models folder and last model, and what saved caches may take. */
 export interface Settings {
   modelsFolder: string;
   lastModel?: string;
+  /** Bytes all saved KV states may take (default: sized to the disk, see llm/stateFiles.ts). */
+  stateBudgetBytes?: number;
 }
 
 export function readSettings(dataFolder: string): Settings {

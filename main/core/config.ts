@@ -13,6 +13,7 @@ export const loopConfig = {
   maxReplyTokens: loop.loop.max_reply_tokens.value,
   temperature: loop.loop.temperature.value,
   recallPage: loop.loop.recall_page.value,
+  idleSaveMs: loop.loop.idle_save_ms.value,
 } as const;
 
 /** Fills `{{name}}` placeholders of a loop.json text. */

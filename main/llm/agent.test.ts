@@ -128,6 +128,7 @@ describe('the agent loop on a real model with scripted replies', { timeout: 120_
     f = await engineFixture({ files: { 'a.ts': 'x\n' } });
     f.replies.push(call(f, 'read', { path: 'a.ts' }), 'Done.');
     await f.agent.send('read it');
+    await f.agent.saveState();
     await f.reopen(true);
     f.replies.push('Resumed.');
     await f.agent.send('again');

@@ -9,6 +9,7 @@ import { chatHistory, toolFunctions } from './history.js';
 import type { LoadedModel } from './model.js';
 import { replyFormat, type ReplyFormat } from './replyFormat.js';
 import { runRequest } from './request.js';
+import { commitState, newStateFile, pruneStates, readMeta } from './stateFiles.js';
 import { callSyntax, type CallSyntax } from './toolCalls.js';
 import { renderPrompt, sessionWrapper } from './wrapper.js';
 
@@ -21,7 +22,8 @@ export class LlamaEngine implements Engine {
   private sequence: LlamaContextSequence;
   private wrapper?: { date: string; wrapper: ChatWrapper; syntax: CallSyntax; format: ReplyFormat };
 
-  constructor(readonly model: LoadedModel) {
+  /** `stateBudget`: the bytes all saved states in a state file's folder may take (the oldest go first). */
+  constructor(readonly model: LoadedModel, private readonly stateBudget?: number) {
     this.sequence = model.context.getSequence({
       contextShift: {
         strategy: () => {
@@ -91,24 +93,13 @@ export class LlamaEngine implements Engine {
     });
   }
 
-  /**
-   * Atomic: the state goes to a new file named by a counter, then the metadata naming it replaces the
-   * old metadata with one rename, then the old state file goes. A kill at any point leaves either the
-   * previous pair or the new one.
-   */
+  /** Atomic (see stateFiles.ts): a kill at any point leaves the previous state or the new one. */
   async saveState(file: string, meta: StateMeta): Promise<void> {
-    const previous = readMeta(file);
-    const name = `${path.basename(file)}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-    const stateFile = path.join(path.dirname(file), name);
     fs.mkdirSync(path.dirname(file), { recursive: true });
+    const stateFile = newStateFile(file);
     await this.sequence.saveStateToFile(stateFile);
-    fsyncFile(stateFile);
-    const record: SavedMeta = { identity: this.stateIdentity(), state: name, tokens: this.sequence.nextTokenIndex, bytes: fs.statSync(stateFile).size, ...meta };
-    const temp = `${file}.json.tmp`;
-    fs.writeFileSync(temp, JSON.stringify(record));
-    fsyncFile(temp);
-    fs.renameSync(temp, `${file}.json`);
-    if (previous.ok && previous.meta.state !== name) fs.rmSync(path.join(path.dirname(file), previous.meta.state), { force: true });
+    commitState(file, stateFile, { identity: this.stateIdentity(), tokens: this.sequence.nextTokenIndex, ...meta });
+    if (this.stateBudget !== undefined) pruneStates(path.dirname(file), this.stateBudget, file);
   }
 
   async restoreState(file: string): Promise<StateRestore> {
@@ -157,37 +148,4 @@ export class LlamaEngine implements Engine {
   }
 }
 
-interface SavedMeta extends StateMeta {
-  identity: string;
-  /** The state file's name, beside the metadata. */
-  state: string;
-  tokens: number;
-  bytes: number;
-}
-
-function readMeta(file: string): { ok: true; meta: SavedMeta } | { ok: false; reason?: string } {
-  let text: string;
-  try {
-    text = fs.readFileSync(`${file}.json`, 'utf8');
-  } catch {
-    return { ok: false };
-  }
-  try {
-    const meta = JSON.parse(text) as SavedMeta;
-    if (typeof meta.identity !== 'string' || typeof meta.state !== 'string' || typeof meta.bytes !== 'number') throw new Error('fields missing');
-    return { ok: true, meta };
-  } catch (e) {
-    return { ok: false, reason: `saved state unusable: ${file}.json cannot be read (${(e as Error).message})` };
-  }
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function fsyncFile(file: string): void {
-  const fd = fs.openSync(file, 'r+');
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-}

@@ -32,7 +32,7 @@ export interface EngineFixture {
   /** Moves the clock the session reads the date from. */
   setNow(date: Date): void;
   newModel(options?: TestModelOptions, name?: string): Promise<LoadedModel>;
-  /** A new loop on the same session (a restart), optionally restoring the saved KV state. */
+  /** A new loop on the same session (a restart), optionally restoring the KV state saved last (saveState). */
   reopen(restore: boolean): Promise<AgentLoop>;
   dispose(): Promise<void>;
 }
@@ -76,7 +76,6 @@ export async function engineFixture(o: {
     setNow: (date) => { now = date; },
     syntax: () => (fixture.agent.engine as LlamaEngine).syntax(fixture.agent.session.promptDate),
     async reopen(restore) {
-      await fixture.agent.saveState();
       const current = (fixture.agent.engine as LlamaEngine).model;
       await fixture.agent.dispose();
       fixture.agent = makeAgent(Session.open(deps, session.id), current);

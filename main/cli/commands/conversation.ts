@@ -8,6 +8,8 @@ import { ToolRegistry } from '../../core/tools/registry.js';
 import type { SqliteStore } from '../../db/store.js';
 import { keelHome, stateFile } from '../../keelHome.js';
 import type { LoadedModel } from '../../llm/model.js';
+import { defaultStateBudget } from '../../llm/stateFiles.js';
+import { readSettings } from '../../app/settings.js';
 import { openAgent, openEngine } from '../../openEngine.js';
 import { CliError, requireFolder, requireSession, type Io } from '../io.js';
 import { modelFile, openModel, type ModelFlags } from './model.js';
@@ -33,7 +35,7 @@ export class Conversation {
     readonly approvals: Approvals,
   ) {
     this.agent = openAgent({
-      session, store, engine: openEngine({ kind: 'local', model: loaded }), stateFile: stateFile(session.id),
+      session, store, engine: localEngine(loaded), stateFile: stateFile(session.id),
       maxReplyTokens: flags.maxTokens, onEvent: (e) => this.onEvent(e),
     });
   }
@@ -47,6 +49,11 @@ export class Conversation {
       await this.loaded.dispose();
     }
   }
+}
+
+/** The in-process engine, its saved caches within the budget the app's settings give (or the default). */
+function localEngine(model: LoadedModel) {
+  return openEngine({ kind: 'local', model, stateBudget: readSettings(keelHome()).stateBudgetBytes ?? defaultStateBudget(keelHome()) });
 }
 
 function sessionDeps(store: SqliteStore, approvals: Approvals): SessionDeps {
@@ -98,7 +105,7 @@ export async function resumeConversation(store: SqliteStore, id: number, model: 
   };
   try {
     if (loaded.path !== row.model) {
-      await conversation.agent.switchEngine(openEngine({ kind: 'local', model: loaded }));
+      await conversation.agent.switchEngine(localEngine(loaded));
       if (row.model !== '') io.err.write(`Session ${id} moved from ${row.model} to ${loaded.path}: its next request reads everything again.\n`);
     } else if (await conversation.agent.restoreState()) {
       io.err.write(`Session ${id} resumed with its saved cache.\n`);

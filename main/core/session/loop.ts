@@ -77,7 +77,10 @@ export class AgentLoop {
       this.pendingCause = r.meta.pendingCause;
       return true;
     }
-    if (r.reason) this.emit({ type: 'notice', text: `The saved cache of session ${this.o.session.id} was not used: ${r.reason}. The next request reads everything again.` });
+    if (r.reason) {
+      this.pendingCause = 'saved state unusable';
+      this.emit({ type: 'notice', text: `The saved cache of session ${this.o.session.id} was not used: ${r.reason}. The next request reads everything again.` });
+    }
     return false;
   }
 
