@@ -10,6 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import './app.e2e.js';
+import './start.e2e.js';
 import { launchBrowser, RENDERER_DIR } from './harness.js';
 import { runTests } from './runner.js';
 
