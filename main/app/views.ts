@@ -1,7 +1,7 @@
-import crypto from 'node:crypto';
 import type { NoteView, SessionSummary, SessionView, ToolView, TurnView } from '../contract.js';
 import { elidedMark } from '../core/hygiene/cap.js';
 import { formatId } from '../core/hygiene/ids.js';
+import { sha256 } from '../core/workspace/files.js';
 import { messageWithNotes } from '../core/session/notes.js';
 import type { Session } from '../core/session/session.js';
 import type { ResultRow, SessionRow, SessionStore } from '../core/session/types.js';
@@ -34,7 +34,7 @@ export function sessionView(session: Session, store: SessionStore, running: bool
     compacted: session.compactedHistory(),
     turns,
     plan: row.plan,
-    systemPromptSha: crypto.createHash('sha256').update(row.systemPrompt).digest('hex'),
+    systemPromptSha: sha256(row.systemPrompt),
     running,
   };
 }

@@ -1,9 +1,9 @@
-import crypto from 'node:crypto';
 import { loopConfig } from '../config.js';
 import type { Conversation, Engine, Generation, ToolSpec } from '../engine/types.js';
 import type { Inserted } from '../hygiene/types.js';
 import { stableJson } from '../hygiene/stableJson.js';
 import { readPrompt } from '../prompts/buildSystemPrompt.js';
+import { sha256 } from '../workspace/files.js';
 import { buildConversation } from './conversation.js';
 import type { Session } from './session.js';
 import type { BreakCause, Mode, ReplyCall, RequestRow, SessionStore } from './types.js';
@@ -257,8 +257,4 @@ export class AgentLoop {
     if (this.o.session.kind === 'chat' && u.reusedTokens < this.lastReplyStart) return 'chat reply results not carried';
     return 'template re-rendered earlier text';
   }
-}
-
-function sha256(text: string): string {
-  return crypto.createHash('sha256').update(text).digest('hex');
 }
