@@ -11,8 +11,10 @@ import { Agent } from '../llm/agent.js';
 import { downloadModel, RECOMMENDED_MODEL } from '../llm/download.js';
 import { loadModel, type LoadedModel } from '../llm/model.js';
 import type { Script } from '../llm/request.js';
-import { readSettings, writeSettings, type Settings } from './settings.js';
-import { sessionView, summaryOf, toolView } from './views.js';
+import type { CommandRunner } from '../core/tools/commandRunner.js';
+import { createSandboxRunner } from '../sandbox/runner.js';
+import { readSettings, sandboxOptions, writeSettings, type Settings } from './settings.js';
+import { sandboxView, sessionView, summaryOf, toolView } from './views.js';
 
 export interface ServiceOptions {
   store: SqliteStore;
@@ -26,6 +28,8 @@ export interface ServiceOptions {
   now?: () => Date;
   /** The desktop app's native folder dialog (Electron's); browser mode has none. */
   pickFolder?: () => Promise<string | undefined>;
+  /** Runs bash's commands (default: the OS sandbox with the person's settings). */
+  commands?: CommandRunner;
 }
 
 const RECALL_PAGE = 2000;
@@ -49,6 +53,7 @@ export class KeelService implements KeelApi {
   constructor(private readonly o: ServiceOptions) {
     this.deps = {
       store: o.store, tools: this.tools, promptsDir: o.promptsDir, now: o.now ?? (() => new Date()),
+      commands: o.commands ?? createSandboxRunner(sandboxOptions(o.dataFolder)),
       permissions: {
         protectedFolders: [o.dataFolder],
         // The gate asks the person through the UI; the model never sees or answers this.
@@ -66,7 +71,7 @@ export class KeelService implements KeelApi {
   async getState(): Promise<AppState> {
     return {
       modelsFolder: this.settings.modelsFolder, lastModel: this.settings.lastModel, loadedModel: this.loadedModel, dataFolder: this.o.dataFolder,
-      canPickFolder: this.o.pickFolder !== undefined,
+      canPickFolder: this.o.pickFolder !== undefined, sandbox: await sandboxView(this.deps.commands),
     };
   }
 

@@ -6,6 +6,7 @@
  * `status()` says why, commands run as given, and the gate asks before every command that is not
  * judged read-only.
  */
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -58,10 +59,12 @@ async function probeSandbox(): Promise<string | undefined> {
   let launch: Launch | undefined;
   try {
     launch = await sandboxLaunch('true', { root, access: 'read-only', deniedReads: [], dataFolders: [], home }, []);
-    const { spawnSync } = await import('node:child_process');
-    const r = spawnSync('bash', ['-c', launch.line], { cwd: root, encoding: 'utf8', timeout: 30_000 });
-    if (r.status === 0) return undefined;
-    return (r.stderr || r.stdout || r.error?.message || `exit ${r.status}`).trim().split('\n').slice(-2).join(' ');
+    const line = launch.line;
+    return await new Promise<string | undefined>((resolve) => {
+      execFile('bash', ['-c', line], { cwd: root, timeout: 30_000 }, (err, stdout, stderr) => {
+        resolve(err ? (stderr || stdout || err.message).trim().split('\n').slice(-2).join(' ') : undefined);
+      });
+    });
   } catch (err) {
     return (err as Error).message;
   } finally {
@@ -210,4 +213,16 @@ export async function sandboxCommand(
   const line = ['exec', program, ...args].map(shellQuote).join(' ');
   const launch = await sandboxLaunch(line, policyOf(policy)(policy.root, policy.access), policy.allowedDomains ?? []);
   return { command: 'bash', args: ['-c', launch.line], release: launch.release };
+}
+
+/**
+ * Stops the library's proxies and refusal monitor, which keep a process alive: the command line
+ * calls it before it exits. A later command starts them again.
+ */
+export async function stopSandbox(): Promise<void> {
+  if (!started) return;
+  const was = started;
+  started = undefined;
+  await was.catch(() => undefined);
+  await SandboxManager.reset();
 }

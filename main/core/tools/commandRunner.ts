@@ -53,3 +53,10 @@ export function unsandboxedRunner(reason: string, deniedReads: readonly string[]
 
 /** What a session without an injected runner uses. */
 export const NO_RUNNER = unsandboxedRunner('no sandbox was given to this session');
+
+/** The status in plain words, as the status bar, Settings and the CLI show it. */
+export function describeSandbox(status: SandboxStatus): string {
+  return status.kind === 'sandboxed'
+    ? `Commands run in a ${status.how} sandbox.`
+    : `No sandbox for commands: ${status.reason}. Every command that is not read-only asks, in every mode.`;
+}
