@@ -103,6 +103,8 @@ export interface AppState {
   problem?: string;
   /** Whether pickFolder() opens a native folder dialog (the desktop app; not browser mode). */
   canPickFolder?: boolean;
+  /** Whether commands run in an OS sandbox here, and in plain words what that means (or why not). */
+  sandbox?: { on: boolean; text: string };
 }
 
 /** Every call the UI can make. Each returns a promise; failures reject with a readable message. */

@@ -150,6 +150,17 @@ describe('KeelService: what the UI can ask, on the real store and engine', { tim
     expect(() => checkCall('openSession', [])).toThrow('needs 1 argument');
   });
 
+  it('refuses keys every object inherits: they are not in the contract\'s shapes', () => {
+    const base = { workspace: '/w', kind: 'agent' };
+    for (const key of ['constructor', 'toString', 'hasOwnProperty', '__defineGetter__']) {
+      expect(() => checkCall('createSession', [{ ...base, [key]: 'x' }])).toThrow(`unknown property "${key}"`);
+    }
+    // As a WebSocket or IPC message arrives: JSON.parse makes "__proto__" an own key.
+    expect(() => checkCall('createSession', [JSON.parse('{"workspace":"/w","kind":"agent","__proto__":{"mode":"auto"}}')])).toThrow('unknown property "__proto__"');
+    expect(() => checkCall('setPlan', [1, [Object.create({ text: 'inherited' })]])).toThrow('is missing "text"');
+    expect(checkCall('createSession', [base])).toBe('createSession');
+  });
+
   it('reports a send without a model as a readable error', async () => {
     const summary = await service.createSession({ workspace: path.join(dir, 'ws'), kind: 'chat' });
     await expect(service.send(summary.id, 'hi')).rejects.toThrow('No model is loaded');

@@ -2,13 +2,16 @@ import type { ApprovalAnswer, ApprovalView, AppState, KeelApi, KeelEvent, ModelF
 import { Session, type SessionDeps } from '../core/session/session.js';
 import type { Script } from '../core/session/loop.js';
 import type { Mode, RequestRow, SessionKind } from '../core/session/types.js';
+import type { CommandRunner } from '../core/tools/commandRunner.js';
 import { ToolRegistry } from '../core/tools/registry.js';
 import type { SqliteStore } from '../db/store.js';
+import { createSandboxRunner } from '../sandbox/runner.js';
 import { AgentPool } from './agentPool.js';
 import { ApprovalBroker } from './approvals.js';
 import { ModelCatalog } from './catalog.js';
 import { recallView } from './recallView.js';
-import { sessionView, summaryOf } from './views.js';
+import { sandboxOptions } from './settings.js';
+import { sandboxView, sessionView, summaryOf } from './views.js';
 
 export interface ServiceOptions {
   store: SqliteStore;
@@ -24,6 +27,8 @@ export interface ServiceOptions {
   pickFolder?: () => Promise<string | undefined>;
   /** How long a session waits idle before its cache is saved (default: loop.json). */
   idleSaveMs?: number;
+  /** Runs bash's commands (default: the OS sandbox with the person's settings). */
+  commands?: CommandRunner;
 }
 
 /**
@@ -44,6 +49,7 @@ export class KeelService implements KeelApi {
     this.catalog = new ModelCatalog({ dataFolder: o.dataFolder, emit: o.emit, threads: o.threads, contextSize: o.contextSize });
     this.deps = {
       store: o.store, tools: new ToolRegistry(), promptsDir: o.promptsDir, now: o.now ?? (() => new Date()),
+      commands: o.commands ?? createSandboxRunner(sandboxOptions(o.dataFolder)),
       permissions: { protectedFolders: [o.dataFolder], approve: this.approvals.approve },
     };
     this.pool = new AgentPool({ deps: this.deps, catalog: this.catalog, dataFolder: o.dataFolder, emit: o.emit, scriptFor: o.scriptFor, idleSaveMs: o.idleSaveMs });
@@ -53,7 +59,7 @@ export class KeelService implements KeelApi {
   async getState(): Promise<AppState> {
     return {
       modelsFolder: this.catalog.settings.modelsFolder, lastModel: this.catalog.settings.lastModel, loadedModel: this.catalog.loadedModel,
-      dataFolder: this.o.dataFolder, canPickFolder: this.o.pickFolder !== undefined,
+      dataFolder: this.o.dataFolder, canPickFolder: this.o.pickFolder !== undefined, sandbox: await sandboxView(this.deps.commands),
     };
   }
 

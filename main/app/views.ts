@@ -1,10 +1,11 @@
-import type { NoteView, SessionSummary, SessionView, ToolView, TurnView } from '../contract.js';
+import type { AppState, NoteView, SessionSummary, SessionView, ToolView, TurnView } from '../contract.js';
 import { elidedMark } from '../core/hygiene/cap.js';
 import { formatId } from '../core/hygiene/ids.js';
 import { sha256 } from '../core/workspace/files.js';
 import { messageWithNotes } from '../core/session/notes.js';
 import type { Session } from '../core/session/session.js';
 import type { ResultRow, SessionRow, SessionStore } from '../core/session/types.js';
+import { describeSandbox, type CommandRunner } from '../core/tools/commandRunner.js';
 
 /** The session list row. */
 export function summaryOf(row: SessionRow, store: SessionStore): SessionSummary {
@@ -45,4 +46,11 @@ export function toolView(row: ResultRow | undefined, name: string, args: unknown
     number, id: formatId(number), name, args, text: row?.inserted ?? '',
     ...(row?.tokens === undefined ? {} : { tokens: row.tokens }), ...(elided ? { elided } : {}),
   };
+}
+
+/** Whether commands are sandboxed here, in the person's words (the status bar and Settings show it). */
+export async function sandboxView(commands: CommandRunner | undefined): Promise<AppState['sandbox']> {
+  if (!commands) return { on: false, text: 'No sandbox for commands.' };
+  const status = await commands.status();
+  return { on: status.kind === 'sandboxed', text: describeSandbox(status) };
 }

@@ -8,6 +8,7 @@ import { SessionError } from '../core/session/session.js';
 import { MODES, type Mode, type SessionKind } from '../core/session/types.js';
 import { StoreError, type SqliteStore } from '../db/store.js';
 import { databasePath } from '../keelHome.js';
+import { stopSandbox } from '../sandbox/runner.js';
 import type { Conversation } from './commands/conversation.js';
 import { listSessions } from './commands/sessions.js';
 import { recallResult } from './commands/recall.js';
@@ -26,6 +27,11 @@ Usage:
   keel requests ID                   the session's requests and their cache use
   keel recall ID RESULT [--offset N] [--limit N]
                                      a stored result's full body (RESULT: #0003, 3, 0003)
+  keel exec --workspace DIR --mode MODE [--approve never|always] -- COMMAND
+                                     run one command as a session's bash call would (judge,
+                                     approval, sandbox, output limit) and print its result;
+                                     without --approve the terminal asks. Exit 0 ran,
+                                     3 denied, 4 the sandbox stopped it
   keel --help                        this text
 
 Model options (new, chat, say):
@@ -57,7 +63,8 @@ const COMMANDS = {
   say: { options: MODEL_OPTIONS, positionals: 2 },
   requests: { options: {}, positionals: 1 },
   recall: { options: { offset: { type: 'string' }, limit: { type: 'string' } }, positionals: 2 },
-} satisfies Record<string, { options: Options; positionals: number }>;
+  exec: { options: { workspace: { type: 'string' }, mode: { type: 'string' }, approve: { type: 'string' } }, positionals: 'some' },
+} satisfies Record<string, { options: Options; positionals: number | 'some' }>;
 
 type Command = keyof typeof COMMANDS;
 type Values = Record<string, string | boolean | undefined>;
@@ -71,7 +78,9 @@ function parse(command: Command, args: string[]): { values: Values; positionals:
     throw new CliError(`${(e as Error).message.replace(/\. To specify a positional.*$/s, '.')}\nSee \`keel --help\`.`);
   }
   const values = parsed.values as Values;
-  if (!values.help && parsed.positionals.length !== spec.positionals) {
+  if (spec.positionals === 'some') {
+    if (!values.help && parsed.positionals.length === 0) throw new CliError(`keel ${command} needs the command after --. See \`keel --help\`.`);
+  } else if (!values.help && parsed.positionals.length !== spec.positionals) {
     const wanted = spec.positionals === 0 ? 'no arguments' : `${spec.positionals} argument${spec.positionals > 1 ? 's' : ''}`;
     throw new CliError(`keel ${command} takes ${wanted}, not ${parsed.positionals.length ? parsed.positionals.map((p) => `"${p}"`).join(' ') : 'none'}. See \`keel --help\`.`);
   }
@@ -120,8 +129,7 @@ export async function runCli(argv: readonly string[], io: CliContext = { out: pr
       return 0;
     }
     store = openStore(databasePath());
-    await dispatch(command, values, positionals, store, io);
-    return 0;
+    return (await dispatch(command, values, positionals, store, io)) ?? 0;
   } catch (e) {
     if (e instanceof CliError || e instanceof StoreError || e instanceof SessionError) {
       io.err.write(`keel: ${e.message}\n`);
@@ -131,10 +139,11 @@ export async function runCli(argv: readonly string[], io: CliContext = { out: pr
     return 1;
   } finally {
     store?.close();
+    await stopSandbox();
   }
 }
 
-async function dispatch(command: Command, values: Values, positionals: string[], store: SqliteStore, io: CliContext): Promise<void> {
+async function dispatch(command: Command, values: Values, positionals: string[], store: SqliteStore, io: CliContext): Promise<number | void> {
   switch (command) {
     case 'sessions':
       return listSessions(store, io.out);
@@ -156,6 +165,18 @@ async function dispatch(command: Command, values: Values, positionals: string[],
         mode: oneOf<Mode>('mode', str(values, 'mode'), MODES, 'ask'),
       }, io);
       return converse(c, io);
+    }
+    case 'exec': {
+      const workspace = str(values, 'workspace');
+      const mode = str(values, 'mode');
+      if (workspace === undefined || mode === undefined) throw new CliError('keel exec needs --workspace DIR and --mode MODE.');
+      const { execCommand } = await import('./commands/exec.js');
+      return execCommand(store, {
+        workspace, mode: oneOf<Mode>('mode', mode, MODES, 'ask'),
+        approve: str(values, 'approve') === undefined ? undefined : oneOf('approve', str(values, 'approve'), ['never', 'always'] as const, 'never'),
+        // Several words after -- are one command line, joined by spaces (as ssh does); quote it to keep its own quoting.
+        command: positionals.join(' '),
+      }, io);
     }
     case 'chat':
     case 'say': {

@@ -25,7 +25,9 @@ export function parseCall(data: Buffer, isBinary: boolean): CallMessage | { id: 
     return { id: null, error: 'Messages must be JSON: {"id", "method", "args"}.' };
   }
   if (!message || typeof message !== 'object' || Array.isArray(message)) return { id: null, error: 'A message must be a JSON object {"id", "method", "args"}.' };
-  const { id, method, args } = message as Record<string, unknown>;
+  // Own properties only: a key every object inherits is not a field of the message.
+  const own = (key: string) => (Object.hasOwn(message, key) ? (message as Record<string, unknown>)[key] : undefined);
+  const [id, method, args] = [own('id'), own('method'), own('args')];
   const idOk = (typeof id === 'number' && Number.isSafeInteger(id)) || (typeof id === 'string' && id.length <= 100);
   if (!idOk) return { id: null, error: 'A message needs an "id": an integer or a string of at most 100 characters.' };
   return { id: id as CallId, method, args: args === undefined ? [] : args };

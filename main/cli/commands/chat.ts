@@ -1,8 +1,8 @@
 import readline from 'node:readline';
-import type { ApprovalRequest } from '../../core/permissions/approval.js';
 import { SessionError } from '../../core/session/session.js';
 import { MODES, type Mode } from '../../core/session/types.js';
 import { ContextFullError } from '../../core/session/loop.js';
+import { describeApproval } from './describeApproval.js';
 import { CliError, parseCount, type Io } from '../io.js';
 import type { Conversation } from './conversation.js';
 import { ReplyPrinter } from './printer.js';
@@ -95,10 +95,7 @@ export async function chatLoop(c: Conversation, io: Io, input: NodeJS.ReadableSt
 }
 
 /** What an approval shows: the tool, why it asks, and exactly what will happen. */
-export function describeApproval(r: ApprovalRequest): string {
-  const target = r.command !== undefined ? `$ ${r.command}` : r.paths.join('\n');
-  return `── ${r.tool} needs your approval (${r.reason})\n${target}${r.command === undefined && r.preview ? `\n${r.preview}` : ''}`;
-}
+export { describeApproval };
 
 /** An error the person can act on, as a CliError or SessionError; undefined for anything else. */
 function explain(c: Conversation, e: unknown): Error | undefined {

@@ -1,10 +1,7 @@
 import path from 'node:path';
-import { DEFAULT_PROMPTS_DIR } from '../../core/prompts/buildSystemPrompt.js';
-import type { Approver } from '../../core/permissions/approval.js';
 import type { AgentLoop, LoopEvent } from '../../core/session/loop.js';
-import { Session, type SessionDeps } from '../../core/session/session.js';
+import { Session } from '../../core/session/session.js';
 import type { Mode, SessionKind } from '../../core/session/types.js';
-import { ToolRegistry } from '../../core/tools/registry.js';
 import type { SqliteStore } from '../../db/store.js';
 import { keelHome, stateFile } from '../../keelHome.js';
 import type { LoadedModel } from '../../llm/model.js';
@@ -13,11 +10,9 @@ import { readSettings } from '../../app/settings.js';
 import { openAgent, openEngine } from '../../openEngine.js';
 import { CliError, requireFolder, requireSession, type Io } from '../io.js';
 import { modelFile, openModel, type ModelFlags } from './model.js';
+import { sandboxNotice, sessionDeps, type Approvals } from './sessionDeps.js';
 
-/** Who answers the gate's questions: the chat prompt sets it; without one, whatever asks is denied. */
-export interface Approvals {
-  approve?: Approver;
-}
+export type { Approvals } from './sessionDeps.js';
 
 export interface AgentFlags extends ModelFlags {
   /** The most tokens one model reply may have. */
@@ -56,16 +51,6 @@ function localEngine(model: LoadedModel) {
   return openEngine({ kind: 'local', model, stateBudget: readSettings(keelHome()).stateBudgetBytes ?? defaultStateBudget(keelHome()) });
 }
 
-function sessionDeps(store: SqliteStore, approvals: Approvals): SessionDeps {
-  return {
-    store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, now: () => new Date(),
-    permissions: {
-      approve: (request) => (approvals.approve ? approvals.approve(request) : Promise.resolve('deny')),
-      protectedFolders: [keelHome()],
-    },
-  };
-}
-
 export interface NewOptions extends AgentFlags {
   workspace: string;
   model: string;
@@ -81,7 +66,9 @@ export async function newConversation(store: SqliteStore, o: NewOptions, io: Io)
   const file = modelFile(o.model);
   const loaded = await openModel(file, o, io.err);
   const approvals: Approvals = {};
-  const session = Session.create(sessionDeps(store, approvals), { root, kind: o.kind, mode: o.mode, title: o.title, model: loaded.path });
+  const deps = sessionDeps(store, approvals);
+  await sandboxNotice(deps, io.err);
+  const session = Session.create(deps, { root, kind: o.kind, mode: o.mode, title: o.title, model: loaded.path });
   io.out.write(`Created session ${session.id} (${session.kind}, mode ${session.mode}) in ${session.root}.\n`);
   return new Conversation(store, session, loaded, o, approvals);
 }
@@ -97,7 +84,9 @@ export async function resumeConversation(store: SqliteStore, id: number, model: 
   else if (row.model === '') throw new CliError(`Session ${id} has no model yet: give one with --model FILE.gguf.`);
   else file = modelFile(row.model, ` (session ${id}'s model; give another with --model FILE.gguf)`);
   const approvals: Approvals = {};
-  const session = Session.open(sessionDeps(store, approvals), id);
+  const deps = sessionDeps(store, approvals);
+  await sandboxNotice(deps, io.err);
+  const session = Session.open(deps, id);
   const loaded = await openModel(file, flags, io.err);
   const conversation = new Conversation(store, session, loaded, flags, approvals);
   conversation.onEvent = (e) => {

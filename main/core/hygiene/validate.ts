@@ -3,7 +3,9 @@ import type { JsonSchema } from '../tools/types.js';
 /**
  * Checks a model's tool arguments against the tool's schema (the subset the tools use).
  * Returns a readable problem, or undefined when the arguments fit. Unknown properties are refused
- * too: a misspelt optional argument would otherwise be ignored silently.
+ * too: a misspelt optional argument would otherwise be ignored silently. Only own properties
+ * count, on both sides: `__proto__`, `constructor` or `toString` are not in any schema just
+ * because every object inherits them, and a required argument must be the value's own.
  */
 export function validateArgs(schema: JsonSchema, value: unknown, at = 'arguments'): string | undefined {
   switch (schema.type) {
@@ -11,10 +13,10 @@ export function validateArgs(schema: JsonSchema, value: unknown, at = 'arguments
       if (!value || typeof value !== 'object' || Array.isArray(value)) return `${at} must be an object`;
       const obj = value as Record<string, unknown>;
       for (const key of schema.required ?? []) {
-        if (obj[key] === undefined) return `${at} is missing "${key}"`;
+        if (!Object.hasOwn(obj, key) || obj[key] === undefined) return `${at} is missing "${key}"`;
       }
       for (const [key, v] of Object.entries(obj)) {
-        const prop = schema.properties?.[key];
+        const prop = schema.properties && Object.hasOwn(schema.properties, key) ? schema.properties[key] : undefined;
         if (!prop) return `${at} has an unknown property "${key}"`;
         if (v === undefined) continue;
         const problem = validateArgs(prop, v, `"${key}"`);
@@ -43,5 +45,7 @@ export function validateArgs(schema: JsonSchema, value: unknown, at = 'arguments
       return undefined;
     case 'boolean':
       return typeof value === 'boolean' ? undefined : `${at} must be true or false`;
+    default:
+      return `${at} has no schema Keel knows`;
   }
 }

@@ -2,7 +2,8 @@ import { parsePatch } from 'diff';
 import { diffHunks } from '../hygiene/diff.js';
 import type { Session } from '../session/session.js';
 import type { RawOutput, Tool, ToolContext } from '../tools/types.js';
-import { resolveInWorkspace } from '../workspace/paths.js';
+import { NO_RUNNER, type CommandAccess } from '../tools/commandRunner.js';
+import { resolveInWorkspace, resolveReal } from '../workspace/paths.js';
 import { decide, type GateVerdict, type Rule } from './gate.js';
 
 /** What the person is asked to approve: exactly what will happen, before it does. */
@@ -57,30 +58,47 @@ function safe<T>(f: () => T, fallback: T): T {
   }
 }
 
+/** The gate's answer for one call: refused (the error the model gets), or it may run with this access. */
+export type Passage = { kind: 'refused'; output: RawOutput } | { kind: 'pass'; access: CommandAccess };
+
 /**
- * Runs a writer through the gate: allowed, denied, or asked of the person with a preview.
- * Returns undefined when the call may run, or the refusal the model gets.
+ * Runs a writer through the gate: allowed, denied, or asked of the person with a preview. A
+ * command allowed as read-only runs with read-only access; one a rule, the mode or the person
+ * allowed runs with workspace-write access.
  */
 export async function passGate(
   session: Session, tool: Tool, args: Record<string, unknown>, ctx: ToolContext, o: PermissionOptions, grants: Set<string>,
-): Promise<RawOutput | undefined> {
+): Promise<Passage> {
   const paths = targetPaths(tool.name, args, ctx.root);
   const command = tool.name === 'bash' && typeof args.command === 'string' ? args.command : undefined;
+  const runner = ctx.commands ?? NO_RUNNER;
   const verdict: GateVerdict = decide({
     tool: tool.name, paths, command, mode: session.mode, root: ctx.root, rules: o.rules ?? [], protectedFolders: o.protectedFolders ?? [],
+    sandboxed: (await runner.status()).kind === 'sandboxed', deniedReads: runner.deniedReads, realpath: realOrSame,
   });
+  const refuse = (message: string): Passage => ({ kind: 'refused', output: { kind: 'error', message } });
+  const approved: Passage = { kind: 'pass', access: 'workspace-write' };
   const what = command !== undefined ? `the command ${JSON.stringify(command)}` : `${tool.name} of ${paths.join(', ') || 'the files named'}`;
-  if (verdict.decision === 'allow') return undefined;
-  if (verdict.decision === 'deny') return { kind: 'error', message: `Error: denied: ${what}: ${verdict.reason}. Nothing was changed.` };
+  if (verdict.decision === 'allow') return { kind: 'pass', access: verdict.access ?? 'read-only' };
+  if (verdict.decision === 'deny') return refuse(`Error: denied: ${what}: ${verdict.reason}. Nothing was changed.`);
   const key = `${tool.name}\u0000${command ?? paths.join('\u0000')}`;
-  if (grants.has(key)) return undefined;
-  if (!o.approve) return { kind: 'error', message: `Error: ${what} needs the person's approval (${verdict.reason}), and no one can approve here. Nothing was changed.` };
+  if (grants.has(key)) return approved;
+  if (!o.approve) return refuse(`Error: ${what} needs the person's approval (${verdict.reason}), and no one can approve here. Nothing was changed.`);
   const preview = command ?? (await previewChange(tool, args, ctx));
   const decision = await o.approve({ sessionId: session.id, tool: tool.name, args, paths, command, preview, reason: verdict.reason });
   const { answer, said } = readDecision(decision);
-  if (answer === 'deny') return { kind: 'error', message: `Error: the person denied ${what}. Nothing was changed.${said}` };
+  if (answer === 'deny') return refuse(`Error: the person denied ${what}. Nothing was changed.${said}`);
   if (answer === 'allow-session') grants.add(key);
-  return undefined;
+  return approved;
+}
+
+/** A real path for the gate's guards; a path that cannot be resolved (a link loop) is compared as given. */
+function realOrSame(abs: string): string {
+  try {
+    return resolveReal(abs);
+  } catch {
+    return abs;
+  }
 }
 
 /** The diff a file tool would make, worked out with nothing written. */

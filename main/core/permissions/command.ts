@@ -1,18 +1,20 @@
 /**
  * Judges a shell command line for the permission gate, conservatively: a command is read-only
- * only if every part of it is a known read-only program with harmless arguments. Anything the
- * judge cannot follow (substitutions, redirections to files, unknown programs, odd quoting) is
- * 'complex' and asks; it is never allowed silently.
+ * only if every simple command in it is a known read-only program, named exactly, with harmless
+ * arguments (programs.ts). Anything the judge cannot follow (expansions, globs, redirections to
+ * files, reserved words, odd quoting) is 'complex' and asks; it is never allowed silently.
+ * This is the second line of defence: the OS sandbox (main/sandbox) is the first.
  */
+import { READ_ONLY_PROGRAMS } from './programs.js';
+import { looseWords, splitCommands } from './shellWords.js';
+
+export { splitCommands } from './shellWords.js';
+
 export type CommandClass = 'read-only' | 'effects' | 'network' | 'complex';
 
-const READ_ONLY = new Set([
-  'ls', 'cat', 'head', 'tail', 'wc', 'pwd', 'echo', 'printf', 'grep', 'egrep', 'fgrep', 'rg', 'find', 'file', 'stat', 'du',
-  'df', 'tree', 'sort', 'uniq', 'diff', 'cmp', 'which', 'whoami', 'date', 'true', 'false', 'basename', 'dirname', 'realpath',
-  'cut', 'tr', 'nl', 'sha256sum', 'md5sum', 'less', 'more', 'env', 'uname', 'test', '[',
-]);
-const READ_ONLY_GIT = new Set(['status', 'diff', 'log', 'show', 'branch', 'blame', 'ls-files', 'rev-parse', 'grep']);
-const NETWORK = new Set(['curl', 'wget', 'ssh', 'scp', 'sftp', 'rsync', 'nc', 'ncat', 'telnet', 'ftp', 'ping', 'dig', 'nslookup', 'http', 'https']);
+/** Words bash reads as syntax in a command's first place: the judge does not follow compound commands. */
+const RESERVED = new Set(['if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'while', 'until', 'for', 'in', 'case', 'esac', 'select', 'function', 'time', 'coproc', '!', '[[', ']]']);
+const NETWORK = new Set(['curl', 'wget', 'ssh', 'scp', 'sftp', 'rsync', 'nc', 'ncat', 'netcat', 'socat', 'telnet', 'ftp', 'ping', 'dig', 'nslookup', 'http', 'https']);
 const NETWORK_SUBCOMMANDS: Record<string, Set<string>> = {
   git: new Set(['clone', 'fetch', 'pull', 'push', 'ls-remote', 'submodule']),
   npm: new Set(['install', 'i', 'ci', 'add', 'update', 'publish', 'view', 'exec']),
@@ -27,8 +29,15 @@ const NETWORK_SUBCOMMANDS: Record<string, Set<string>> = {
   'apt-get': new Set(['install', 'update', 'upgrade', 'download']),
   docker: new Set(['pull', 'push', 'login', 'run', 'build']),
 };
-/** find's actions that change things or run programs. */
-const FIND_EFFECTS = /^-(exec|execdir|ok|okdir|delete|fprint|fprint0|fprintf|fls)$/;
+
+/** Programs that run the program named in their arguments: a rule about `rm` also sees `sudo rm`, `xargs rm`, `find -exec rm`. */
+const WRAPPERS = new Set([
+  'command', 'builtin', 'exec', 'env', 'nice', 'nohup', 'time', 'timeout', 'xargs', 'sudo', 'doas', 'stdbuf', 'setsid',
+  'ionice', 'chrt', 'taskset', 'unbuffer', 'busybox', 'watch', 'flock', 'strace', 'ltrace', 'nsenter', 'unshare',
+  'chroot', 'find', 'parallel', 'script', 'caffeinate', 'torsocks', 'proxychains',
+]);
+/** Programs whose arguments are command lines of their own (`sh -c 'rm x'`, `eval 'rm x'`). */
+const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'fish', 'eval', 'source', '.', 'su']);
 
 export function classifyCommand(command: string): CommandClass {
   const parts = splitCommands(command);
@@ -42,89 +51,62 @@ export function classifyCommand(command: string): CommandClass {
   return result;
 }
 
-function classifyWords(words: string[]): CommandClass {
+/** One simple command (its words, quotes removed). */
+export function classifyWords(words: readonly string[]): CommandClass {
   const [program, sub] = words;
   if (program === undefined) return 'complex';
-  if (/^\w+=/.test(program)) return 'complex';
-  const name = program.split('/').pop()!;
+  if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(program) || RESERVED.has(program)) return 'complex';
+  const name = baseName(program);
   if (NETWORK.has(name)) return 'network';
   const networkSubs = NETWORK_SUBCOMMANDS[name];
   if (networkSubs && (networkSubs.has('*') || (sub !== undefined && networkSubs.has(sub)))) return 'network';
-  if (name === 'git') return sub !== undefined && READ_ONLY_GIT.has(sub) ? 'read-only' : 'effects';
-  if (name === 'find' && words.some((w) => FIND_EFFECTS.test(w))) return 'effects';
-  if (name === 'env' && words.length > 1) return 'complex';
-  return READ_ONLY.has(name) ? 'read-only' : 'effects';
+  if (program.includes('/')) return 'effects';
+  return READ_ONLY_PROGRAMS.get(program)?.(words.slice(1)) ? 'read-only' : 'effects';
+}
+
+/** The program a word names, as a rule sees it: `/bin/rm` and `./rm` are `rm`. */
+export function baseName(word: string): string {
+  return word.slice(word.lastIndexOf('/') + 1);
 }
 
 /**
- * Splits a command line into simple commands joined by `;`, `&&`, `||` and `|`, with quotes
- * removed. Returns undefined where the line does more than the judge can follow: command or
- * process substitution, backticks, redirection to anything but /dev/null or another descriptor,
- * background `&`, subshells, here-documents, unbalanced quotes, line continuations.
+ * Every program a line may run, each with the words that follow it: each simple command, every
+ * later position once a wrapper program appears in it (`sudo`, `xargs`, `find`…), and the simple
+ * commands of a shell's string arguments (`bash -c '…'`). A line the judge cannot follow is
+ * split loosely, every word a possible program. Rules that deny or ask match against these, so
+ * `/bin/rm`, `\rm`, `ls; rm` and `sudo rm` are all `rm` to them.
  */
-export function splitCommands(line: string): string[][] | undefined {
-  const commands: string[][] = [];
-  let words: string[] = [];
-  let word = '';
-  let inWord = false;
-  const endWord = () => {
-    if (inWord) words.push(word);
-    word = '';
-    inWord = false;
-  };
-  const endCommand = () => {
-    endWord();
-    if (words.length === 0) return false;
-    commands.push(words);
-    words = [];
-    return true;
-  };
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i];
-    if (c === "'") {
-      const close = line.indexOf("'", i + 1);
-      if (close < 0) return undefined;
-      word += line.slice(i + 1, close);
-      inWord = true;
-      i = close;
-    } else if (c === '"') {
-      let j = i + 1;
-      for (; j < line.length && line[j] !== '"'; j++) {
-        if (line[j] === '$' || line[j] === '`') return undefined;
-        if (line[j] === '\\') j++;
-      }
-      if (j >= line.length) return undefined;
-      word += line.slice(i + 1, j).replace(/\\(.)/g, '$1');
-      inWord = true;
-      i = j;
-    } else if (c === '\\') {
-      if (i + 1 >= line.length || line[i + 1] === '\n') return undefined;
-      word += line[++i];
-      inWord = true;
-    } else if (c === '$' || c === '`' || c === '(' || c === ')' || c === '{' || c === '}' || c === '<') {
-      return undefined;
-    } else if (c === '>') {
-      // Only `>/dev/null`, `2>/dev/null`, `2>&1` (no file is written).
-      const rest = line.slice(i);
-      const m = /^>{1,2}\s*(\/dev\/null|&\d)/.exec(rest);
-      if (!m || (inWord && !/^\d$/.test(word))) return undefined;
-      word = '';
-      inWord = false;
-      i += m[0].length - 1;
-    } else if (c === ';' || c === '|' || c === '&' || c === '\n') {
-      if (c === '&' && line[i + 1] !== '&') return undefined;
-      if (!endCommand()) return undefined;
-      if ((c === '&' || c === '|') && line[i + 1] === c) i++;
-    } else if (c === ' ' || c === '\t') {
-      endWord();
-    } else if (c === '*' || c === '?' || c === '[' || c === '~') {
-      word += c;
-      inWord = true;
-    } else {
-      word += c;
-      inWord = true;
-    }
+export function programRuns(line: string, depth = 0): string[][] {
+  const commands = splitCommands(line);
+  if (!commands) {
+    const words = looseWords(line);
+    return words.map((_, i) => words.slice(i));
   }
-  if (!endCommand() && commands.length === 0) return undefined;
-  return commands;
+  return commands.flatMap((words) => runsOf(words, depth));
+}
+
+function runsOf(words: string[], depth: number): string[][] {
+  const runs: string[][] = [];
+  let wrapped = false;
+  for (let i = 0; i < words.length && (i === 0 || wrapped); i++) {
+    const name = baseName(words[i]);
+    runs.push(words.slice(i));
+    if (SHELLS.has(name) && depth < 4) for (const w of words.slice(i + 1)) runs.push(...programRuns(w, depth + 1));
+    if (WRAPPERS.has(name)) wrapped = true;
+  }
+  return runs;
+}
+
+/**
+ * The words of a line that may name files: every argument, the value of `--opt=VALUE`, and the
+ * path glued to a short option (`-f/etc/x`). A line the judge cannot follow gives its loose words.
+ */
+export function pathWords(line: string): string[] {
+  const args = (splitCommands(line) ?? [looseWords(line)]).flatMap((w) => w.slice(1));
+  return args.flatMap((w) => {
+    if (!w.startsWith('-')) return [w];
+    const value = w.includes('=') ? [w.slice(w.indexOf('=') + 1)] : [];
+    const glued = /^-[^-]/.test(w) && /[/~]/.test(w) ? [w.slice(w.search(/[/~]/))] : [];
+    return [...value, ...glued].filter((v) => v !== '');
+  });
 }

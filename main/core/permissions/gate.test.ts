@@ -4,9 +4,9 @@ import { decide, type GateInput, type Rule } from './gate.js';
 
 const root = '/w/proj';
 const edit = (mode: Mode, rules: Rule[] = [], paths = ['/w/proj/src/a.ts']): GateInput =>
-  ({ tool: 'edit', paths, mode, root, rules, protectedFolders: ['/home/me/.keel'] });
+  ({ tool: 'edit', paths, mode, root, rules, protectedFolders: ['/home/me/.keel'], sandboxed: true });
 const bash = (mode: Mode, command: string, rules: Rule[] = []): GateInput =>
-  ({ tool: 'bash', paths: [], command, mode, root, rules, protectedFolders: [] });
+  ({ tool: 'bash', paths: [], command, mode, root, rules, protectedFolders: [], sandboxed: true });
 
 describe('the permission gate', () => {
   it('lets readers through in every mode', () => {

@@ -6,6 +6,7 @@ import { validateArgs } from '../hygiene/validate.js';
 import { buildSystemPrompt, modeText, readInstructions } from '../prompts/buildSystemPrompt.js';
 import { formatPlan } from '../tools/planWrite.js';
 import type { ToolRegistry } from '../tools/registry.js';
+import type { CommandRunner } from '../tools/commandRunner.js';
 import { ToolError, type PlanItem, type RawOutput, type ToolContext } from '../tools/types.js';
 import { passGate, type PermissionOptions } from '../permissions/approval.js';
 import { lastTold, localDate, messageWithNotes } from './notes.js';
@@ -20,6 +21,8 @@ export interface SessionDeps {
   now: () => Date;
   /** The permission gate's inputs: the person's rules and who approves. */
   permissions?: PermissionOptions;
+  /** Runs bash's commands: the OS sandbox (main/sandbox). Without one, every command not judged read-only asks. */
+  commands?: CommandRunner;
 }
 
 export interface NewSession {
@@ -168,8 +171,8 @@ export class Session {
     if (problem) return { kind: 'error', message: `Error: invalid arguments for ${name}: ${problem}.` };
     const ctx = this.toolContext(signal);
     try {
-      const refused = await passGate(this, tool, args as Record<string, unknown>, ctx, this.deps.permissions ?? {}, this.grants);
-      return refused ?? (await tool.run(args as Record<string, unknown>, ctx));
+      const gate = await passGate(this, tool, args as Record<string, unknown>, ctx, this.deps.permissions ?? {}, this.grants);
+      return gate.kind === 'refused' ? gate.output : await tool.run(args as Record<string, unknown>, { ...ctx, access: gate.access });
     } catch (err) {
       if (err instanceof ToolError) return { kind: 'error', message: err.message };
       return { kind: 'error', message: `Error: ${name} failed: ${(err as Error)?.message ?? String(err)}` };
@@ -185,6 +188,7 @@ export class Session {
       setPlan: (items) => this.updateRow({ plan: items }),
       mode: this.row.mode,
       signal,
+      commands: this.deps.commands,
       askPerson: async (preview, reason) => {
         const approve = this.deps.permissions?.approve;
         return approve?.({ sessionId: this.row.id, tool: 'plan_submit', args: {}, paths: [], preview, reason });

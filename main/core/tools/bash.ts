@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { contextConfig, fill, toolConfig } from '../config.js';
+import { NO_RUNNER, type PreparedCommand } from './commandRunner.js';
 import { ToolError, type Tool } from './types.js';
 
 export interface BashArgs {
@@ -22,10 +23,13 @@ const PIPE_GRACE_MS = 500;
 const MERGE_STDERR = 'exec 2>&1; exec bash -c "$1"';
 
 /**
- * Runs `bash -c COMMAND` in the workspace root, stdin closed, in its own process group so a
+ * Runs `bash -c COMMAND` in the workspace root through the session's command runner (the OS
+ * sandbox, with the access the gate gave this call), stdin closed, in its own process group so a
  * timeout or a cancel kills everything it started. stdout and stderr are one stream, in the order
- * they were written, captured whole (hygiene caps later), decoded as UTF-8; one trailing newline
- * is removed. A non-zero exit, a timeout or a signal adds its line (loop.json context.texts).
+ * they were written, captured whole up to `max_output_bytes` (hygiene caps what the model sees;
+ * the whole text is stored for recall), decoded as UTF-8; one trailing newline is removed. Past
+ * the limit the command is stopped. A non-zero exit, a timeout, a signal, the stop, and what the
+ * sandbox refused a failed command each add their line (loop.json context.texts).
  */
 export const bashTool: Tool<BashArgs> = {
   name: 'bash',
@@ -47,20 +51,33 @@ export const bashTool: Tool<BashArgs> = {
     if (!(requested >= 1)) throw new ToolError(`Error: timeout_ms must be at least 1 (it was ${String(args.timeout_ms)}).`);
     const timeoutMs = Math.min(requested, toolConfig.bash.max_timeout_ms);
     if (ctx.signal?.aborted) throw new ToolError('Error: the command was cancelled before it started.');
-    return { kind: 'text', body: await runCommand(args.command, ctx.root, timeoutMs, ctx.signal) };
+    const runner = ctx.commands ?? NO_RUNNER;
+    let prepared: PreparedCommand;
+    try {
+      prepared = await runner.prepare(args.command, { root: ctx.root, access: ctx.access ?? 'read-only' });
+    } catch (err) {
+      throw new ToolError(`Error: the sandbox could not prepare the command: ${(err as Error).message}. Nothing was run.`);
+    }
+    return { kind: 'text', body: await runCommand(prepared, ctx.root, timeoutMs, ctx.signal) };
   },
 };
 
-function runCommand(command: string, cwd: string, timeoutMs: number, signal?: AbortSignal): Promise<string> {
+interface Exit { code: number | null; signal: NodeJS.Signals | null }
+
+function runCommand(prepared: PreparedCommand, cwd: string, timeoutMs: number, signal?: AbortSignal): Promise<string> {
+  const limit = toolConfig.bash.max_output_bytes;
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', MERGE_STDERR, 'bash', command], {
+    const child = spawn('bash', ['-c', MERGE_STDERR, 'bash', prepared.line], {
       cwd,
+      env: prepared.env,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const chunks: Buffer[] = [];
+    let bytes = 0;
+    let stoppedAt: number | undefined;
     let timedOut = false;
-    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    let exit: Exit | undefined;
     let settled = false;
     let grace: NodeJS.Timeout | undefined;
 
@@ -85,16 +102,31 @@ function runCommand(command: string, cwd: string, timeoutMs: number, signal?: Ab
       signal?.removeEventListener('abort', killGroup);
       child.stdout.destroy();
       child.stderr.destroy();
-      resolve(formatResult(Buffer.concat(chunks).toString('utf8'), exit, timedOut, timeoutMs));
+      const ended = exit;
+      void prepared.finish(ended).catch(() => []).then((refused) => {
+        resolve(formatResult(stoppedAt === undefined ? Buffer.concat(chunks).toString('utf8') : decodeCut(Buffer.concat(chunks)), ended, { timedOut, timeoutMs, stoppedAt, refused }));
+      });
     };
 
-    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const take = (chunk: Buffer): void => {
+      if (stoppedAt !== undefined) return;
+      if (bytes + chunk.length > limit) {
+        chunks.push(chunk.subarray(0, limit - bytes));
+        stoppedAt = limit;
+        killGroup();
+        return;
+      }
+      chunks.push(chunk);
+      bytes += chunk.length;
+    };
+    child.stdout.on('data', take);
+    child.stderr.on('data', take);
     child.on('error', (err) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       signal?.removeEventListener('abort', killGroup);
+      void prepared.finish({ code: null, signal: null }).catch(() => []);
       reject(new ToolError(`Error: could not run bash in ${cwd}: ${err.message}`));
     });
     child.on('exit', (code, sig) => {
@@ -108,17 +140,31 @@ function runCommand(command: string, cwd: string, timeoutMs: number, signal?: Ab
   });
 }
 
+/** UTF-8 of output cut at the limit: a character the cut split is left out rather than shown as U+FFFD. */
+function decodeCut(raw: Buffer): string {
+  let end = raw.length;
+  let back = 0;
+  while (back < 3 && end - back - 1 >= 0 && (raw[end - back - 1] & 0xc0) === 0x80) back++;
+  const lead = raw[end - back - 1];
+  if (lead !== undefined && lead >= 0xc0) {
+    const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
+    if (back + 1 < need) end -= back + 1;
+  }
+  return raw.subarray(0, end).toString('utf8');
+}
+
 function formatResult(
   output: string,
-  exit: { code: number | null; signal: NodeJS.Signals | null },
-  timedOut: boolean,
-  timeoutMs: number,
+  exit: Exit,
+  o: { timedOut: boolean; timeoutMs: number; stoppedAt?: number; refused: string[] },
 ): string {
   const body = output.endsWith('\n') ? output.slice(0, -1) : output;
-  let last: string | undefined;
-  if (timedOut) last = fill(contextConfig.texts.timed_out, { ms: timeoutMs });
-  else if (exit.signal) last = `[killed by ${exit.signal}]`;
-  else if (exit.code !== 0 && exit.code !== null) last = fill(contextConfig.texts.exit_code, { code: exit.code });
-  if (last === undefined) return body;
-  return body === '' ? last : `${body}\n${last}`;
+  const lines: string[] = [];
+  if (o.stoppedAt !== undefined) lines.push(fill(contextConfig.texts.output_stopped, { bytes: o.stoppedAt }));
+  else if (o.timedOut) lines.push(fill(contextConfig.texts.timed_out, { ms: o.timeoutMs }));
+  else if (exit.signal) lines.push(`[killed by ${exit.signal}]`);
+  else if (exit.code !== 0 && exit.code !== null) lines.push(fill(contextConfig.texts.exit_code, { code: exit.code }));
+  const failed = lines.length > 0;
+  if (failed) for (const what of new Set(o.refused)) lines.push(fill(contextConfig.texts.sandbox_refused, { what }));
+  return [...(body === '' ? [] : [body]), ...lines].join('\n');
 }

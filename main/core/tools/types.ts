@@ -3,6 +3,7 @@
  * it into the text inserted into the request. No tool formats its own bracket or caps itself.
  */
 import type { ApprovalAnswer, ApprovalDecision } from '../permissions/approval.js';
+import type { CommandAccess, CommandRunner } from './commandRunner.js';
 
 export const TOOL_NAMES = [
   'read', 'write', 'edit', 'multiedit', 'apply_patch', 'list', 'glob', 'grep', 'search', 'bash',
@@ -80,6 +81,10 @@ export interface ToolContext {
   /** The person's answer can switch the mode (approving a plan ends plan mode). */
   setMode?(mode: 'ask' | 'accept-edits'): void;
   signal?: AbortSignal;
+  /** Runs bash's commands (the OS sandbox); without one they run unsandboxed and the gate asks for each that is not read-only. */
+  commands?: CommandRunner;
+  /** What the gate let this call do: a command runs with this access (read-only when unset). */
+  access?: CommandAccess;
   /** Work out the change without writing anything: what an approval shows before it happens. */
   dryRun?: boolean;
 }

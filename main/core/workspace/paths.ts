@@ -25,7 +25,7 @@ export function isInside(root: string, abs: string): boolean {
  * realpath of the longest existing prefix, with the rest appended; dangling links are followed.
  * A link's target is taken relative to its folder's real path, as the system does.
  */
-function resolveReal(abs: string, depth = 0): string {
+export function resolveReal(abs: string, depth = 0): string {
   if (depth > 40) throw new ToolError(`Error: too many levels of symbolic links at ${abs}.`);
   try {
     return fs.realpathSync.native(abs);

@@ -2,7 +2,11 @@ import type { MouseEvent } from 'react';
 import { renderMarkdown } from '../../lib/markdown.js';
 import { useInspector } from '../../stores/useInspector.js';
 
-/** Opens id links inside rendered HTML; keeps links in the reply from navigating the window. */
+/**
+ * Opens id links inside rendered HTML; keeps links in the reply from navigating the window or
+ * opening a new one. Bound to click and auxclick alike: a middle click opens a link in a new tab
+ * or window without ever sending a click.
+ */
 export function onRenderedClick(e: MouseEvent<HTMLElement>): void {
   const target = e.target as Element;
   const idLink = target.closest<HTMLElement>('[data-id]');
@@ -16,7 +20,7 @@ export function onRenderedClick(e: MouseEvent<HTMLElement>): void {
 
 /** The model's text as Markdown with highlighted code; every `#id` a link. */
 export function Markdown({ text, className = '' }: { text: string; className?: string }) {
-  return <div className={`markdown ${className}`} onClick={onRenderedClick} dangerouslySetInnerHTML={{ __html: renderMarkdown(text) }} />;
+  return <div className={`markdown ${className}`} onClick={onRenderedClick} onAuxClick={onRenderedClick} dangerouslySetInnerHTML={{ __html: renderMarkdown(text) }} />;
 }
 
 export function ReplyText({ row }: { row: { seq: number; index: number; text: string; streaming: boolean } }) {
