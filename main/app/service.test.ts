@@ -40,7 +40,7 @@ afterEach(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-describe('KeelService: what the UI can ask, on the real store and engine', { timeout: 60_000 }, () => {
+describe('KeelService: what the UI can ask, on the real store and engine', { timeout: 180_000 }, () => {
   it('opens the native folder dialog where the host has one, and says so in the state', async () => {
     expect((await service.getState()).canPickFolder).toBe(false);
     expect(await service.pickFolder()).toBeUndefined();

@@ -165,7 +165,7 @@ describe('keel requests', () => {
   });
 });
 
-describe('bad input', () => {
+describe('bad input', { timeout: 30_000 }, () => {
   it('reports a corrupt database with its path and leaves it untouched', async () => {
     store.close();
     const file = databasePath();

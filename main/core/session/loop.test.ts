@@ -157,7 +157,11 @@ describe('the agent loop on a scripted engine (no model)', () => {
     expect(events.filter((e) => e.type === 'notice').map((e) => e.type === 'notice' && e.text)).toEqual([
       expect.stringContaining('was not used: saved state unusable: none was saved'),
     ]);
+    // The next request owes its full read to the state that was not used, even across a save.
     await loop.saveState();
-    expect(engine.saved).toEqual({ pendingCause: undefined });
+    expect(engine.saved).toEqual({ pendingCause: 'saved state unusable' });
+    engine.replies.push('Two.');
+    await loop.send('second');
+    expect(loop.requests().at(-1)!.cause).toBe('saved state unusable');
   });
 });
