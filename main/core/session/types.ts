@@ -29,6 +29,8 @@ export interface SessionRow {
   model: string;
   /** The date templates see (`date_string`, `strftime_now`): fixed when the prompt is built. */
   promptDate: string;
+  /** The person changed the plan and no message has carried it yet (spec §10.3). */
+  planNotePending: boolean;
   createdAt: string;
 }
 
@@ -141,7 +143,8 @@ export interface RequestRow {
 
 /** What the session needs of its store. main/db implements it on SQLite. */
 export interface SessionStore {
-  createSession(row: Omit<SessionRow, 'id'>): SessionRow;
+  /** A new session; `planNotePending` is false unless given. */
+  createSession(row: Omit<SessionRow, 'id' | 'planNotePending'> & { planNotePending?: boolean }): SessionRow;
   getSession(id: number): SessionRow | undefined;
   updateSession(id: number, fields: Partial<Omit<SessionRow, 'id' | 'kind' | 'root' | 'createdAt'>>): void;
   insertTurn(row: Omit<TurnRow, 'id'>): TurnRow;
