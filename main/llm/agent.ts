@@ -184,6 +184,11 @@ export class Agent {
     this.pendingCause = 'rewind';
   }
 
+  deleteTurn(seq: number): void {
+    this.o.session.deleteTurn(seq);
+    this.pendingCause = 'turn deleted';
+  }
+
   /** Takes back the last turn and sends its message again. */
   async regenerate(opts: { signal?: AbortSignal } = {}): Promise<string> {
     const turn = this.o.session.undo();

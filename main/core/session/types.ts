@@ -110,7 +110,7 @@ export interface ReplyRow {
 export const BREAK_CAUSES = [
   'compaction', 'model switched', 'undo', 'rewind', 'regenerate', 'resumed without cache',
   'template re-rendered earlier text', 'reply re-tokenized', 'chat reply results not carried', 'context full',
-  'something else',
+  'something else', 'turn deleted',
 ] as const;
 export type BreakCause = (typeof BREAK_CAUSES)[number];
 
