@@ -4,6 +4,8 @@
  *
  *   <home>/keel.db                     the session store (SQLite, WAL)
  *   <home>/state/session-<id>.bin      a session's saved KV cache (+ `.bin.json`: the model identity)
+ *
+ * Session ids are never reused, so a state file can only ever belong to the session it names.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -27,4 +29,17 @@ export function stateFile(sessionId: number): string {
   const dir = path.join(keelHome(), 'state');
   fs.mkdirSync(dir, { recursive: true });
   return path.join(dir, `session-${sessionId}.bin`);
+}
+
+/**
+ * Removes every saved-state file of a session under `dataFolder`: `session-<id>.bin` and any
+ * `session-<id>.bin.*` beside it (its identity, a write left half-done). Returns what it removed.
+ */
+export function removeSessionState(dataFolder: string, sessionId: number): string[] {
+  const dir = path.join(dataFolder, 'state');
+  const base = `session-${sessionId}.bin`;
+  if (!fs.existsSync(dir)) return [];
+  const mine = fs.readdirSync(dir).filter((name) => name === base || name.startsWith(`${base}.`)).map((name) => path.join(dir, name));
+  for (const file of mine) fs.rmSync(file, { force: true });
+  return mine;
 }

@@ -11,6 +11,7 @@ import { Agent } from '../llm/agent.js';
 import { downloadModel, RECOMMENDED_MODEL } from '../llm/download.js';
 import { loadModel, type LoadedModel } from '../llm/model.js';
 import type { Script } from '../llm/request.js';
+import { SessionHistory } from './history.js';
 import { readSettings, writeSettings, type Settings } from './settings.js';
 import { sessionView, summaryOf, toolView } from './views.js';
 
@@ -45,6 +46,7 @@ export class KeelService implements KeelApi {
   private readonly approvals = new Map<number, { view: ApprovalView; resolve: (decision: ApprovalDecision) => void }>();
   private nextApproval = 1;
   private sessionsStamp: string;
+  private readonly history: SessionHistory;
 
   constructor(private readonly o: ServiceOptions) {
     this.deps = {
@@ -61,6 +63,14 @@ export class KeelService implements KeelApi {
     };
     this.settings = readSettings(o.dataFolder);
     this.sessionsStamp = o.store.sessionsStamp();
+    this.history = new SessionHistory({
+      store: o.store, dataFolder: o.dataFolder, emit: o.emit, idle: (id) => this.idle(id), agent: (id) => this.agent(id),
+      run: (id, work) => this.run(id, work),
+      release: async (id) => {
+        await this.agents.get(id)?.dispose();
+        this.agents.delete(id);
+      },
+    });
   }
 
   async getState(): Promise<AppState> {
@@ -88,10 +98,7 @@ export class KeelService implements KeelApi {
   }
 
   async deleteSession(id: number): Promise<void> {
-    if (this.running.has(id)) throw new Error('The session is answering; stop it first.');
-    await this.agents.get(id)?.dispose();
-    this.agents.delete(id);
-    this.o.store.deleteSession(id);
+    return this.history.deleteSession(id);
   }
 
   async send(id: number, text: string): Promise<void> {
@@ -108,6 +115,18 @@ export class KeelService implements KeelApi {
     this.idle(id);
     (await this.agent(id)).undo();
     this.o.emit({ type: 'session-changed', sessionId: id });
+  }
+
+  async rewind(id: number, seq: number): Promise<void> {
+    return this.history.rewind(id, seq);
+  }
+
+  async editAndResend(id: number, seq: number, text: string): Promise<void> {
+    return this.history.editAndResend(id, seq, text);
+  }
+
+  async deleteTurn(id: number, seq: number): Promise<void> {
+    return this.history.deleteTurn(id, seq);
   }
 
   async regenerate(id: number): Promise<void> {

@@ -33,6 +33,7 @@ export function sessionView(session: Session, store: SessionStore, running: bool
     compacted: session.compactedHistory(),
     turns,
     plan: row.plan,
+    planPending: row.planNotePending,
     systemPromptSha: crypto.createHash('sha256').update(row.systemPrompt).digest('hex'),
     running,
   };
