@@ -9,6 +9,7 @@ import { MODES, type Mode, type SessionKind } from '../core/session/types.js';
 import { StoreError, type SqliteStore } from '../db/store.js';
 import { databasePath } from '../keelHome.js';
 import type { Conversation } from './commands/conversation.js';
+import { deleteCommand, exportCommand, importCommand } from './commands/files.js';
 import { listSessions } from './commands/sessions.js';
 import { recallResult } from './commands/recall.js';
 import { showRequests } from './commands/requests.js';
@@ -26,6 +27,10 @@ Usage:
   keel requests ID                   the session's requests and their cache use
   keel recall ID RESULT [--offset N] [--limit N]
                                      a stored result's full body (RESULT: #0003, 3, 0003)
+  keel export ID [--out FILE]        the session as JSON Lines (turns, results, notes, requests), on stdout
+                                     or into FILE; it holds the session's text in full, nothing else
+  keel import FILE                   a new session from an exported file (same text and result ids)
+  keel delete ID --yes               delete a session and its saved state
   keel --help                        this text
 
 Model options (new, chat, say):
@@ -57,6 +62,9 @@ const COMMANDS = {
   say: { options: MODEL_OPTIONS, positionals: 2 },
   requests: { options: {}, positionals: 1 },
   recall: { options: { offset: { type: 'string' }, limit: { type: 'string' } }, positionals: 2 },
+  export: { options: { out: { type: 'string' } }, positionals: 1 },
+  import: { options: {}, positionals: 1 },
+  delete: { options: { yes: { type: 'boolean' } }, positionals: 1 },
 } satisfies Record<string, { options: Options; positionals: number }>;
 
 type Command = keyof typeof COMMANDS;
@@ -145,6 +153,12 @@ async function dispatch(command: Command, values: Values, positionals: string[],
         offset: parseCount('offset', str(values, 'offset')),
         limit: parseCount('limit', str(values, 'limit')),
       }, io.out);
+    case 'export':
+      return exportCommand(store, parseSessionId(positionals[0]), str(values, 'out'), io.out, io.err);
+    case 'import':
+      return importCommand(store, positionals[0], io.out);
+    case 'delete':
+      return deleteCommand(store, parseSessionId(positionals[0]), values.yes === true, io.out);
     case 'new': {
       const workspace = str(values, 'workspace');
       const model = str(values, 'model');

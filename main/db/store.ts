@@ -143,7 +143,7 @@ export class SqliteStore implements SessionStore {
                   line_start, line_end, line_total, files, args_key, body, inserted, created_at)
                 VALUES (@sessionId, @number, @turnId, @tool, @args, @kind, @pathGiven, @pathResolved, @fileHash,
                   @lineStart, @lineEnd, @lineTotal, @files, @argsKey, @body, @inserted, @createdAt)`)
-      .run(nullable(row));
+      .run(nullable({ ...RESULT_OPTIONAL, ...row }));
   }
 
   setResultTokens(sessionId: number, number: number, tokens: number): void {
@@ -201,11 +201,21 @@ export class SqliteStore implements SessionStore {
     });
   }
 
+  listCompactions(sessionId: number): CompactionRow[] {
+    return (this.db.prepare('SELECT * FROM compactions WHERE session_id = ? ORDER BY epoch').all(sessionId) as Row[]).map(toCompaction);
+  }
+
   lastCompaction(sessionId: number): CompactionRow | undefined {
     const r = this.db.prepare('SELECT * FROM compactions WHERE session_id = ? ORDER BY epoch DESC LIMIT 1').get(sessionId) as Row | undefined;
-    return r && { sessionId: r.session_id as number, epoch: r.epoch as number, summary: r.summary as string, text: r.text as string, createdAt: r.created_at as string };
+    return r && toCompaction(r);
   }
 }
+
+/** A result's optional fields, stored as NULL when a row leaves them out. */
+const RESULT_OPTIONAL = {
+  pathGiven: undefined, pathResolved: undefined, fileHash: undefined, lineStart: undefined, lineEnd: undefined, lineTotal: undefined,
+  files: undefined, argsKey: undefined,
+} satisfies Partial<ResultRow>;
 
 const REQUEST_COLUMNS = {
   sessionId: 'session_id', kind: 'kind', model: 'model', promptTokens: 'prompt_tokens', reusedTokens: 'reused_tokens',
@@ -283,6 +293,10 @@ function toSession(r: Row): SessionRow {
     planNotePending: r.plan_note_pending === 1,
     createdAt: r.created_at as string,
   };
+}
+
+function toCompaction(r: Row): CompactionRow {
+  return { sessionId: r.session_id as number, epoch: r.epoch as number, summary: r.summary as string, text: r.text as string, createdAt: r.created_at as string };
 }
 
 function toResult(r: Row): ResultRow {
