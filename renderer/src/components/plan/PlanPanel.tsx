@@ -47,6 +47,7 @@ export function PlanPanel() {
       <ol className="plan-items">
         {items.map((item, i) => (
           <li key={i} className={`plan-item plan-${item.status}`} data-testid={`plan-item-${i + 1}`}>
+            <span className="plan-number muted">{i + 1}.</span>
             <select value={item.status} onChange={(e) => at(i, { status: e.target.value as Item['status'] })} aria-label={`Step ${i + 1} status`} data-testid={`plan-status-${i + 1}`}>
               {STATUSES.map((status) => (
                 <option key={status} value={status}>

@@ -44,7 +44,7 @@ export function PersonMessage({ row }: { row: Extract<Row, { kind: 'person' }> }
       {action !== undefined && canAct && (
         <div className="history-confirm" role="group" aria-label={CONFIRM[action]} data-testid={`turn-${turn.seq}-confirm`}>
           <p data-testid="history-confirm-text">{whatGoes(turns ?? [], turn.seq, action)}</p>
-          <div className="row">
+          <div className="history-confirm-buttons">
             <button
               type="button"
               className={action === 'edit' ? 'primary small' : 'danger small'}
