@@ -107,6 +107,8 @@ describe('history control through the service', { timeout: 90_000 }, () => {
     other.userMessage('cut off');
     await other.callTool('read', { path: 'a.txt' });
     expect(store.listTurns(id).map((t) => t.status)).toEqual(['open']);
+    // Its reply was never stored, so no request carries the result; recall still shows it.
+    expect(await service.recall(id, '#1')).toMatchObject({ inRequest: false, lines: ['1: one', '2: two'] });
     await service.rewind(id, 1);
     expect(store.listTurns(id).map((t) => t.status)).toEqual(['undone']);
   });

@@ -153,7 +153,9 @@ export class KeelService implements KeelApi {
     return {
       id: formatId(number), number, tool: row.tool, args: JSON.parse(row.args), pathGiven: row.pathGiven,
       pathResolved: row.pathResolved, fileHash: row.fileHash, kind: row.kind, insertedAt: row.createdAt,
-      inRequest: turn !== undefined && (session.kind === 'agent' || (turn === last && turn.status === 'open')),
+      inRequest: turn !== undefined && (session.kind === 'agent' || (turn === last && turn.status === 'open'))
+        // A result whose reply was never stored (cut off by a quit or crash) is not carried; one of the reply running now is.
+        && (this.running.has(id) || turn.replies.some((r) => r.calls.some((c) => c.number === number))),
       inserted: row.inserted, offset, lines: lines.slice(offset - 1, offset - 1 + RECALL_PAGE), totalLines: lines.length,
     };
   }

@@ -118,8 +118,12 @@ const without = <T extends object, K extends keyof T>(row: T, ...keys: K[]): Omi
   return copy;
 };
 
-/** The session's lines, in order; each is one JSON record. */
+/** The session's lines, in order; each is one JSON record. Read in one transaction: one moment's state. */
 export function exportSession(store: SqliteStore, id: number): string[] {
+  return store.db.transaction(() => sessionLines(store, id))();
+}
+
+function sessionLines(store: SqliteStore, id: number): string[] {
   const session = store.getSession(id);
   if (!session) throw new Error(`There is no session ${id} in ${store.file}.`);
   const turns = store.listTurns(id);
