@@ -4,7 +4,7 @@ import path from 'node:path';
 import { SqliteStore } from '../main/db/store.js';
 import { DEFAULT_PROMPTS_DIR } from '../main/core/prompts/buildSystemPrompt.js';
 import { Session, SessionError } from '../main/core/session/session.js';
-import { MODES, type Mode } from '../main/core/session/types.js';
+import { MODES, type Mode, type ReplyCall } from '../main/core/session/types.js';
 import { ToolRegistry } from '../main/core/tools/registry.js';
 
 /** A case file, exactly as contract.md "Conformance cases" fixes it. */
@@ -28,7 +28,8 @@ export type Step =
   | { undo: true }
   | ({ user: string; date?: string; mode?: string } & Expectation)
   | ({ compact: string } & Expectation)
-  | { system: 'unchanged' };
+  | { system: 'unchanged' }
+  | { reopen: true };
 
 export interface CaseOutcome {
   name: string;
@@ -48,13 +49,11 @@ export async function runCase(c: Case): Promise<CaseOutcome> {
   const store = new SqliteStore(path.join(tmp, 'keel.db'));
   try {
     for (const [rel, content] of Object.entries(c.files ?? {})) writeFile(root, rel, content);
-    const session = Session.create(
-      // Every tool allowed inside the workspace, as contract.md says: whatever the gate asks is approved.
-      { store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, now: () => new Date(), permissions: { approve: async () => 'allow' } },
-      { root, kind: c.session ?? 'agent', mode: 'auto', title: c.name },
-    );
+    // Every tool allowed inside the workspace, as contract.md says: whatever the gate asks is approved.
+    const deps = { store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, now: () => new Date(), permissions: { approve: async () => 'allow' as const } };
+    const run: Run = { session: Session.create(deps, { root, kind: c.session ?? 'agent', mode: 'auto', title: c.name }), calls: [], reopen: (id) => Session.open(deps, id) };
     for (const [i, step] of c.steps.entries()) {
-      const problem = await runStep(session, root, step);
+      const problem = await runStep(run, root, step);
       if (problem) return { name: c.name, ok: false, detail: `step ${i + 1}: ${problem}` };
     }
     return { name: c.name, ok: true };
@@ -66,11 +65,36 @@ export async function runCase(c: Case): Promise<CaseOutcome> {
   }
 }
 
+/**
+ * The session a case drives, and the model's reply being made: the calls since the last reply
+ * end. As in the engine, a reply is stored with its calls when it ends (reply_end, the person's
+ * next message, a compaction); a reopen before that is a quit or crash mid-reply.
+ */
+interface Run {
+  session: Session;
+  calls: ReplyCall[];
+  reopen(id: number): Session;
+}
+
+function storeReply(run: Run): void {
+  if (run.calls.length > 0) run.session.recordReply('', run.calls);
+  run.calls = [];
+}
+
 /** Runs a step; returns what went wrong, or undefined. */
-async function runStep(session: Session, root: string, step: Step): Promise<string | undefined> {
+async function runStep(run: Run, root: string, step: Step): Promise<string | undefined> {
+  const session = run.session;
   if ('call' in step) {
-    const inserted = await session.callTool(step.call, withRoot(step.args ?? {}, root));
+    const args = withRoot(step.args ?? {}, root);
+    const inserted = await session.callTool(step.call, args);
+    run.calls.push({ name: step.call, args, number: inserted.number, raw: '' });
     return compare(step, inserted.text, root);
+  }
+  if ('reopen' in step) {
+    // Keel quits or crashes here: the results are stored, a reply not yet ended is not.
+    run.calls = [];
+    run.session = run.reopen(session.id);
+    return undefined;
   }
   if ('fs' in step) {
     for (const [rel, content] of Object.entries(step.fs.write ?? {})) writeFile(root, rel, content);
@@ -78,6 +102,7 @@ async function runStep(session: Session, root: string, step: Step): Promise<stri
     return undefined;
   }
   if ('reply_end' in step) {
+    storeReply(run);
     session.endReply();
     return undefined;
   }
@@ -87,11 +112,13 @@ async function runStep(session: Session, root: string, step: Step): Promise<stri
   }
   if ('user' in step) {
     if (step.mode !== undefined && !MODES.includes(step.mode as Mode)) return `unknown mode "${step.mode}"`;
+    storeReply(run);
     const { sent } = session.userMessage(step.user, { date: step.date, mode: step.mode as Mode | undefined });
     return compare(step, sent, root);
   }
   if ('compact' in step) {
     let text: string;
+    storeReply(run);
     try {
       text = session.compact(step.compact);
     } catch (err) {

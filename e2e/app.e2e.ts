@@ -292,3 +292,58 @@ test('a long command output shows the elided band; its id opens the full output 
     assertClean(h);
   });
 });
+
+test('history control: Edit and resend replaces a message (the cache view names the rewind); the Plan tab edits the plan the next message carries; Rewind to here', async ({ browser }) => {
+  await withHarness(browser, async (h) => {
+    await preloadModel(h);
+    const page = await h.open();
+    await newSession(page, h.workspace, 'auto');
+    h.replies.push(h.call('read', { path: 'a.txt' }), 'It says one and two.');
+    await send(h, 'What is in a.txt?');
+    h.replies.push('Nothing else.');
+    await send(h, 'Anything else?');
+
+    // Edit and resend the first message: the confirmation says what goes, then it replaces both turns.
+    await page.getByTestId('turn-1').hover();
+    await page.getByTestId('turn-1-edit').click();
+    const confirm = page.getByTestId('turn-1-confirm');
+    await waitForText(confirm, /Turn 1 and the turn after it are taken back with one result \(#0001\).*Files on disk stay as they are/);
+    await page.getByTestId('turn-1-edit-input').fill('What is in src/app.ts?');
+    await page.mouse.move(0, 0);
+    await h.screenshot('edit-and-resend');
+    h.replies.push('It exports answer.');
+    await confirm.getByTestId('turn-1-confirm-button').click();
+    await waitFor('the scripted replies to be used', async () => h.replies.length === 0);
+    await idle(page);
+    await waitForText(page.getByTestId('turn-3').getByTestId('person-words'), /^What is in src\/app\.ts\?$/);
+    const transcript = (await page.getByTestId('transcript').textContent()) ?? '';
+    assert.doesNotMatch(transcript, /Anything else\?|What is in a\.txt\?/);
+    await waitForText(page.getByTestId('transcript'), /It exports answer\./);
+
+    await page.getByTestId('cache-tab').click();
+    await waitForText(page.getByTestId('cache-table'), /rewind/);
+    await waitForText(page.getByTestId('cache-tab'), /1 break/);
+
+    // The person's plan: saved, kept until the next message carries it as a note.
+    await page.getByTestId('plan-tab').click();
+    await page.getByTestId('plan-add').click();
+    await page.getByTestId('plan-text-1').fill('Check the exports');
+    await page.getByTestId('plan-status-1').selectOption('doing');
+    await page.getByTestId('plan-save').click();
+    await waitForText(page.getByTestId('plan-pending'), /next message/);
+    await h.screenshot('plan');
+    await page.getByTestId('transcript-tab').click();
+    h.replies.push('On it.');
+    await send(h, 'Follow the plan.');
+    await waitForText(page.getByTestId('turn-4').getByTestId('notes'), /The person changed the plan\. It now reads:\s*1\. \[~\] Check the exports/);
+
+    // Rewind to here: the message leaves the transcript and comes back into the message box.
+    await page.getByTestId('turn-4').hover();
+    await page.getByTestId('turn-4-rewind').click();
+    await waitForText(page.getByTestId('turn-4-confirm'), /^Turn 4 is taken back with its words and replies/);
+    await page.getByTestId('turn-4-confirm-button').click();
+    await page.getByTestId('turn-4').waitFor({ state: 'detached', timeout: WAIT });
+    await waitFor('the rewound words in the message box', async () => (await page.getByTestId('message-input').inputValue()) === 'Follow the plan.');
+    assertClean(h);
+  });
+});

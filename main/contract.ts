@@ -57,6 +57,8 @@ export interface SessionView {
   compacted?: string;
   turns: TurnView[];
   plan: { text: string; status: 'todo' | 'doing' | 'done' }[];
+  /** The person changed the plan and the model hears of it with the next message. */
+  planPending: boolean;
   systemPromptSha: string;
   running: boolean;
 }
@@ -118,6 +120,12 @@ export interface KeelApi {
   send(id: number, text: string): Promise<void>;
   stop(id: number): Promise<void>;
   undo(id: number): Promise<void>;
+  /** Takes back turn `seq` (the person's message) and every later turn; files on disk stay as they are. */
+  rewind(id: number, seq: number): Promise<void>;
+  /** Rewinds to turn `seq` and sends `text` in its place; resolves when the new turn ends. */
+  editAndResend(id: number, seq: number, text: string): Promise<void>;
+  /** Takes back one turn and keeps the later ones; refused (with why) where a later stub names its results. */
+  deleteTurn(id: number, seq: number): Promise<void>;
   regenerate(id: number): Promise<void>;
   compact(id: number): Promise<void>;
   setMode(id: number, mode: Mode): Promise<void>;
@@ -174,6 +182,9 @@ export const METHOD_ARGS = {
   send: [{ type: 'integer', minimum: 1 }, { type: 'string' }],
   stop: [{ type: 'integer', minimum: 1 }],
   undo: [{ type: 'integer', minimum: 1 }],
+  rewind: [{ type: 'integer', minimum: 1 }, { type: 'integer', minimum: 1 }],
+  editAndResend: [{ type: 'integer', minimum: 1 }, { type: 'integer', minimum: 1 }, { type: 'string' }],
+  deleteTurn: [{ type: 'integer', minimum: 1 }, { type: 'integer', minimum: 1 }],
   regenerate: [{ type: 'integer', minimum: 1 }],
   compact: [{ type: 'integer', minimum: 1 }],
   setMode: [{ type: 'integer', minimum: 1 }, { type: 'string', enum: ['ask', 'accept-edits', 'plan', 'auto'] }],

@@ -4,10 +4,13 @@
  *
  *   <home>/keel.db                     the session store (SQLite, WAL)
  *   <home>/state/session-<id>.bin      a session's saved KV cache (+ `.bin.json`: the model identity)
+ *
+ * Session ids are never reused, so a state file can only ever belong to the session it names.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { removeStates } from './llm/stateFiles.js';
 
 /** The data folder, absolute, created if missing. */
 export function keelHome(): string {
@@ -22,9 +25,19 @@ export function databasePath(): string {
   return path.join(keelHome(), 'keel.db');
 }
 
+/** Where a session's KV state is saved in a data folder (see llm/stateFiles.ts for the files beside it). */
+export function sessionStateFile(dataFolder: string, sessionId: number): string {
+  return path.join(dataFolder, 'state', `session-${sessionId}.bin`);
+}
+
 /** Where a session's KV state is saved between runs (its folder is created). */
 export function stateFile(sessionId: number): string {
-  const dir = path.join(keelHome(), 'state');
-  fs.mkdirSync(dir, { recursive: true });
-  return path.join(dir, `session-${sessionId}.bin`);
+  const file = sessionStateFile(keelHome(), sessionId);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  return file;
+}
+
+/** Removes every saved-state file of a session under `dataFolder`. Returns what it removed. */
+export function removeSessionState(dataFolder: string, sessionId: number): string[] {
+  return removeStates(sessionStateFile(dataFolder, sessionId));
 }

@@ -29,6 +29,9 @@ export const METHODS = [
   'pickFolder',
   'downloadModel',
   'setPlan',
+  'rewind',
+  'editAndResend',
+  'deleteTurn',
 ] as const satisfies readonly KeelMethod[];
 
 type Listed = (typeof METHODS)[number];

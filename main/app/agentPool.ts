@@ -1,12 +1,12 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import type { KeelEvent } from '../contract.js';
 import { loopConfig } from '../core/config.js';
 import { Session, type SessionDeps } from '../core/session/session.js';
 import type { AgentLoop, LoopEvent, Script } from '../core/session/loop.js';
 import { LlamaEngine } from '../llm/engine.js';
 import type { LoadedModel } from '../llm/model.js';
-import { defaultStateBudget, removeStates } from '../llm/stateFiles.js';
+import { defaultStateBudget } from '../llm/stateFiles.js';
+import { removeSessionState, sessionStateFile } from '../keelHome.js';
 import { openAgent, openEngine } from '../openEngine.js';
 import type { ModelCatalog } from './catalog.js';
 import { toolView } from './views.js';
@@ -91,7 +91,7 @@ export class AgentPool {
     await this.freeSequence(model);
     const agent = openAgent({
       session, store: this.o.deps.store, tools: this.o.deps.tools, promptsDir: this.o.deps.promptsDir,
-      engine: this.localEngine(model), script: this.o.scriptFor?.(id), stateFile: stateFile(this.o.dataFolder, id),
+      engine: this.localEngine(model), script: this.o.scriptFor?.(id), stateFile: sessionStateFile(this.o.dataFolder, id),
       onEvent: (e) => this.forward(id, e),
     });
     await agent.restoreState();
@@ -116,7 +116,7 @@ export class AgentPool {
     await this.saving.get(id);
     await this.agents.get(id)?.dispose();
     this.agents.delete(id);
-    removeStates(stateFile(this.o.dataFolder, id));
+    removeSessionState(this.o.dataFolder, id);
   }
 
   async dispose(): Promise<void> {
@@ -188,9 +188,4 @@ export class AgentPool {
     if (e.type === 'compacted') emit({ type: 'session-changed', sessionId: id });
     if (e.type === 'notice') emit({ type: 'error', sessionId: id, message: e.text });
   }
-}
-
-/** Where a session's cache is saved in the data folder. */
-export function stateFile(dataFolder: string, id: number): string {
-  return path.join(dataFolder, 'state', `session-${id}.bin`);
 }

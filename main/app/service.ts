@@ -9,6 +9,7 @@ import { createSandboxRunner } from '../sandbox/runner.js';
 import { AgentPool } from './agentPool.js';
 import { ApprovalBroker } from './approvals.js';
 import { ModelCatalog } from './catalog.js';
+import { SessionHistory } from './history.js';
 import { recallView } from './recallView.js';
 import { sandboxOptions } from './settings.js';
 import { sandboxView, sessionView, summaryOf } from './views.js';
@@ -41,6 +42,7 @@ export class KeelService implements KeelApi {
   private readonly approvals: ApprovalBroker;
   private readonly catalog: ModelCatalog;
   private readonly pool: AgentPool;
+  private readonly history: SessionHistory;
   private readonly deps: SessionDeps;
   private sessionsStamp: string;
 
@@ -53,6 +55,7 @@ export class KeelService implements KeelApi {
       permissions: { protectedFolders: [o.dataFolder], approve: this.approvals.approve },
     };
     this.pool = new AgentPool({ deps: this.deps, catalog: this.catalog, dataFolder: o.dataFolder, emit: o.emit, scriptFor: o.scriptFor, idleSaveMs: o.idleSaveMs });
+    this.history = new SessionHistory({ store: o.store, emit: o.emit, pool: this.pool });
     this.sessionsStamp = o.store.sessionsStamp();
   }
 
@@ -81,8 +84,7 @@ export class KeelService implements KeelApi {
   }
 
   async deleteSession(id: number): Promise<void> {
-    await this.pool.forget(id);
-    this.o.store.deleteSession(id);
+    return this.history.deleteSession(id);
   }
 
   async send(id: number, text: string): Promise<void> {
@@ -101,6 +103,18 @@ export class KeelService implements KeelApi {
     this.o.emit({ type: 'session-changed', sessionId: id });
   }
 
+  async rewind(id: number, seq: number): Promise<void> {
+    return this.history.rewind(id, seq);
+  }
+
+  async editAndResend(id: number, seq: number, text: string): Promise<void> {
+    return this.history.editAndResend(id, seq, text);
+  }
+
+  async deleteTurn(id: number, seq: number): Promise<void> {
+    return this.history.deleteTurn(id, seq);
+  }
+
   async regenerate(id: number): Promise<void> {
     await this.pool.run(id, (agent, signal) => agent.regenerate({ signal }));
   }
@@ -115,7 +129,7 @@ export class KeelService implements KeelApi {
   }
 
   async recall(id: number, result: string, offset = 1): Promise<RecallView> {
-    return recallView(this.pool.session(id), this.o.store, result, offset);
+    return recallView(this.pool.session(id), this.o.store, result, offset, this.pool.isRunning(id));
   }
 
   async requests(id: number): Promise<RequestRow[]> {

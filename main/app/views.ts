@@ -35,6 +35,7 @@ export function sessionView(session: Session, store: SessionStore, running: bool
     compacted: session.compactedHistory(),
     turns,
     plan: row.plan,
+    planPending: row.planNotePending,
     systemPromptSha: sha256(row.systemPrompt),
     running,
   };

@@ -10,6 +10,7 @@ import { StoreError, type SqliteStore } from '../db/store.js';
 import { databasePath } from '../keelHome.js';
 import { stopSandbox } from '../sandbox/runner.js';
 import type { Conversation } from './commands/conversation.js';
+import { deleteCommand, exportCommand, importCommand } from './commands/files.js';
 import { listSessions } from './commands/sessions.js';
 import { recallResult } from './commands/recall.js';
 import { showRequests } from './commands/requests.js';
@@ -32,6 +33,10 @@ Usage:
                                      approval, sandbox, output limit) and print its result;
                                      without --approve the terminal asks. Exit 0 ran,
                                      3 denied, 4 the sandbox stopped it
+  keel export ID [--out FILE]        the session as JSON Lines (turns, results, notes, requests), on stdout
+                                     or into FILE; it holds the session's text in full, nothing else
+  keel import FILE                   a new session from an exported file (same text and result ids)
+  keel delete ID --yes               delete a session and its saved state
   keel --help                        this text
 
 Model options (new, chat, say):
@@ -64,6 +69,9 @@ const COMMANDS = {
   requests: { options: {}, positionals: 1 },
   recall: { options: { offset: { type: 'string' }, limit: { type: 'string' } }, positionals: 2 },
   exec: { options: { workspace: { type: 'string' }, mode: { type: 'string' }, approve: { type: 'string' } }, positionals: 'some' },
+  export: { options: { out: { type: 'string' } }, positionals: 1 },
+  import: { options: {}, positionals: 1 },
+  delete: { options: { yes: { type: 'boolean' } }, positionals: 1 },
 } satisfies Record<string, { options: Options; positionals: number | 'some' }>;
 
 type Command = keyof typeof COMMANDS;
@@ -154,6 +162,12 @@ async function dispatch(command: Command, values: Values, positionals: string[],
         offset: parseCount('offset', str(values, 'offset')),
         limit: parseCount('limit', str(values, 'limit')),
       }, io.out);
+    case 'export':
+      return exportCommand(store, parseSessionId(positionals[0]), str(values, 'out'), io.out, io.err);
+    case 'import':
+      return importCommand(store, positionals[0], io.out);
+    case 'delete':
+      return deleteCommand(store, parseSessionId(positionals[0]), values.yes === true, io.out);
     case 'new': {
       const workspace = str(values, 'workspace');
       const model = str(values, 'model');

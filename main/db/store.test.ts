@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { MIGRATIONS } from './schema.js';
 import { SqliteStore, StoreError } from './store.js';
 
 let tmp: string;
@@ -12,7 +14,7 @@ describe('SqliteStore', () => {
   it('creates a WAL database with the current schema', () => {
     const store = new SqliteStore(path.join(tmp, 'k.db'));
     expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(store.db.pragma('user_version', { simple: true })).toBe(3);
+    expect(store.db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
     store.close();
   });
 
@@ -32,4 +34,75 @@ describe('SqliteStore', () => {
     store.close();
     expect(() => new SqliteStore(file)).toThrow(/newer Keel/);
   });
+
+  it('never gives a deleted session\'s id again, nor its turns\', replies\' or requests\' ids', () => {
+    const store = new SqliteStore(path.join(tmp, 'k.db'));
+    const first = store.createSession(sessionRow());
+    const second = store.createSession(sessionRow());
+    const turn = store.insertTurn({ sessionId: second.id, seq: 1, epoch: 0, status: 'done', notes: [], createdAt: 'now' });
+    const reply = store.insertReply({ sessionId: second.id, turnId: turn.id, seq: 1, text: 'hi', calls: [], createdAt: 'now' });
+    const request = store.insertRequest(requestRow(second.id));
+    store.deleteSession(second.id);
+    const third = store.createSession(sessionRow());
+    expect([first.id, second.id, third.id]).toEqual([1, 2, 3]);
+    expect(store.insertTurn({ sessionId: third.id, seq: 1, epoch: 0, status: 'done', notes: [], createdAt: 'now' }).id).toBe(turn.id + 1);
+    expect(store.insertReply({ sessionId: third.id, turnId: turn.id + 1, seq: 1, text: 'hi', calls: [], createdAt: 'now' }).id).toBe(reply.id + 1);
+    expect(store.insertRequest(requestRow(third.id)).id).toBe(request.id + 1);
+    store.close();
+    // Nor after a restart.
+    const again = new SqliteStore(path.join(tmp, 'k.db'));
+    again.deleteSession(third.id);
+    expect(again.createSession(sessionRow()).id).toBe(4);
+    again.close();
+  });
+
+  it('moves a database of the previous schema to this one, every row, id and reference kept', () => {
+    const file = path.join(tmp, 'old.db');
+    const old = new Database(file);
+    old.pragma('journal_mode = WAL');
+    MIGRATIONS.slice(0, 3).forEach((sql) => old.exec(sql));
+    old.pragma('user_version = 3');
+    old.exec(`
+      INSERT INTO sessions (id, kind, root, title, mode, system_prompt, prompt_mode, prompt_instructions_hash, epoch, plan, model, created_at, prompt_date)
+        VALUES (1, 'agent', '/w', 'kept', 'ask', 'SYSTEM', 'ask', 'h', 1, '[{"text":"x","status":"todo"}]', '/m.gguf', 'then', '2026-11-30'),
+               (5, 'chat', '/w2', 'five', 'auto', 'S2', 'auto', '', 0, '[]', '', 'then', '');
+      INSERT INTO turns (id, session_id, seq, epoch, status, words, notes, created_at) VALUES (9, 5, 1, 0, 'done', 'hello', '[]', 'then');
+      INSERT INTO results (session_id, number, turn_id, tool, args, kind, body, inserted, created_at) VALUES (5, 1, 9, 'list', '{}', 'full', 'a', '[#0001]
+a', 'then');
+      INSERT INTO replies (id, session_id, turn_id, seq, text, calls, created_at, raw) VALUES (3, 5, 9, 1, 'ok', '[]', 'then', 'RAW');
+      INSERT INTO requests (id, session_id, kind, model, prompt_tokens, reused_tokens, new_tokens, output_tokens, cached_before, prefill_ms,
+        generation_ms, system_sha, tools_sha, created_at, turn, answers, context_size)
+        VALUES (7, 5, 'turn', '/m', 10, 0, 10, 2, 0, 1.5, 2.5, 's', 't', 'then', 1, 'person', 4096);
+    `);
+    old.close();
+
+    const store = new SqliteStore(file);
+    expect(store.listSessions().map((s) => [s.id, s.title, s.plan, s.promptDate, s.planNotePending])).toEqual([
+      [1, 'kept', [{ text: 'x', status: 'todo' }], '2026-11-30', false], [5, 'five', [], '', false],
+    ]);
+    expect(store.listTurns(5).map((t) => [t.id, t.words])).toEqual([[9, 'hello']]);
+    expect(store.listReplies(5).map((r) => [r.id, r.raw])).toEqual([[3, 'RAW']]);
+    expect(store.listRequests(5).map((r) => [r.id, r.contextSize, r.answers])).toEqual([[7, 4096, 'person']]);
+    expect(store.getResult(5, 1)?.inserted).toBe('[#0001]\na');
+    // The references still hold: deleting the session takes its rows with it, and ids go on past the highest.
+    store.deleteSession(5);
+    expect(store.db.prepare('SELECT COUNT(*) AS n FROM results').get()).toEqual({ n: 0 });
+    expect(store.db.prepare('SELECT COUNT(*) AS n FROM turns').get()).toEqual({ n: 0 });
+    expect(store.createSession(sessionRow()).id).toBe(6);
+    store.close();
+  });
 });
+
+function sessionRow() {
+  return {
+    kind: 'agent' as const, root: '/w', title: 't', mode: 'ask' as const, systemPrompt: 'S', promptMode: 'ask' as const,
+    promptInstructionsHash: '', epoch: 0, plan: [], model: '', promptDate: '2026-11-30', createdAt: 'now',
+  };
+}
+
+function requestRow(sessionId: number) {
+  return {
+    sessionId, kind: 'turn' as const, model: '/m', promptTokens: 1, reusedTokens: 0, newTokens: 1, outputTokens: 1, cachedBefore: 0,
+    prefillMs: 1, generationMs: 1, systemSha: 's', toolsSha: 't', createdAt: 'now',
+  };
+}

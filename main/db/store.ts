@@ -38,11 +38,11 @@ export class SqliteStore implements SessionStore {
       const check = db.pragma('quick_check', { simple: true });
       if (check !== 'ok') throw new Error(`integrity check says: ${String(check)}`);
       db.pragma('journal_mode = WAL');
-      db.pragma('foreign_keys = ON');
       // Every commit reaches the disk before a result is handed on, power loss included.
       db.pragma('synchronous = FULL');
       this.db = db;
       this.migrate();
+      db.pragma('foreign_keys = ON');
     } catch (err) {
       db?.close();
       if (err instanceof StoreError) throw err;
@@ -55,24 +55,21 @@ export class SqliteStore implements SessionStore {
     if (version > MIGRATIONS.length) {
       throw new StoreError(`The database ${path.resolve(this.file)} was written by a newer Keel (schema ${version}); it was left untouched.`);
     }
-    for (let v = version; v < MIGRATIONS.length; v++) {
-      this.db.transaction(() => {
-        this.db.exec(MIGRATIONS[v]);
-        this.db.pragma(`user_version = ${v + 1}`);
-      })();
-    }
+    runMigrations(this.db, version);
   }
 
   close(): void {
     this.db.close();
   }
 
-  createSession(row: Omit<SessionRow, 'id'>): SessionRow {
+  createSession(row: Omit<SessionRow, 'id' | 'planNotePending'> & { planNotePending?: boolean }): SessionRow {
     const info = this.db
-      .prepare(`INSERT INTO sessions (kind, root, title, mode, system_prompt, prompt_mode, prompt_instructions_hash, epoch, plan, model, prompt_date, created_at)
-                VALUES (@kind, @root, @title, @mode, @systemPrompt, @promptMode, @promptInstructionsHash, @epoch, @plan, @model, @promptDate, @createdAt)`)
-      .run({ ...row, plan: JSON.stringify(row.plan) });
-    return { ...row, id: Number(info.lastInsertRowid) };
+      .prepare(`INSERT INTO sessions (kind, root, title, mode, system_prompt, prompt_mode, prompt_instructions_hash, epoch, plan, model, prompt_date,
+                  plan_note_pending, created_at)
+                VALUES (@kind, @root, @title, @mode, @systemPrompt, @promptMode, @promptInstructionsHash, @epoch, @plan, @model, @promptDate,
+                  @planNotePending, @createdAt)`)
+      .run({ ...row, plan: JSON.stringify(row.plan), planNotePending: row.planNotePending ? 1 : 0 });
+    return { ...row, planNotePending: row.planNotePending ?? false, id: Number(info.lastInsertRowid) };
   }
 
   getSession(id: number): SessionRow | undefined {
@@ -98,10 +95,12 @@ export class SqliteStore implements SessionStore {
     const columns: Record<string, string> = {
       title: 'title', mode: 'mode', systemPrompt: 'system_prompt', promptMode: 'prompt_mode',
       promptInstructionsHash: 'prompt_instructions_hash', epoch: 'epoch', plan: 'plan', model: 'model', promptDate: 'prompt_date',
+      planNotePending: 'plan_note_pending',
     };
     const entries = Object.entries(fields).filter(([key]) => key in columns);
     if (entries.length === 0) return;
-    const values = Object.fromEntries(entries.map(([key, value]) => [key, key === 'plan' ? JSON.stringify(value) : value]));
+    const stored = (key: string, value: unknown) => (key === 'plan' ? JSON.stringify(value) : typeof value === 'boolean' ? Number(value) : value);
+    const values = Object.fromEntries(entries.map(([key, value]) => [key, stored(key, value)]));
     const sets = entries.map(([key]) => `${columns[key]} = @${key}`).join(', ');
     this.db.prepare(`UPDATE sessions SET ${sets} WHERE id = @id`).run({ ...values, id });
   }
@@ -144,7 +143,7 @@ export class SqliteStore implements SessionStore {
                   line_start, line_end, line_total, files, args_key, body, inserted, created_at)
                 VALUES (@sessionId, @number, @turnId, @tool, @args, @kind, @pathGiven, @pathResolved, @fileHash,
                   @lineStart, @lineEnd, @lineTotal, @files, @argsKey, @body, @inserted, @createdAt)`)
-      .run(nullable(row));
+      .run(nullable({ ...RESULT_OPTIONAL, ...row }));
   }
 
   setResultTokens(sessionId: number, number: number, tokens: number): void {
@@ -202,11 +201,21 @@ export class SqliteStore implements SessionStore {
     });
   }
 
+  listCompactions(sessionId: number): CompactionRow[] {
+    return (this.db.prepare('SELECT * FROM compactions WHERE session_id = ? ORDER BY epoch').all(sessionId) as Row[]).map(toCompaction);
+  }
+
   lastCompaction(sessionId: number): CompactionRow | undefined {
     const r = this.db.prepare('SELECT * FROM compactions WHERE session_id = ? ORDER BY epoch DESC LIMIT 1').get(sessionId) as Row | undefined;
-    return r && { sessionId: r.session_id as number, epoch: r.epoch as number, summary: r.summary as string, text: r.text as string, createdAt: r.created_at as string };
+    return r && toCompaction(r);
   }
 }
+
+/** A result's optional fields, stored as NULL when a row leaves them out. */
+const RESULT_OPTIONAL = {
+  pathGiven: undefined, pathResolved: undefined, fileHash: undefined, lineStart: undefined, lineEnd: undefined, lineTotal: undefined,
+  files: undefined, argsKey: undefined,
+} satisfies Partial<ResultRow>;
 
 const REQUEST_COLUMNS = {
   sessionId: 'session_id', kind: 'kind', model: 'model', promptTokens: 'prompt_tokens', reusedTokens: 'reused_tokens',
@@ -225,14 +234,28 @@ function createEmpty(file: string, options: StoreOptions): void {
   const db = new Database(temp, { nativeBinding: options.nativeBinding });
   try {
     db.pragma('journal_mode = WAL');
-    db.transaction(() => {
-      MIGRATIONS.forEach((sql) => db.exec(sql));
-      db.pragma(`user_version = ${MIGRATIONS.length}`);
-    })();
+    runMigrations(db, 0);
   } finally {
     db.close();
   }
   fs.renameSync(temp, file);
+}
+
+/**
+ * Applies the migrations after `from`, each in its own transaction. Foreign keys are off while
+ * they run (a migration may rebuild a table, and dropping the old one must not cascade to its
+ * rows' children), and every reference is checked before each commits.
+ */
+function runMigrations(db: Database.Database, from: number): void {
+  db.pragma('foreign_keys = OFF');
+  for (let v = from; v < MIGRATIONS.length; v++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[v]);
+      const broken = db.pragma('foreign_key_check') as unknown[];
+      if (broken.length > 0) throw new Error(`migration ${v + 1} would leave ${broken.length} broken references`);
+      db.pragma(`user_version = ${v + 1}`);
+    })();
+  }
 }
 
 /** The page size from a SQLite header, or undefined when the file does not start like one. */
@@ -267,8 +290,13 @@ function toSession(r: Row): SessionRow {
     plan: JSON.parse(r.plan as string),
     model: r.model as string,
     promptDate: r.prompt_date as string,
+    planNotePending: r.plan_note_pending === 1,
     createdAt: r.created_at as string,
   };
+}
+
+function toCompaction(r: Row): CompactionRow {
+  return { sessionId: r.session_id as number, epoch: r.epoch as number, summary: r.summary as string, text: r.text as string, createdAt: r.created_at as string };
 }
 
 function toResult(r: Row): ResultRow {

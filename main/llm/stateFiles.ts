@@ -53,16 +53,21 @@ export function commitState(file: string, stateFile: string, meta: Omit<SavedMet
   removeStates(file, record.state);
 }
 
-/** Removes the state files saved under `file` but `keep` (an earlier save's, or one a kill left half-written). */
-export function removeStates(file: string, keep?: string): void {
+/** Removes the state files saved under `file` but `keep` (an earlier save's, or one a kill left half-written); returns them. */
+export function removeStates(file: string, keep?: string): string[] {
   const dir = path.dirname(file);
   const base = path.basename(file);
-  if (!fs.existsSync(dir)) return;
+  if (!fs.existsSync(dir)) return [];
+  const removed: string[] = [];
   for (const name of fs.readdirSync(dir)) {
     const ours = name === base || name.startsWith(`${base}.`);
     const kept = keep !== undefined && (name === keep || name === `${base}.json`);
-    if (ours && !kept) fs.rmSync(path.join(dir, name), { force: true });
+    if (ours && !kept) {
+      fs.rmSync(path.join(dir, name), { force: true });
+      removed.push(path.join(dir, name));
+    }
   }
+  return removed;
 }
 
 /**

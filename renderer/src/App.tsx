@@ -5,6 +5,7 @@ import { ErrorBoundary } from './components/common/ErrorBoundary.js';
 import { CacheView } from './components/cache/CacheView.js';
 import { FirstRun } from './components/FirstRun.js';
 import { Inspector } from './components/inspector/Inspector.js';
+import { PlanPanel } from './components/plan/PlanPanel.js';
 import { Sidebar } from './components/sidebar/Sidebar.js';
 import { StatusBar } from './components/StatusBar.js';
 import { ModelChip } from './components/topbar/ModelChip.js';
@@ -53,13 +54,21 @@ function useMain(): void {
 function Main() {
   const app = useModel((s) => s.app);
   const tab = useUi((s) => s.tab);
-  const hasSession = useTranscript((s) => s.sessionId !== undefined);
+  const sessionId = useTranscript((s) => s.sessionId);
+  const hasSession = sessionId !== undefined;
   if (!hasSession && app && !app.loadedModel && !app.lastModel) return <FirstRun />;
   if (!hasSession) {
     return (
       <div className="placeholder muted" data-testid="no-session">
         Choose a session on the left, or start a new one.
       </div>
+    );
+  }
+  if (tab === 'plan') {
+    return (
+      <ErrorBoundary label="The plan">
+        <PlanPanel key={sessionId} />
+      </ErrorBoundary>
     );
   }
   return tab === 'cache' ? (

@@ -5,6 +5,7 @@ import { ContextFullError } from '../../core/session/loop.js';
 import { describeApproval } from './describeApproval.js';
 import { CliError, parseCount, type Io } from '../io.js';
 import type { Conversation } from './conversation.js';
+import { deleteTurn, edit, plan, PLAN_HELP, rewind, showHistory } from './history.js';
 import { ReplyPrinter } from './printer.js';
 import { recallResult } from './recall.js';
 import { showRequests } from './requests.js';
@@ -13,6 +14,11 @@ export const SLASH_HELP = `Commands:
   /compact             summarise the history so far and go on from the summary
   /undo                take back the last turn
   /regenerate          take back the last turn and send its message again
+  /history             the turns the model sees, by number
+  /rewind N            take back turn N and every later turn (files on disk stay as they are)
+  /edit N TEXT         rewind to turn N and send TEXT in its place (/edit N alone shows its words)
+  /delete N            take back turn N alone, keeping the later turns
+  ${PLAN_HELP}
   /mode NAME           permission mode: ${MODES.join(', ')}
   /requests            this session's requests and their cache use
   /recall ID [OFFSET [LIMIT]]  a stored result in full
@@ -31,6 +37,7 @@ export async function chatLoop(c: Conversation, io: Io, input: NodeJS.ReadableSt
   const rl = readline.createInterface({ input, output: terminal ? process.stdout : undefined, terminal, prompt: `keel ${c.session.id}> ` });
   let running: AbortController | undefined;
   let quitArmed = false;
+  let draft: string | undefined;
   const onInterrupt = () => {
     if (running) {
       running.abort();
@@ -77,7 +84,8 @@ export async function chatLoop(c: Conversation, io: Io, input: NodeJS.ReadableSt
         if (line === '') {
           // nothing to send
         } else if (line.startsWith('/')) {
-          if (await slash(c, line, io, step) === 'quit') break;
+          const prefill = terminal ? (text: string) => { draft = text; } : undefined;
+          if (await slash(c, line, io, step, prefill) === 'quit') break;
         } else {
           await step((signal) => c.agent.send(raw, { signal }));
         }
@@ -87,6 +95,9 @@ export async function chatLoop(c: Conversation, io: Io, input: NodeJS.ReadableSt
         io.err.write(`${known.message}\n`);
       }
       if (terminal) rl.prompt();
+      // A line to edit (/edit N): put in the input after the prompt, sent only when the person presses Enter.
+      if (draft !== undefined) rl.write(draft);
+      draft = undefined;
     }
   } finally {
     process.off('SIGINT', onInterrupt);
@@ -109,7 +120,7 @@ function explain(c: Conversation, e: unknown): Error | undefined {
 
 type Step = (run: (signal: AbortSignal) => Promise<unknown>) => Promise<void>;
 
-async function slash(c: Conversation, line: string, io: Io, step: Step): Promise<'quit' | void> {
+async function slash(c: Conversation, line: string, io: Io, step: Step, prefill?: (text: string) => void): Promise<'quit' | void> {
   const [command, ...args] = line.split(/\s+/);
   switch (command) {
     case '/quit':
@@ -127,6 +138,21 @@ async function slash(c: Conversation, line: string, io: Io, step: Step): Promise
       return;
     case '/regenerate':
       await step((signal) => c.agent.regenerate({ signal }));
+      return;
+    case '/history':
+      showHistory(c.session, io.out);
+      return;
+    case '/rewind':
+      rewind(c, args, io.out);
+      return;
+    case '/edit':
+      await edit(c, line, (text) => step((signal) => c.agent.send(text, { signal })), io.out, prefill);
+      return;
+    case '/delete':
+      deleteTurn(c, args, io.out);
+      return;
+    case '/plan':
+      plan(c.session, args, io.out);
       return;
     case '/mode': {
       const mode = args[0];

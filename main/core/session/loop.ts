@@ -169,6 +169,12 @@ export class AgentLoop {
     this.pendingCause = 'rewind';
   }
 
+  /** Takes back one turn where spec §7 allows; the next request re-reads from there. */
+  deleteTurn(seq: number): void {
+    this.o.session.deleteTurn(seq);
+    this.pendingCause = 'turn deleted';
+  }
+
   /** Takes back the last turn and sends its message again. */
   async regenerate(opts: { signal?: AbortSignal } = {}): Promise<string> {
     const turn = this.o.session.undo();

@@ -14,13 +14,23 @@ export function applyToTurn(turn: Turn, inserted: Pick<Inserted, 'entry' | 'read
   }
 }
 
-/** Rebuilds the in-memory turns of a session from its stored turns, replies and results. */
+/**
+ * Rebuilds the in-memory turns of a session from its stored turns, replies and results.
+ * A result whose reply was never stored (Keel quit or crashed between running the call and
+ * storing the reply that made it) is not in any request the session renders: the call is not in
+ * the history. So it enters neither the dedupe table (spec §2: a stub names only a result the
+ * request carries) nor the compaction table; it stays stored, so `recall` still shows it.
+ */
 export function restoreTurns(turns: TurnRow[], replies: ReplyRow[], results: ResultRow[]): Turn[] {
   const byId = new Map<number, Turn>(turns.map((t) => [t.id, { ...t, replies: [], entries: [], reads: [], calls: 0 }]));
-  for (const reply of replies) byId.get(reply.turnId)?.replies.push(reply);
+  const called = new Set<number>();
+  for (const reply of replies) {
+    byId.get(reply.turnId)?.replies.push(reply);
+    for (const call of reply.calls) called.add(call.number);
+  }
   for (const r of results) {
     const turn = byId.get(r.turnId);
-    if (turn) applyToTurn(turn, insertedFromRow(r));
+    if (turn) applyToTurn(turn, called.has(r.number) ? insertedFromRow(r) : {});
   }
   return [...byId.values()];
 }

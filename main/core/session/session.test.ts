@@ -31,6 +31,14 @@ afterEach(() => {
 
 const text = async (s: Session, tool: string, args: unknown) => (await s.callTool(tool, args)).text;
 
+/** One model reply as the engine makes it: its calls run, then the reply is stored with them. */
+async function reply(s: Session, ...calls: [string, unknown][]): Promise<number[]> {
+  const made = [];
+  for (const [name, args] of calls) made.push({ name, args, number: (await s.callTool(name, args)).number, raw: `<${name}>` });
+  s.recordReply('', made);
+  return made.map((c) => c.number);
+}
+
 describe('the dedupe table follows the request being built', () => {
   it('agent sessions stub a re-read in a later turn; chat sessions read it in full', async () => {
     const agent = Session.create(deps, { root, kind: 'agent', mode: 'auto' });
@@ -149,8 +157,7 @@ describe('notes (§10.3)', () => {
 describe('a session resumed from its store', () => {
   it('rebuilds the dedupe table, the known hashes and the id counter', async () => {
     const s = Session.create(deps, { root, kind: 'agent', mode: 'auto' });
-    await s.callTool('read', { path: 'a.ts' });
-    await s.callTool('glob', { pattern: '*.ts' });
+    await reply(s, ['read', { path: 'a.ts' }], ['glob', { pattern: '*.ts' }]);
     s.endReply();
     const resumed = Session.open(deps, s.id);
     expect(await text(resumed, 'read', { path: 'a.ts', offset: 2 })).toMatch(/^\[#0003 a.ts lines 2-3 of 3 sha \w+\]\nUnchanged since #0001, which already shows lines 1-3\.$/);

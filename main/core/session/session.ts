@@ -11,6 +11,7 @@ import { ToolError, type PlanItem, type RawOutput, type ToolContext } from '../t
 import { passGate, type PermissionOptions } from '../permissions/approval.js';
 import { lastTold, localDate, messageWithNotes } from './notes.js';
 import { applyToTurn, restoreKnownHashes, restoreTurns } from './restore.js';
+import { deleteProblem, lastPlanNote } from './takeBack.js';
 import type { Mode, Note, ReplyCall, ReplyRow, SessionKind, SessionRow, SessionStore, Turn } from './types.js';
 
 export interface SessionDeps {
@@ -50,7 +51,6 @@ export class Session {
     private readonly known: Map<string, string>,
     /** The system prompt the first request since the last (re)build sent. */
     private promptAtFirstRequest: string | undefined,
-    private pendingPlanNote = false,
     /** "Always for this session" approvals: tool and target. */
     private readonly grants = new Set<string>(),
   ) {}
@@ -68,7 +68,7 @@ export class Session {
     const row = deps.store.createSession({
       kind: opts.kind, root, title: opts.title ?? '', mode, systemPrompt: prompt.text, promptMode: mode,
       promptInstructionsHash: prompt.instructionsHash, epoch: 0, plan: [], model: opts.model ?? '',
-      promptDate: localDate(deps.now()), createdAt: deps.now().toISOString(),
+      promptDate: localDate(deps.now()), planNotePending: false, createdAt: deps.now().toISOString(),
     });
     return new Session(deps, row, [], 1, new Map(), undefined);
   }
@@ -91,6 +91,8 @@ export class Session {
   get systemPrompt(): string { return this.row.systemPrompt; }
   get promptDate(): string { return this.row.promptDate; }
   get model(): string { return this.row.model; }
+  /** Whether the person changed the plan since a message last carried it (kept in the store). */
+  get planNotePending(): boolean { return this.row.planNotePending; }
 
   /** The system prompt a request sends. The first request after a (re)build fixes the reference. */
   systemPromptForRequest(): string {
@@ -215,10 +217,9 @@ export class Session {
     if (mode !== this.row.mode) this.updateRow({ mode });
   }
 
-  /** The person edited the plan; the next message carries it as a note. */
+  /** The person edited the plan; the next message carries it as a note (stored until then). */
   setPlanByPerson(items: PlanItem[]): void {
-    this.updateRow({ plan: items });
-    this.pendingPlanNote = true;
+    this.updateRow({ plan: items, planNotePending: true });
   }
 
   /**
@@ -238,13 +239,14 @@ export class Session {
     if (told.mode !== this.row.mode) notes.push({ kind: 'mode', mode: this.row.mode, body: modeText(this.deps.promptsDir, this.row.mode) });
     const instructions = readInstructions(this.row.root);
     if (instructions.hash !== told.instructionsHash) notes.push({ kind: 'instructions', ...instructions });
-    if (this.pendingPlanNote) notes.push({ kind: 'plan', body: formatPlan(this.row.plan) });
-    this.pendingPlanNote = false;
+    if (this.row.planNotePending) notes.push({ kind: 'plan', body: formatPlan(this.row.plan) });
 
     const turn = this.openTurn() ?? this.startTurn();
     turn.words = words;
     turn.notes = notes;
     this.deps.store.updateTurn(turn.id, { words, notes });
+    // Cleared only once the message holding the note is stored: a crash between repeats it, never loses it.
+    if (this.row.planNotePending) this.updateRow({ planNotePending: false });
     this.systemPromptForRequest();
     return { sent: messageWithNotes(words, notes), notes };
   }
@@ -255,9 +257,60 @@ export class Session {
     if (open && (open.calls > 0 || open.words !== undefined)) throw new SessionError('A reply is still running; stop it before undoing.');
     const last = this.history().filter((t) => t.status === 'done').pop();
     if (!last) throw new SessionError('There is no completed turn to undo since the session began or was last compacted.');
-    last.status = 'undone';
-    this.deps.store.updateTurn(last.id, { status: 'undone' });
+    this.takeBack([last]);
     return last;
+  }
+
+  /**
+   * Rewinds to the person's message of turn `seq`: that turn and every later one are taken back,
+   * as an undo takes back one (their messages, replies and results leave the request, so the
+   * dedupe table and the compaction table; files on disk stay as they are). Sending the message
+   * again, or another text, is an edit and resend. Returns the turns taken back, oldest first.
+   */
+  rewindTo(seq: number): Turn[] {
+    const history = this.history();
+    const at = history.findIndex((t) => t.seq === seq);
+    if (at < 0) throw new SessionError(this.notInHistory(seq));
+    const later = history.slice(at);
+    if (later.some((t) => t.status === 'open')) throw new SessionError('A reply is still running; stop it before rewinding.');
+    this.takeBack(later);
+    return later;
+  }
+
+  /**
+   * Deletes one completed turn, keeping those after it: it is taken back as an undo takes back
+   * the last (its reads leave the compaction table, spec §7). Refused where a later result would
+   * then name a result the request no longer carries (see deleteProblem).
+   */
+  deleteTurn(seq: number): Turn {
+    const history = this.history();
+    const turn = history.find((t) => t.seq === seq);
+    if (!turn) throw new SessionError(this.notInHistory(seq));
+    if (turn.status === 'open') throw new SessionError('A reply is still running; stop it before deleting a turn.');
+    const later = history.filter((t) => t.seq > seq);
+    const problem = deleteProblem(turn, later, this.deps.store.listResults(this.row.id));
+    if (problem) throw new SessionError(`Turn ${seq} cannot be deleted: ${problem}.`);
+    this.takeBack([turn]);
+    return turn;
+  }
+
+  private notInHistory(seq: number): string {
+    const seqs = this.history().map((t) => t.seq);
+    const range = seqs.length === 0 ? 'there are none' : `they are ${seqs.join(', ')}`;
+    return `There is no turn ${seq} in the history since the session began or was last compacted (${range}).`;
+  }
+
+  /**
+   * Marks turns taken back. A plan change the person made travels again with the next message
+   * when the message that carried it is among them, as the date and mode notes do.
+   */
+  private takeBack(turns: Turn[]): void {
+    const carriedPlan = lastPlanNote(this.history());
+    for (const turn of turns) {
+      turn.status = 'undone';
+      this.deps.store.updateTurn(turn.id, { status: 'undone' });
+    }
+    if (carriedPlan && turns.includes(carriedPlan) && !this.row.planNotePending) this.updateRow({ planNotePending: true });
   }
 
   /**
@@ -307,17 +360,6 @@ export class Session {
     const row = this.deps.store.getResult(this.row.id, number);
     if (!row) throw new SessionError(`No result #${number} in session ${this.row.id}.`);
     return row.inserted;
-  }
-
-  /** Takes back every turn after the one with this seq (rewind): they leave the request. */
-  rewindTo(seq: number): Turn[] {
-    const later = this.history().filter((t) => t.seq > seq);
-    if (later.some((t) => t.status === 'open')) throw new SessionError('A reply is still running; stop it before rewinding.');
-    for (const turn of later) {
-      turn.status = 'undone';
-      this.deps.store.updateTurn(turn.id, { status: 'undone' });
-    }
-    return later;
   }
 
   /** The summary and table the history starts with since the last compaction, if any. */

@@ -29,6 +29,8 @@ export interface SessionRow {
   model: string;
   /** The date templates see (`date_string`, `strftime_now`): fixed when the prompt is built. */
   promptDate: string;
+  /** The person changed the plan and no message has carried it yet (spec §10.3). */
+  planNotePending: boolean;
   createdAt: string;
 }
 
@@ -108,7 +110,7 @@ export interface ReplyRow {
 export const BREAK_CAUSES = [
   'compaction', 'model switched', 'undo', 'rewind', 'regenerate', 'resumed without cache',
   'template re-rendered earlier text', 'reply re-tokenized', 'chat reply results not carried', 'context full',
-  'server evicted the prefix', 'saved state unusable', 'something else',
+  'server evicted the prefix', 'saved state unusable', 'turn deleted', 'something else',
 ] as const;
 export type BreakCause = (typeof BREAK_CAUSES)[number];
 
@@ -141,7 +143,8 @@ export interface RequestRow {
 
 /** What the session needs of its store. main/db implements it on SQLite. */
 export interface SessionStore {
-  createSession(row: Omit<SessionRow, 'id'>): SessionRow;
+  /** A new session; `planNotePending` is false unless given. */
+  createSession(row: Omit<SessionRow, 'id' | 'planNotePending'> & { planNotePending?: boolean }): SessionRow;
   getSession(id: number): SessionRow | undefined;
   updateSession(id: number, fields: Partial<Omit<SessionRow, 'id' | 'kind' | 'root' | 'createdAt'>>): void;
   insertTurn(row: Omit<TurnRow, 'id'>): TurnRow;

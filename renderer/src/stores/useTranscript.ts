@@ -1,5 +1,7 @@
 import { create } from 'zustand';
 import type { Mode, ReplyPart, SessionView, ToolView } from '../../../main/contract.js';
+
+type PlanItem = SessionView['plan'][number];
 import { getApi } from '../api.js';
 import { report } from './useErrors.js';
 
@@ -22,12 +24,22 @@ interface TranscriptState {
   pending?: string;
   /** Tool results the person unfolded, by id. */
   unfolded: Record<string, true>;
+  /** Words for the message box (a rewound message), with a counter so the same words land again. */
+  draft?: { text: string; n: number };
   load(sessionId: number): Promise<void>;
   reload(): Promise<void>;
   clear(): void;
   send(text: string): Promise<void>;
   stop(): Promise<void>;
   undo(): Promise<void>;
+  /** Takes back turn `seq` and every later turn; its words go back into the message box. */
+  rewind(seq: number): Promise<void>;
+  /** Takes back turn `seq` and every later turn, and sends `text` in its place. */
+  editAndResend(seq: number, text: string): Promise<void>;
+  /** Takes back turn `seq` alone (main refuses, with why, where the spec does not allow it). */
+  deleteTurn(seq: number): Promise<void>;
+  /** The person's plan; the model hears of it with the next message. */
+  setPlan(items: PlanItem[]): Promise<void>;
   regenerate(): Promise<void>;
   compact(): Promise<void>;
   setMode(mode: Mode): Promise<void>;
@@ -59,13 +71,16 @@ export const useTranscript = create<TranscriptState>()((set, get) => {
   };
   const simple = async (call: (id: number) => Promise<void>) => {
     const id = get().sessionId;
-    if (id === undefined) return;
+    if (id === undefined) return false;
+    let ok = true;
     try {
       await call(id);
     } catch (err) {
+      ok = false;
       report(err);
     }
     if (get().sessionId === id) await get().reload();
+    return ok;
   };
 
   /** The parts live text and tools append to: the open turn's, copied, when nothing streamed yet. */
@@ -81,7 +96,7 @@ export const useTranscript = create<TranscriptState>()((set, get) => {
     running: false,
     unfolded: {},
     async load(sessionId) {
-      if (get().sessionId !== sessionId) set({ sessionId, view: undefined, live: undefined, pending: undefined, running: false, unfolded: {} });
+      if (get().sessionId !== sessionId) set({ sessionId, view: undefined, live: undefined, pending: undefined, running: false, unfolded: {}, draft: undefined });
       await get().reload();
     },
     async reload() {
@@ -110,7 +125,7 @@ export const useTranscript = create<TranscriptState>()((set, get) => {
         await current;
       }
     },
-    clear: () => set({ sessionId: undefined, view: undefined, live: undefined, pending: undefined, running: false, unfolded: {} }),
+    clear: () => set({ sessionId: undefined, view: undefined, live: undefined, pending: undefined, running: false, unfolded: {}, draft: undefined }),
     send: (text) => work((id) => getApi().send(id, text), text),
     stop: async () => {
       const id = get().sessionId;
@@ -121,10 +136,30 @@ export const useTranscript = create<TranscriptState>()((set, get) => {
         report(err);
       }
     },
-    undo: () => simple((id) => getApi().undo(id)),
+    undo: async () => {
+      await simple((id) => getApi().undo(id));
+    },
+    async rewind(seq) {
+      const words = get().view?.turns.find((t) => t.seq === seq)?.words;
+      if (await simple((id) => getApi().rewind(id, seq)) && words) set({ draft: { text: words, n: (get().draft?.n ?? 0) + 1 } });
+    },
+    editAndResend: (seq, text) => {
+      // The turns being replaced leave the view at once; main's view confirms it when it lands.
+      const view = get().view;
+      if (view) set({ view: { ...view, turns: view.turns.filter((t) => t.seq < seq) } });
+      return work((id) => getApi().editAndResend(id, seq, text), text);
+    },
+    deleteTurn: async (seq) => {
+      await simple((id) => getApi().deleteTurn(id, seq));
+    },
+    setPlan: async (items) => {
+      await simple((id) => getApi().setPlan(id, items));
+    },
     regenerate: () => work((id) => getApi().regenerate(id)),
     compact: () => work((id) => getApi().compact(id)),
-    setMode: (mode) => simple((id) => getApi().setMode(id, mode)),
+    setMode: async (mode) => {
+      await simple((id) => getApi().setMode(id, mode));
+    },
     toggleFold: (id) =>
       set((s) => {
         const unfolded = { ...s.unfolded };

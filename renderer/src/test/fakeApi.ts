@@ -56,7 +56,7 @@ export function summary(o: Partial<SessionSummary> = {}): SessionSummary {
 }
 
 export function sessionView(o: Partial<SessionView> = {}): SessionView {
-  return { summary: summary(), turns: [], plan: [], systemPromptSha: '5be2d810aa', running: false, ...o };
+  return { summary: summary(), turns: [], plan: [], planPending: false, systemPromptSha: '5be2d810aa', running: false, ...o };
 }
 
 export function recallView(o: Partial<RecallView> = {}): RecallView {

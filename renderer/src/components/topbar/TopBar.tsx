@@ -1,16 +1,18 @@
 import { useRequests } from '../../stores/useRequests.js';
+import { useTranscript } from '../../stores/useTranscript.js';
 import { useUi } from '../../stores/useUi.js';
 import { Actions } from './Actions.js';
 import { ModeSelector } from './ModeSelector.js';
 
 /**
- * Tabs (Transcript / Cache), the mode and the session's actions. The model chip sits in the title
+ * Tabs (Transcript / Cache / Plan), the mode and the session's actions. The model chip sits in the title
  * bar. Narrow (the inspector open), the actions show as icons with tooltips; narrower still, the
  * controls move to a second row rather than out of view.
  */
 export function TopBar() {
   const tab = useUi((s) => s.tab);
   const breaks = useRequests((s) => s.rows.filter((r) => r.cause).length);
+  const steps = useTranscript((s) => s.view?.plan.length ?? 0);
   return (
     <div className="topbar">
       <nav className="tabs" role="tablist">
@@ -19,6 +21,9 @@ export function TopBar() {
         </button>
         <button type="button" role="tab" aria-selected={tab === 'cache'} className={tab === 'cache' ? 'on' : ''} onClick={() => useUi.getState().setTab('cache')} data-testid="cache-tab">
           Cache {breaks > 0 && <span className="tag amber">{breaks} {breaks === 1 ? 'break' : 'breaks'}</span>}
+        </button>
+        <button type="button" role="tab" aria-selected={tab === 'plan'} className={tab === 'plan' ? 'on' : ''} onClick={() => useUi.getState().setTab('plan')} data-testid="plan-tab">
+          Plan {steps > 0 && <span className="tag">{steps}</span>}
         </button>
       </nav>
       <div className="topbar-controls">

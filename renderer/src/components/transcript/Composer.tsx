@@ -1,4 +1,4 @@
-import { useState, type KeyboardEvent } from 'react';
+import { useEffect, useState, type KeyboardEvent } from 'react';
 import { MOD, withMod } from '../../shortcuts.js';
 import { useTranscript } from '../../stores/useTranscript.js';
 
@@ -8,6 +8,11 @@ export function Composer() {
   const hasSession = useTranscript((s) => s.sessionId !== undefined);
   const running = useTranscript((s) => s.running);
   const mode = useTranscript((s) => s.view?.summary.mode);
+  const draft = useTranscript((s) => s.draft);
+  // A message rewound to comes back here, to send again or change.
+  useEffect(() => {
+    if (draft) setText(draft.text);
+  }, [draft]);
   const canSend = hasSession && !running && text.trim() !== '';
 
   const send = () => {

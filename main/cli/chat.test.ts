@@ -1,0 +1,88 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULT_PROMPTS_DIR } from '../core/prompts/buildSystemPrompt.js';
+import { Session } from '../core/session/session.js';
+import { ToolRegistry } from '../core/tools/registry.js';
+import { SqliteStore } from '../db/store.js';
+import { databasePath } from '../keelHome.js';
+import { writeTestModel } from '../llm/testModel/makeTestModel.js';
+import { runCli } from './index.js';
+
+function collector() {
+  const chunks: string[] = [];
+  return { write: (text: string) => chunks.push(text), get text() { return chunks.join(''); } };
+}
+
+let tmp: string;
+let root: string;
+let model: string;
+let savedHome: string | undefined;
+
+beforeEach(() => {
+  tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-chat-')));
+  savedHome = process.env.KEEL_HOME;
+  process.env.KEEL_HOME = path.join(tmp, 'home');
+  root = path.join(tmp, 'ws');
+  fs.mkdirSync(root);
+  model = path.join(tmp, 'tiny.gguf');
+  writeTestModel(model);
+});
+
+afterEach(() => {
+  if (savedHome === undefined) delete process.env.KEEL_HOME;
+  else process.env.KEEL_HOME = savedHome;
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+/** `keel new` on the generated model with these lines typed at its prompt. */
+async function converse(lines: string[]) {
+  const out = collector();
+  const err = collector();
+  const input = Readable.from(lines.map((l) => `${l}\n`));
+  const code = await runCli(
+    ['new', '--workspace', root, '--model', model, '--mode', 'auto', '--threads', '1', '--context', '8192', '--max-tokens', '4'],
+    { out, err, input },
+  );
+  return { code, out: out.text, err: err.text };
+}
+
+describe('history and plan commands in `keel chat`', { timeout: 120_000 }, () => {
+  it('/history, /rewind N, /edit N TEXT, /delete N and /plan act on the real session', async () => {
+    const r = await converse([
+      'Alpha message', 'Bravo message', 'Charlie message',
+      '/history', '/rewind 2', '/history',
+      '/edit 1 Alpha edited',
+      '/delete 9', '/rewind two',
+      '/plan add Write tests', '/plan add Ship', '/plan done 1', '/plan remove 2', '/plan edit 1 Write the tests', '/plan',
+      '/plan done 5',
+      'Delta message',
+      '/edit 4',
+      '/quit',
+    ]);
+    expect(r.err).not.toContain('unexpected error');
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/ {3}1 {2}Alpha message\n {3}2 {2}Bravo message\n {3}3 {2}Charlie message\n/);
+    expect(r.out).toContain('Took back turns 2, 3 (0 results left the request; files on disk stay as they are).\nTurn 2 said: Bravo message\n   1  Alpha message\n');
+    expect(r.out).toContain('Took back turn 1 (0 results left the request; files on disk stay as they are).\n');
+    expect(r.err).toContain('There is no turn 9 in the history since the session began or was last compacted (they are 4).');
+    expect(r.err).toContain('/rewind needs a turn number as /history lists them, not "two".');
+    expect(r.out).toContain('Plan (the model hears of your change with your next message):\n1. [x] Write the tests\n');
+    expect(r.err).toContain('/plan done needs a step number from 1 to 1, not "5".');
+    // Without new text, /edit changes nothing and shows the line to send.
+    expect(r.err).toContain('/edit needs the new text: /edit 4 Alpha edited');
+
+    const store = new SqliteStore(databasePath());
+    try {
+      const s = Session.open({ store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, now: () => new Date() }, 1);
+      expect(s.history().map((t) => [t.seq, t.words])).toEqual([[4, 'Alpha edited'], [5, 'Delta message']]);
+      expect(s.history()[1].notes).toEqual([{ kind: 'plan', body: '1. [x] Write the tests' }]);
+      expect(s.planNotePending).toBe(false);
+      expect(store.listRequests(1).filter((q) => q.cause).map((q) => q.cause)).toEqual(['rewind']);
+    } finally {
+      store.close();
+    }
+  });
+});
