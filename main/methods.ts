@@ -29,6 +29,9 @@ export const METHODS = [
   'pickFolder',
   'downloadModel',
   'setPlan',
+  'localSettings',
+  'setLocalSettings',
+  'doctor',
 ] as const satisfies readonly KeelMethod[];
 
 type Listed = (typeof METHODS)[number];

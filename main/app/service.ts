@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ApprovalAnswer, ApprovalView, AppState, KeelApi, KeelEvent, ModelFile, RecallView, SessionSummary } from '../contract.js';
+import type { ApprovalAnswer, ApprovalView, AppState, DoctorReport, KeelApi, KeelEvent, LocalSettings, LocalSettingsText, ModelFile, RecallView, SessionSummary } from '../contract.js';
 import { formatId, parseId } from '../core/hygiene/ids.js';
 import type { ApprovalDecision } from '../core/permissions/approval.js';
 import { Session, type SessionDeps } from '../core/session/session.js';
@@ -11,6 +11,7 @@ import { Agent } from '../llm/agent.js';
 import { downloadModel, RECOMMENDED_MODEL } from '../llm/download.js';
 import { loadModel, type LoadedModel } from '../llm/model.js';
 import type { Script } from '../llm/request.js';
+import { Machine } from './machine.js';
 import { readSettings, writeSettings, type Settings } from './settings.js';
 import { sessionView, summaryOf, toolView } from './views.js';
 
@@ -45,6 +46,7 @@ export class KeelService implements KeelApi {
   private readonly approvals = new Map<number, { view: ApprovalView; resolve: (decision: ApprovalDecision) => void }>();
   private nextApproval = 1;
   private sessionsStamp: string;
+  private readonly machine: Machine;
 
   constructor(private readonly o: ServiceOptions) {
     this.deps = {
@@ -60,13 +62,14 @@ export class KeelService implements KeelApi {
       },
     };
     this.settings = readSettings(o.dataFolder);
+    this.machine = new Machine({ saved: () => this.settings.local, save: (local) => this.remember({ local }), overrides: { threads: o.threads, contextSize: o.contextSize } });
     this.sessionsStamp = o.store.sessionsStamp();
   }
 
   async getState(): Promise<AppState> {
     return {
       modelsFolder: this.settings.modelsFolder, lastModel: this.settings.lastModel, loadedModel: this.loadedModel, dataFolder: this.o.dataFolder,
-      canPickFolder: this.o.pickFolder !== undefined,
+      canPickFolder: this.o.pickFolder !== undefined, loadedSetups: this.machine.setups(),
     };
   }
 
@@ -194,6 +197,18 @@ export class KeelService implements KeelApi {
     return [...this.approvals.values()].map((p) => p.view);
   }
 
+  async localSettings(): Promise<LocalSettings> {
+    return this.machine.settings();
+  }
+
+  async setLocalSettings(settings: LocalSettingsText): Promise<LocalSettings> {
+    return this.machine.apply(settings, () => this.reloadModels(), this.loadedModel);
+  }
+
+  async doctor(model?: string): Promise<DoctorReport> {
+    return this.machine.doctor(model ?? this.loadedModel ?? this.settings.lastModel);
+  }
+
   /**
    * Tells the UI when sessions were created or deleted outside it (by `keel` on the same store).
    * The app hosts call this every couple of seconds; it is one small query.
@@ -230,13 +245,29 @@ export class KeelService implements KeelApi {
     let loading = this.models.get(key);
     if (!loading) {
       loading = loadModel({
-        modelPath: key, threads: this.o.threads, contextSize: this.o.contextSize,
+        modelPath: key, settings: this.machine.forLoad(),
         onProgress: (fraction) => this.o.emit({ type: 'model-progress', path: key, fraction }),
       });
       this.models.set(key, loading);
-      loading.then(() => this.o.emit({ type: 'model-loaded', path: key }), () => this.models.delete(key));
+      loading.then((m) => {
+        this.machine.noteLoaded(m);
+        this.o.emit({ type: 'model-loaded', path: key });
+      }, () => this.models.delete(key));
     }
     return loading;
+  }
+
+  /** Loads the app's model again (new settings): every session gives its sequence back first (their KV state was saved after each turn). */
+  private async reloadModels(): Promise<void> {
+    if (this.running.size > 0) throw new Error('A session is answering; stop it first.');
+    for (const agent of this.agents.values()) await agent.dispose();
+    this.agents.clear();
+    for (const [key, loading] of [...this.models]) {
+      this.models.delete(key);
+      this.machine.noteGone(key);
+      await (await loading.catch(() => undefined))?.dispose();
+    }
+    if (this.loadedModel) await this.model(this.loadedModel);
   }
 
   private async agent(id: number): Promise<Agent> {

@@ -26,6 +26,9 @@ export interface LocalSettings {
   kvCacheType: KvCacheType;
 }
 
+/** The settings as a form or a call sends them: each as text ('auto', '8192', 'q8_0'); left out is auto. */
+export type LocalSettingsText = Partial<Record<keyof LocalSettings, string>>;
+
 /** What the machine allows: every choice left to the fitting. */
 export const DEFAULT_LOCAL_SETTINGS: Readonly<LocalSettings> = Object.freeze({
   backend: 'auto', gpuLayers: 'auto', contextSize: 'auto', threads: 'auto', kvCacheType: 'auto',
