@@ -6,9 +6,9 @@
  */
 import type { ApprovalAnswer, ApprovalRequest } from './core/permissions/approval.js';
 import type { Mode, RequestRow, SessionKind } from './core/session/types.js';
-import type { DoctorReport, LocalSettings, LocalSettingsText, LocalSetup } from './llm/localSettings.js';
+import type { Choice, DoctorReport, LocalSettings, LocalSettingsText, LocalSetup } from './llm/localSettings.js';
 
-export type { ApprovalAnswer, DoctorReport, LocalSettings, LocalSettingsText, LocalSetup, Mode, RequestRow, SessionKind };
+export type { ApprovalAnswer, Choice, DoctorReport, LocalSettings, LocalSettingsText, LocalSetup, Mode, RequestRow, SessionKind };
 
 export interface SessionSummary {
   id: number;

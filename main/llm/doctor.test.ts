@@ -130,7 +130,7 @@ describe('loadModel with local settings', SLOW, () => {
       const attempt = loadModel({ modelPath: small, threads: 1, settings: { backend: 'cpu', contextSize: 8192 } });
       const error = (await attempt.catch((e: Error) => e)) as Error;
       expect(error).toBeInstanceOf(FitError);
-      const match = /^A 8,192-token context \(for 4 sessions at once\) does not fit in the RAM free beside the model \([\d.]+ MiB\); up to ([\d,]+) fits\.$/.exec(error.message);
+      const match = /^A 8,192-token context \(for 4 sessions at once\) does not fit in the RAM free beside the model \([\d.]+ MB\); up to ([\d,]+) fits\.$/.exec(error.message);
       expect(match, error.message).not.toBeNull();
       const fits = Number(match![1].replace(/,/g, ''));
       expect(fits).toBeGreaterThan(0);

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { getLlamaGpuTypes, type Llama } from 'node-llama-cpp';
 import { backendName, memoryView, modelInsights, planFit } from './fit.js';
-import type { Backend, DoctorReport, LocalSettings, MachineReport } from './localSettings.js';
+import { BACKENDS, KV_CACHE_TYPES, type Backend, type DoctorReport, type LocalSettings, type MachineReport } from './localSettings.js';
 import { loadLlama, settingsOf } from './model.js';
 
 export interface DoctorOptions {
@@ -21,14 +21,15 @@ export async function doctor(o: DoctorOptions = {}): Promise<DoctorReport> {
   const settings = settingsOf({ settings: o.settings });
   const llama = await loadLlama(settings.backend);
   const machine = await machineReport(llama, settings.backend);
-  if (o.modelPath === undefined) return { settings, machine };
+  const options = { backends: BACKENDS, kvCacheTypes: KV_CACHE_TYPES };
+  if (o.modelPath === undefined) return { settings, options, machine };
   const file = path.resolve(o.modelPath);
   if (!fs.existsSync(file)) throw new Error(`The model file ${file} does not exist.`);
   if (!fs.statSync(file).isFile()) throw new Error(`The model file ${file} is not a file.`);
   const insights = await modelInsights(llama, file).catch((e: Error) => {
     throw new Error(`${file} is not a GGUF model node-llama-cpp can read: ${e.message}`);
   });
-  return { settings, machine, model: await planFit(llama, file, insights, settings, o.freedVram) };
+  return { settings, options, machine, model: await planFit(llama, file, insights, settings, o.freedVram) };
 }
 
 async function machineReport(llama: Llama, setting: Backend): Promise<MachineReport> {

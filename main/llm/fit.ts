@@ -244,14 +244,8 @@ function ggml(name: 'F16' | 'Q8_0' | 'Q4_0' | undefined): GgmlType | undefined {
 const integer = new Intl.NumberFormat('en-US');
 export const n = (value: number): string => integer.format(value);
 
-/** Bytes in binary units, one decimal. */
+/** Bytes in decimal units with one decimal, as the app shows sizes: 7.8 GB. */
 export function size(bytes: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]}`;
+  const [unit, scale] = bytes >= 1e12 ? ['TB', 1e12] : bytes >= 1e9 ? ['GB', 1e9] : bytes >= 1e6 ? ['MB', 1e6] : bytes >= 1e3 ? ['kB', 1e3] : ['B', 1];
+  return scale === 1 ? `${bytes} B` : `${(bytes / (scale as number)).toFixed(1)} ${unit}`;
 }

@@ -98,6 +98,8 @@ export interface ModelPlan {
 
 export interface DoctorReport {
   settings: LocalSettings;
+  /** The values the backend and KV cache settings take, for a form to offer. */
+  options: { backends: readonly Backend[]; kvCacheTypes: readonly KvCacheType[] };
   machine: MachineReport;
   model?: ModelPlan;
 }
