@@ -90,7 +90,7 @@ describe('local engine settings in the app', { timeout: 120_000 }, () => {
     const report = await service.doctor();
     expect(report.settings).toMatchObject({ backend: 'cpu', kvCacheType: 'f16', threads: 1 });
     expect(report.machine.backend).toBe('CPU');
-    expect(report.model).toMatchObject({ path: model, contextSize: { value: 8192 }, kvCacheType: { value: 'F16', why: 'Set to f16 in the settings.' } });
+    expect(report.model).toMatchObject({ path: model, contextSize: { value: 8192 }, kvCacheType: { value: 'F16', why: 'Set to f16.' } });
     await expect(service.doctor(path.join(dir, 'none.gguf'))).rejects.toThrow(`The model file ${path.join(dir, 'none.gguf')} does not exist.`);
   });
 

@@ -233,7 +233,7 @@ describe('keel doctor', { timeout: 60_000 }, () => {
     expect(text.out).toMatch(/^Machine\n {2}backend +CPU\n +The backend is set to CPU\.\n {2}devices +none\n/);
     expect(text.out).toContain(`\nModel ${model}\n`);
     expect(text.out).toMatch(/\n {2}context size +4,096 tokens per session, 4 sessions\n +The model's trained context \(4,096 tokens\) fits/);
-    expect(text.out).toMatch(/\n {2}threads +1\n +Set to 1 in the settings\.\n/);
+    expect(text.out).toMatch(/\n {2}threads +1\n +Set to 1\.\n/);
 
     const json = await cli('doctor', model, '--json', '--backend', 'cpu', '--context', '8192');
     expect(json.code).toBe(1);

@@ -77,7 +77,7 @@ describe('doctor: a model file', SLOW, () => {
     const { model } = await doctor({ settings: { backend: 'cpu', contextSize: 16384, threads: 1 }, modelPath: small });
     expect(model!.problem).toBe('A 16,384-token context is more than this model was trained for; it takes up to 8,192.');
     expect(model!.contextSize.value).toBe(8192);
-    expect(model!.threads).toEqual({ value: 1, why: 'Set to 1 in the settings.' });
+    expect(model!.threads).toEqual({ value: 1, why: 'Set to 1.' });
   });
 
   it('names a file that is missing or not a GGUF', async () => {

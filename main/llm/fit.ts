@@ -149,7 +149,7 @@ export async function planFit(llama: Llama, file: string, insights: GgufInsights
   try {
     layers = await resolveLayers(gpuLayersOption(settings));
     layersWhy = !llama.supportsGpuOffloading ? `The ${backendName(llama)} backend keeps every layer in RAM.`
-      : settings.gpuLayers !== 'auto' ? `Set to ${n(settings.gpuLayers)} in the settings.`
+      : settings.gpuLayers !== 'auto' ? `Set to ${n(settings.gpuLayers)}.`
       : layers.gpuLayers >= totalLayers ? `All ${n(totalLayers)} layers fit in free VRAM (${size(vramFree)}) with room for the context.`
       : `${n(layers.gpuLayers)} of ${n(totalLayers)} layers fit in free VRAM (${size(vramFree)}) with room for the context; the rest run on the CPU.`;
   } catch (e) {
@@ -179,7 +179,7 @@ export async function planFit(llama: Llama, file: string, insights: GgufInsights
     const value = padded(await resolveContext(settings.contextSize), train);
     contextSize = {
       value,
-      why: settings.contextSize !== 'auto' ? `Set to ${n(settings.contextSize)} in the settings (the model was trained for ${n(train)}).`
+      why: settings.contextSize !== 'auto' ? `Set to ${n(settings.contextSize)} (the model was trained for ${n(train)}).`
         : value >= train ? `The model's trained context (${n(train)} tokens) fits, for ${SEQUENCES} sessions at once, in ${where}.`
         : `The most that fits, for ${SEQUENCES} sessions at once, in ${where}; the model was trained for ${n(train)}.`,
     };
@@ -203,14 +203,14 @@ export async function planFit(llama: Llama, file: string, insights: GgufInsights
     kvCacheType: {
       value: kvName,
       why: settings.kvCacheType === 'auto' ? 'node-llama-cpp\'s default. q8_0 or q4_0 hold more context in the same memory; node-llama-cpp calls them experimental.'
-        : `Set to ${settings.kvCacheType} in the settings.`,
+        : `Set to ${settings.kvCacheType}.`,
     },
     flashAttention: options.flashAttention === false
       ? { value: 'off', why: 'This model\'s architecture does not support it.' }
       : { value: 'auto', why: 'llama.cpp uses it where the device supports it.' },
     threads: settings.threads === 'auto'
       ? { value: cores, why: `node-llama-cpp's default for this machine (${n(llama.cpuMathCores)} cores useful for math).` }
-      : { value: settings.threads, why: `Set to ${n(settings.threads)} in the settings.` },
+      : { value: settings.threads, why: `Set to ${n(settings.threads)}.` },
     sequences: SEQUENCES, estimate, problem,
   };
 }

@@ -101,7 +101,7 @@ function InUse({ setup }: { setup: LocalSetup }) {
   return (
     <p className="small" data-testid="settings-in-use">
       In use now: <strong>{setupLine(setup)}</strong> · {n(setup.gpuLayers)} of {n(setup.totalLayers)} layers on the GPU · KV {setup.kvCacheType} ·{' '}
-      {n(setup.threads)} threads · {setup.sequences} sessions at once
+      {n(setup.threads)} thread{setup.threads === 1 ? '' : 's'} · {setup.sequences} sessions at once
     </p>
   );
 }
