@@ -347,3 +347,25 @@ test('history control: Edit and resend replaces a message (the cache view names 
     assertClean(h);
   });
 });
+
+test('settings: Ctrl+, shows the real doctor report; a KV cache the model cannot hold is refused in words; the status bar shows backend and context', async ({ browser }) => {
+  await withHarness(browser, async (h) => {
+    await preloadModel(h);
+    const page = await h.open();
+    // The harness pins the context at 16,384 tokens per session.
+    await waitForText(page.getByTestId('status-engine'), /^(CPU|CUDA|Metal|Vulkan) · 16,384 ctx$/);
+    await page.keyboard.press('Control+Comma');
+    await page.getByTestId('settings-panel').waitFor({ timeout: WAIT });
+    await waitForText(page.getByTestId('doctor-backend'), /^(CPU|CUDA|Metal|Vulkan)\S*\s*\S/);
+    await waitForText(page.getByTestId('doctor-context'), /^16,384 tokens × 4 sessions/);
+    await page.getByTestId('settings-kv').selectOption('q4_0');
+    await page.getByTestId('settings-save').click();
+    await waitForText(page.getByTestId('settings-error'), /^A q4_0 KV cache needs the model's attention head size \(16\) to be a multiple of 32; f16 fits\.$/);
+    await h.screenshot('settings');
+    assert.equal((await h.host.api.localSettings()).kvCacheType, 'auto', 'a refused setting is not saved');
+    await waitForText(page.getByTestId('status-engine'), /· 16,384 ctx$/);
+    await page.keyboard.press('Escape');
+    await page.getByTestId('settings-panel').waitFor({ state: 'detached', timeout: WAIT });
+    assertClean(h);
+  });
+});

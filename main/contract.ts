@@ -7,8 +7,9 @@
 import type { ElidedMark } from './core/hygiene/cap.js';
 import type { ApprovalAnswer, ApprovalRequest } from './core/permissions/approval.js';
 import type { Mode, RequestRow, SessionKind } from './core/session/types.js';
+import type { Choice, DoctorReport, LocalSettings, LocalSettingsText, LocalSetup } from './llm/localSettings.js';
 
-export type { ApprovalAnswer, ElidedMark, Mode, RequestRow, SessionKind };
+export type { ApprovalAnswer, Choice, DoctorReport, ElidedMark, LocalSettings, LocalSettingsText, LocalSetup, Mode, RequestRow, SessionKind };
 
 export interface SessionSummary {
   id: number;
@@ -107,6 +108,8 @@ export interface AppState {
   canPickFolder?: boolean;
   /** Whether commands run in an OS sandbox here, and in plain words what that means (or why not). */
   sandbox?: { on: boolean; text: string };
+  /** What each loaded model actually uses (backend, context size…), by its path. */
+  loadedSetups?: Record<string, LocalSetup>;
 }
 
 /** Every call the UI can make. Each returns a promise; failures reject with a readable message. */
@@ -146,6 +149,15 @@ export interface KeelApi {
   answerApproval(approvalId: number, answer: ApprovalAnswer, reason?: string): Promise<void>;
   /** Approvals still waiting (after a reload of the window, say). */
   pendingApprovals(): Promise<ApprovalView[]>;
+  /** The local engine settings as saved (each 'auto' unless the person chose). */
+  localSettings(): Promise<LocalSettings>;
+  /**
+   * Checks and saves the settings, then loads the app's model again with them. A value Keel cannot
+   * use, or one that does not fit with the model, is refused in words and nothing changes.
+   */
+  setLocalSettings(settings: LocalSettingsText): Promise<LocalSettings>;
+  /** The machine (backend, devices, free memory) and, for `model` (default: the app's), what a load would use and why. */
+  doctor(model?: string): Promise<DoctorReport>;
 }
 
 export type KeelMethod = keyof KeelApi;
@@ -167,7 +179,7 @@ export type KeelEvent =
   | { type: 'error'; sessionId?: number; message: string };
 
 /** Methods whose trailing arguments may be left out: from this index on. Every other argument is required. */
-export const OPTIONAL_FROM: Partial<Record<KeelMethod, number>> = { recall: 2, downloadModel: 0, answerApproval: 2 };
+export const OPTIONAL_FROM: Partial<Record<KeelMethod, number>> = { recall: 2, downloadModel: 0, answerApproval: 2, doctor: 0 };
 
 /** The shape of each method's arguments, checked in main before anything runs. */
 export const METHOD_ARGS = {
@@ -201,4 +213,9 @@ export const METHOD_ARGS = {
   setPlan: [{ type: 'integer', minimum: 1 }, { type: 'array', items: { type: 'object', required: ['text'], properties: {
     text: { type: 'string' }, status: { type: 'string', enum: ['todo', 'doing', 'done'] },
   } } }],
+  localSettings: [],
+  setLocalSettings: [{ type: 'object', properties: {
+    backend: { type: 'string' }, gpuLayers: { type: 'string' }, contextSize: { type: 'string' }, threads: { type: 'string' }, kvCacheType: { type: 'string' },
+  } }],
+  doctor: [{ type: 'string' }],
 } as const satisfies Record<KeelMethod, readonly object[]>;

@@ -32,6 +32,9 @@ export const METHODS = [
   'rewind',
   'editAndResend',
   'deleteTurn',
+  'localSettings',
+  'setLocalSettings',
+  'doctor',
 ] as const satisfies readonly KeelMethod[];
 
 type Listed = (typeof METHODS)[number];

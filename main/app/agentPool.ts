@@ -119,6 +119,14 @@ export class AgentPool {
     removeSessionState(this.o.dataFolder, id);
   }
 
+  /** Gives every sequence back, saving each session's cache first (the models are about to load again). */
+  async closeAll(): Promise<void> {
+    if (this.running.size > 0) throw new Error('A session is answering; stop it first.');
+    await Promise.all([...this.agents.keys()].map((id) => this.flush(id)));
+    for (const agent of this.agents.values()) await agent.dispose();
+    this.agents.clear();
+  }
+
   async dispose(): Promise<void> {
     for (const controller of this.running.values()) controller.abort();
     await Promise.all([...this.agents.keys()].map((id) => this.flush(id)));

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { KeelEvent, ModelFile } from '../contract.js';
 import { downloadModel, RECOMMENDED_MODEL } from '../llm/download.js';
 import { loadModel, type LoadedModel } from '../llm/model.js';
+import { Machine } from './machine.js';
 import { readSettings, writeSettings, type Settings } from './settings.js';
 
 export interface CatalogOptions {
@@ -17,9 +18,14 @@ export class ModelCatalog {
   private readonly loaded = new Map<string, Promise<LoadedModel>>();
   private current?: string;
   settings: Settings;
+  /** The local engine's settings, what each loaded model uses, the doctor (machine.ts). */
+  readonly machine: Machine;
 
   constructor(private readonly o: CatalogOptions) {
     this.settings = readSettings(o.dataFolder);
+    this.machine = new Machine({
+      saved: () => this.settings.local, save: (local) => this.remember({ local }), overrides: { threads: o.threads, contextSize: o.contextSize },
+    });
   }
 
   /** The model loaded last in this run, if any. */
@@ -61,11 +67,14 @@ export class ModelCatalog {
     let loading = this.loaded.get(key);
     if (!loading) {
       loading = loadModel({
-        modelPath: key, threads: this.o.threads, contextSize: this.o.contextSize,
+        modelPath: key, settings: this.machine.forLoad(),
         onProgress: (fraction) => this.o.emit({ type: 'model-progress', path: key, fraction }),
       });
       this.loaded.set(key, loading);
-      loading.then(() => this.o.emit({ type: 'model-loaded', path: key }), () => this.loaded.delete(key));
+      loading.then((m) => {
+        this.machine.noteLoaded(m);
+        this.o.emit({ type: 'model-loaded', path: key });
+      }, () => this.loaded.delete(key));
     }
     return loading;
   }
@@ -80,7 +89,17 @@ export class ModelCatalog {
     writeSettings(this.o.dataFolder, this.settings);
   }
 
+  /** Loads the chosen model again (new settings); every session must have given its sequence back first. */
+  async reload(): Promise<void> {
+    await this.dispose();
+    if (this.current) await this.model(this.current);
+  }
+
   async dispose(): Promise<void> {
-    for (const model of this.loaded.values()) await (await model.catch(() => undefined))?.dispose();
+    for (const [key, loading] of [...this.loaded]) {
+      this.loaded.delete(key);
+      this.machine.noteGone(key);
+      await (await loading.catch(() => undefined))?.dispose();
+    }
   }
 }

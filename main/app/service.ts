@@ -1,4 +1,6 @@
-import type { ApprovalAnswer, ApprovalView, AppState, KeelApi, KeelEvent, ModelFile, RecallView, SessionSummary } from '../contract.js';
+import type {
+  ApprovalAnswer, ApprovalView, AppState, DoctorReport, KeelApi, KeelEvent, LocalSettings, LocalSettingsText, ModelFile, RecallView, SessionSummary,
+} from '../contract.js';
 import { Session, type SessionDeps } from '../core/session/session.js';
 import type { Script } from '../core/session/loop.js';
 import type { Mode, RequestRow, SessionKind } from '../core/session/types.js';
@@ -62,7 +64,7 @@ export class KeelService implements KeelApi {
   async getState(): Promise<AppState> {
     return {
       modelsFolder: this.catalog.settings.modelsFolder, lastModel: this.catalog.settings.lastModel, loadedModel: this.catalog.loadedModel,
-      dataFolder: this.o.dataFolder, canPickFolder: this.o.pickFolder !== undefined, sandbox: await sandboxView(this.deps.commands),
+      dataFolder: this.o.dataFolder, canPickFolder: this.o.pickFolder !== undefined, sandbox: await sandboxView(this.deps.commands), loadedSetups: this.catalog.machine.setups(),
     };
   }
 
@@ -168,6 +170,22 @@ export class KeelService implements KeelApi {
 
   async pendingApprovals(): Promise<ApprovalView[]> {
     return this.approvals.pending();
+  }
+
+  async localSettings(): Promise<LocalSettings> {
+    return this.catalog.machine.settings();
+  }
+
+  /** New local engine settings: every session gives its sequence back, and the model loads again with them. */
+  async setLocalSettings(settings: LocalSettingsText): Promise<LocalSettings> {
+    return this.catalog.machine.apply(settings, async () => {
+      await this.pool.closeAll();
+      await this.catalog.reload();
+    }, this.catalog.loadedModel);
+  }
+
+  async doctor(model?: string): Promise<DoctorReport> {
+    return this.catalog.machine.doctor(model ?? this.catalog.defaultModel());
   }
 
   /**

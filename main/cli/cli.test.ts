@@ -12,7 +12,8 @@ import { ReplyPrinter } from './commands/printer.js';
 import { recallResult } from './commands/recall.js';
 import { showRequests } from './commands/requests.js';
 import { listSessions } from './commands/sessions.js';
-import { runCli } from './index.js';
+import { writeTestModel } from '../llm/testModel/makeTestModel.js';
+import { localFlags, runCli } from './index.js';
 import { CliError } from './io.js';
 
 /** A writer that keeps what it is given. */
@@ -193,7 +194,13 @@ describe('bad input', { timeout: 30_000 }, () => {
     expect(await cli('sessions', '--bogus')).toMatchObject({ code: 1, err: expect.stringContaining("Unknown option '--bogus'") });
     expect(await cli('requests', 'abc')).toMatchObject({ code: 1, err: expect.stringContaining('"abc" is not a session id') });
     expect(await cli('requests')).toMatchObject({ code: 1, err: expect.stringContaining('keel requests takes 1 argument') });
-    expect(await cli('chat', '1', '--threads', '0')).toMatchObject({ code: 1, err: expect.stringContaining('--threads needs a positive whole number') });
+    expect(await cli('chat', '1', '--threads', '0')).toMatchObject({ code: 1, err: 'keel: --threads must be auto or a whole number from 1 to 1,024, not "0". See `keel --help`.\n' });
+    expect(await cli('say', '1', 'hi', '--context', '32k')).toMatchObject({ code: 1, err: expect.stringContaining('--context must be auto or a whole number from 1 to 1,073,741,824, not "32k".') });
+    expect(await cli('new', '--workspace', root, '--model', 'm.gguf', '--backend', 'cuda'))
+      .toMatchObject({ code: 1, err: expect.stringContaining('--backend must be one of auto, cpu, not "cuda".') });
+    expect(await cli('chat', '1', '--gpu-layers', 'many')).toMatchObject({ code: 1, err: expect.stringContaining('--gpu-layers must be auto or a whole number from 0 to 100,000, not "many".') });
+    expect(await cli('doctor', '--kv-type', 'q5_1')).toMatchObject({ code: 1, err: expect.stringContaining('--kv-type must be one of auto, f16, q8_0, q4_0, not "q5_1".') });
+    expect(await cli('doctor', 'a.gguf', 'b.gguf')).toMatchObject({ code: 1, err: expect.stringContaining('keel doctor takes 0 to 1 arguments, not "a.gguf" "b.gguf"') });
     expect(await cli('new', '--workspace', root, '--model', 'm.gguf', '--mode', 'yolo'))
       .toMatchObject({ code: 1, err: expect.stringContaining('--mode must be one of ask, accept-edits, plan, auto') });
     expect(await cli('chat', '9', '--model', 'm.gguf')).toMatchObject({ code: 1, err: expect.stringContaining('There is no session 9') });
@@ -205,6 +212,42 @@ describe('bad input', { timeout: 30_000 }, () => {
     expect(r.out).toContain('keel recall ID RESULT');
     expect((await cli('recall', '--help')).code).toBe(0);
     expect((await cli()).code).toBe(1);
+  });
+});
+
+describe('local engine flags', () => {
+  it('turns each flag into its setting, auto included', () => {
+    expect(localFlags({ backend: 'cpu', 'gpu-layers': '0', context: 'auto', threads: '2', 'kv-type': 'q8_0' }))
+      .toEqual({ backend: 'cpu', gpuLayers: 0, contextSize: 'auto', threads: 2, kvCacheType: 'q8_0' });
+    expect(localFlags({ context: '4096' })).toEqual({ contextSize: 4096 });
+    expect(localFlags({})).toEqual({});
+  });
+});
+
+describe('keel doctor', { timeout: 60_000 }, () => {
+  it('reports the machine and, for a model, the plan with its reasons, as text and as JSON', async () => {
+    const model = path.join(tmp, 'tiny.gguf');
+    writeTestModel(model, { contextLength: 4096 });
+    const text = await cli('doctor', model, '--backend', 'cpu', '--threads', '1');
+    expect(text.code).toBe(0);
+    expect(text.out).toMatch(/^Machine\n {2}backend +CPU\n +The backend is set to CPU\.\n {2}devices +none\n/);
+    expect(text.out).toContain(`\nModel ${model}\n`);
+    expect(text.out).toMatch(/\n {2}context size +4,096 tokens per session, 4 sessions\n +The model's trained context \(4,096 tokens\) fits/);
+    expect(text.out).toMatch(/\n {2}threads +1\n +Set to 1\.\n/);
+
+    const json = await cli('doctor', model, '--json', '--backend', 'cpu', '--context', '8192');
+    expect(json.code).toBe(1);
+    const report = JSON.parse(json.out);
+    expect(report.settings).toMatchObject({ backend: 'cpu', contextSize: 8192 });
+    expect(report.machine).toMatchObject({ setting: 'cpu', backend: 'CPU', devices: [] });
+    expect(report.model).toMatchObject({ path: model, trainContextSize: 4096, contextSize: { value: 4096 }, gpuLayers: { value: 0 } });
+    expect(report.model.problem).toBe('A 8,192-token context is more than this model was trained for; it takes up to 4,096.');
+    expect(json.err).toBe(`keel: ${report.model.problem}\n`);
+  });
+
+  it('names a model file that is missing', async () => {
+    const r = await cli('doctor', 'no/such.gguf');
+    expect(r).toMatchObject({ code: 1, err: `keel: The model file ${path.resolve('no/such.gguf')} does not exist.\n` });
   });
 });
 

@@ -9,11 +9,13 @@ import { MODES, type Mode, type SessionKind } from '../core/session/types.js';
 import { StoreError, type SqliteStore } from '../db/store.js';
 import { databasePath } from '../keelHome.js';
 import { stopSandbox } from '../sandbox/runner.js';
+import { parseSetting, SettingError, type LocalSettings } from '../llm/localSettings.js';
 import type { Conversation } from './commands/conversation.js';
 import { deleteCommand, exportCommand, importCommand } from './commands/files.js';
 import { listSessions } from './commands/sessions.js';
 import { recallResult } from './commands/recall.js';
 import { showRequests } from './commands/requests.js';
+import { LOCAL_FLAGS } from './commands/model.js';
 import { CliError, openStore, parseCount, parseSessionId, type Io } from './io.js';
 
 export const USAGE = `keel — Keel's engine and sessions from the command line
@@ -37,11 +39,15 @@ Usage:
                                      or into FILE; it holds the session's text in full, nothing else
   keel import FILE                   a new session from an exported file (same text and result ids)
   keel delete ID --yes               delete a session and its saved state
+  keel doctor [FILE.gguf] [--json]   the compute backend, devices and free memory; for FILE, the
+                                     context, GPU layers and KV cache Keel would use, and why
   keel --help                        this text
 
-Model options (new, chat, say):
-  --threads N       evaluation threads          --context N   context size in tokens
-  --max-tokens N    longest reply, in tokens     --gpu         use the GPU where there is one
+Model options (new, chat, say, doctor); each defaults to auto, what the machine allows:
+  --backend auto|cpu          auto: the best GPU node-llama-cpp finds (Metal, CUDA, Vulkan), else CPU
+  --gpu-layers N|auto         layers on the GPU        --context N|auto   tokens per session
+  --threads N|auto            evaluation threads       --kv-type auto|f16|q8_0|q4_0   KV cache type
+  --max-tokens N              longest reply, in tokens (new, chat, say)
 
 Modes: ${MODES.join(', ')}. In a conversation, /help lists the slash commands;
 Ctrl-C stops a reply, Ctrl-D quits.
@@ -50,12 +56,13 @@ Data: $KEEL_HOME (default ~/.keel): keel.db, and state/ for saved KV caches.
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
+const LOCAL_OPTIONS = Object.fromEntries(Object.keys(LOCAL_FLAGS).map((flag) => [flag, { type: 'string' }])) as
+  Record<keyof typeof LOCAL_FLAGS, { type: 'string' }>;
+
 const MODEL_OPTIONS = {
   model: { type: 'string' },
-  threads: { type: 'string' },
-  context: { type: 'string' },
+  ...LOCAL_OPTIONS,
   'max-tokens': { type: 'string' },
-  gpu: { type: 'boolean' },
 } satisfies Options;
 
 const COMMANDS = {
@@ -68,11 +75,12 @@ const COMMANDS = {
   say: { options: MODEL_OPTIONS, positionals: 2 },
   requests: { options: {}, positionals: 1 },
   recall: { options: { offset: { type: 'string' }, limit: { type: 'string' } }, positionals: 2 },
-  exec: { options: { workspace: { type: 'string' }, mode: { type: 'string' }, approve: { type: 'string' } }, positionals: 'some' },
+  exec: { options: { workspace: { type: 'string' }, mode: { type: 'string' }, approve: { type: 'string' } }, positionals: [1, Infinity] },
   export: { options: { out: { type: 'string' } }, positionals: 1 },
   import: { options: {}, positionals: 1 },
   delete: { options: { yes: { type: 'boolean' } }, positionals: 1 },
-} satisfies Record<string, { options: Options; positionals: number | 'some' }>;
+  doctor: { options: { ...LOCAL_OPTIONS, json: { type: 'boolean' } }, positionals: [0, 1] },
+} satisfies Record<string, { options: Options; positionals: number | readonly [number, number] }>;
 
 type Command = keyof typeof COMMANDS;
 type Values = Record<string, string | boolean | undefined>;
@@ -86,10 +94,10 @@ function parse(command: Command, args: string[]): { values: Values; positionals:
     throw new CliError(`${(e as Error).message.replace(/\. To specify a positional.*$/s, '.')}\nSee \`keel --help\`.`);
   }
   const values = parsed.values as Values;
-  if (spec.positionals === 'some') {
-    if (!values.help && parsed.positionals.length === 0) throw new CliError(`keel ${command} needs the command after --. See \`keel --help\`.`);
-  } else if (!values.help && parsed.positionals.length !== spec.positionals) {
-    const wanted = spec.positionals === 0 ? 'no arguments' : `${spec.positionals} argument${spec.positionals > 1 ? 's' : ''}`;
+  const [least, most] = typeof spec.positionals === 'number' ? [spec.positionals, spec.positionals] : spec.positionals;
+  if (!values.help && most === Infinity && parsed.positionals.length < least) throw new CliError(`keel ${command} needs the command after --. See \`keel --help\`.`);
+  if (!values.help && (parsed.positionals.length < least || parsed.positionals.length > most)) {
+    const wanted = most === 0 ? 'no arguments' : least === most ? `${most} argument${most > 1 ? 's' : ''}` : `${least} to ${most} arguments`;
     throw new CliError(`keel ${command} takes ${wanted}, not ${parsed.positionals.length ? parsed.positionals.map((p) => `"${p}"`).join(' ') : 'none'}. See \`keel --help\`.`);
   }
   return { values, positionals: parsed.positionals };
@@ -100,13 +108,23 @@ function str(values: Values, name: string): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
+/** The local engine settings given as flags; a bad value is refused with the flag's name. */
+export function localFlags(values: Values): Partial<LocalSettings> {
+  const settings: Record<string, unknown> = {};
+  for (const [flag, key] of Object.entries(LOCAL_FLAGS)) {
+    const given = str(values, flag);
+    if (given === undefined) continue;
+    try {
+      settings[key] = parseSetting(key, given, `--${flag}`);
+    } catch (e) {
+      throw e instanceof SettingError ? new CliError(`${e.message} See \`keel --help\`.`) : e;
+    }
+  }
+  return settings as Partial<LocalSettings>;
+}
+
 function agentFlags(values: Values) {
-  return {
-    threads: parseCount('threads', str(values, 'threads')),
-    contextSize: parseCount('context', str(values, 'context')),
-    maxTokens: parseCount('max-tokens', str(values, 'max-tokens')),
-    gpu: values.gpu === true,
-  };
+  return { local: localFlags(values), maxTokens: parseCount('max-tokens', str(values, 'max-tokens')) };
 }
 
 function oneOf<T extends string>(name: string, given: string | undefined, allowed: readonly T[], fallback: T): T {
@@ -135,6 +153,10 @@ export async function runCli(argv: readonly string[], io: CliContext = { out: pr
     if (values.help) {
       io.out.write(USAGE);
       return 0;
+    }
+    if (command === 'doctor') {
+      const { runDoctor } = await import('./commands/doctor.js');
+      return (await runDoctor(positionals[0], localFlags(values), values.json === true, io)) ? 0 : 1;
     }
     store = openStore(databasePath());
     return (await dispatch(command, values, positionals, store, io)) ?? 0;

@@ -1,18 +1,46 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { getLlama, LlamaLogLevel, type Llama, type LlamaContext, type LlamaModel } from 'node-llama-cpp';
+import { getLlama, GgmlType, Llama, LlamaLogLevel, type LlamaContext, type LlamaModel } from 'node-llama-cpp';
+import { backendName, contextOptions, explainMiss, FitError, gpuLayersOption, impossible, modelInsights, SEQUENCES } from './fit.js';
+import { DEFAULT_LOCAL_SETTINGS, type Backend, type LocalSettings, type LocalSetup } from './localSettings.js';
 
-let llamaPromise: Promise<Llama> | undefined;
+export type { LocalSettings, LocalSetup };
 
-/** The prebuilt CPU (or GPU, where present) binding, loaded once; never built from source here. */
-export function loadLlama(gpu: boolean): Promise<Llama> {
-  llamaPromise ??= getLlama({ gpu: gpu ? 'auto' : false, build: 'never', logLevel: LlamaLogLevel.error });
-  return llamaPromise;
+const llamas = new Map<Backend, Promise<Llama>>();
+/** llama.cpp's latest error lines per backend: a failed load says what llama.cpp said. */
+const said = new Map<Backend, string[]>();
+
+/**
+ * node-llama-cpp's binding for a backend, loaded once each: 'auto' takes the best GPU it has a
+ * working prebuilt binary for (Metal, CUDA, Vulkan), else the CPU; 'cpu' never touches a GPU.
+ * Never built from source. `true`/`false` are the older spelling of 'auto'/'cpu'.
+ */
+export function loadLlama(backend: Backend | boolean = 'auto'): Promise<Llama> {
+  const key: Backend = backend === true ? 'auto' : backend === false ? 'cpu' : backend;
+  let llama = llamas.get(key);
+  if (!llama) {
+    const lines: string[] = [];
+    said.set(key, lines);
+    llama = getLlama({
+      gpu: key === 'auto' ? 'auto' : false, build: 'never', logLevel: LlamaLogLevel.error,
+      logger(level, message) {
+        Llama.defaultConsoleLogger(level, message);
+        if (!lines.includes(message.trim())) lines.push(message.trim());
+        lines.splice(0, lines.length - 3);
+      },
+    });
+    llamas.set(key, llama);
+    llama.catch(() => llamas.delete(key));
+  }
+  return llama;
 }
 
 export interface LoadOptions {
   modelPath: string;
+  /** The local engine settings; fields left out are 'auto' (what the machine allows). */
+  settings?: Partial<LocalSettings>;
+  /** Shorthands over `settings` (older callers, tests): a fixed context size, threads, GPU or not. */
   contextSize?: number;
   /** Threads for evaluation; 1 is far faster for tiny test models on small machines. */
   threads?: number;
@@ -27,26 +55,70 @@ export interface LoadedModel {
   identity: string;
   model: LlamaModel;
   context: LlamaContext;
+  /** What this load actually used: backend, devices, layers on the GPU, context, KV type… */
+  setup: LocalSetup;
   dispose(): Promise<void>;
 }
 
+/** The settings a load uses: defaults, then `settings`, then the shorthands. */
+export function settingsOf(o: Omit<LoadOptions, 'modelPath'>): LocalSettings {
+  return {
+    ...DEFAULT_LOCAL_SETTINGS, ...o.settings,
+    ...(o.contextSize !== undefined && { contextSize: o.contextSize }),
+    ...(o.threads !== undefined && { threads: o.threads }),
+    ...(o.gpu !== undefined && { backend: o.gpu ? 'auto' : 'cpu' }),
+  };
+}
+
+/**
+ * Loads a GGUF with node-llama-cpp's own fitting for whatever is 'auto'. A setting that cannot be
+ * used here throws a FitError saying what was asked and what fits; nothing stays loaded then.
+ */
 export async function loadModel(o: LoadOptions): Promise<LoadedModel> {
   const modelPath = path.resolve(o.modelPath);
   if (!fs.existsSync(modelPath)) throw new Error(`The model file ${modelPath} does not exist.`);
-  const llama = await loadLlama(o.gpu ?? false);
-  const model = await llama.loadModel({ modelPath, onLoadProgress: o.onProgress });
-  const context = await model.createContext({
-    contextSize: o.contextSize ?? Math.min(8192, model.trainContextSize),
-    sequences: 4,
-    threads: o.threads,
-    // Sliding-window models re-read everything unless the full cache is kept (PLATFORM.md).
-    swaFullCache: true,
+  const settings = settingsOf(o);
+  const llama = await loadLlama(settings.backend);
+  const insights = await modelInsights(llama, modelPath);
+  const refused = impossible(llama, insights, settings);
+  if (refused) throw new FitError(refused);
+  const options = contextOptions(insights, settings);
+  said.get(settings.backend)?.splice(0);
+  const failed = async (e: unknown) => {
+    const explained = await explainMiss(llama, modelPath, insights, settings, e);
+    const lines = said.get(settings.backend) ?? [];
+    return explained === e && e instanceof Error && lines.length ? new Error(`${e.message} (llama.cpp: ${lines.join(' ')})`) : explained;
+  };
+  const model = await llama.loadModel({
+    modelPath, gpuLayers: gpuLayersOption(settings), onLoadProgress: o.onProgress,
+    defaultContextFlashAttention: options.flashAttention, defaultContextSwaFullCache: options.swaFullCache,
+    experimentalDefaultContextKvCacheKeyType: options.kvCacheKeyType, experimentalDefaultContextKvCacheValueType: options.kvCacheValueType,
+  }).catch(async (e: unknown) => {
+    throw await failed(e);
   });
+  let context: LlamaContext;
+  try {
+    context = await model.createContext({
+      contextSize: settings.contextSize, sequences: SEQUENCES, threads: settings.threads === 'auto' ? undefined : settings.threads,
+      flashAttention: options.flashAttention, swaFullCache: options.swaFullCache,
+      experimentalKvCacheKeyType: options.kvCacheKeyType, experimentalKvCacheValueType: options.kvCacheValueType,
+    });
+  } catch (e) {
+    await model.dispose();
+    throw await failed(e);
+  }
+  const setup: LocalSetup = {
+    backend: backendName(llama), devices: await llama.getGpuDeviceNames(), gpuLayers: model.gpuLayers, totalLayers: insights.totalLayers,
+    contextSize: context.contextSize, trainContextSize: model.trainContextSize, sequences: SEQUENCES,
+    kvCacheType: GgmlType[context.kvCacheKeyType] ?? String(context.kvCacheKeyType),
+    flashAttention: context.flashAttention === 'auto' ? 'auto' : context.flashAttention ? 'on' : 'off', threads: context.idealThreads,
+  };
   return {
     path: modelPath,
     identity: fileIdentity(modelPath),
     model,
     context,
+    setup,
     async dispose() {
       await context.dispose();
       await model.dispose();

@@ -4,6 +4,7 @@ import { ErrorBanner } from './components/common/ErrorBanner.js';
 import { ErrorBoundary } from './components/common/ErrorBoundary.js';
 import { CacheView } from './components/cache/CacheView.js';
 import { FirstRun } from './components/FirstRun.js';
+import { SettingsButton } from './components/settings/SettingsButton.js';
 import { Inspector } from './components/inspector/Inspector.js';
 import { PlanPanel } from './components/plan/PlanPanel.js';
 import { Sidebar } from './components/sidebar/Sidebar.js';
@@ -105,6 +106,7 @@ export function App() {
         </span>
         <span className="grow" />
         <ModelChip />
+        <SettingsButton />
       </div>
       <main className="main">
         <TopBar />

@@ -11,15 +11,19 @@ export const MOD = isMac ? 'Cmd' : 'Ctrl';
 export const withMod = (e: { ctrlKey: boolean; metaKey: boolean }) => e.ctrlKey || e.metaKey;
 
 /**
- * App-wide keys. Escape closes the model picker, else denies the open session's waiting approval,
+ * App-wide keys. Escape closes the Settings panel or the model picker, else denies the open session's waiting approval,
  * else stops the model. Ctrl/Cmd+I opens the Recall inspector with its id field focused (with a
- * session open).
+ * session open). Ctrl/Cmd+, opens and closes the Settings panel.
  * Ctrl/Cmd+Enter (send) belongs to the message box.
  */
 export function useShortcuts(): void {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.key === 'Escape') {
+        if (useUi.getState().settingsOpen) {
+          useUi.getState().setSettings(false);
+          return;
+        }
         if (useUi.getState().pickerOpen) {
           useUi.getState().setPicker(false);
           return;
@@ -35,6 +39,11 @@ export function useShortcuts(): void {
           e.preventDefault();
           void useTranscript.getState().stop();
         }
+        return;
+      }
+      if (withMod(e) && !e.shiftKey && !e.altKey && e.key === ',') {
+        e.preventDefault();
+        useUi.getState().setSettings(!useUi.getState().settingsOpen);
         return;
       }
       if (withMod(e) && !e.shiftKey && !e.altKey && e.key.toLowerCase() === 'i') {

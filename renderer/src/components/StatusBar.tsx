@@ -1,20 +1,32 @@
-import { n, percent, seconds } from '../lib/format.js';
+import { n, percent, seconds, setupLine } from '../lib/format.js';
 import { useConnection } from '../stores/useConnection.js';
+import { useModel } from '../stores/useModel.js';
 import { useRequests } from '../stores/useRequests.js';
 import { useTranscript } from '../stores/useTranscript.js';
 
-/** One line of state: the link, whether the model is working, the last request's figures. */
+/** One line of state: the link, whether the model is working, what the model runs on, the last request's figures. */
 export function StatusBar() {
   const connection = useConnection((s) => s.state);
   const running = useTranscript((s) => s.running);
   const sha = useTranscript((s) => s.view?.systemPromptSha);
   const rows = useRequests((s) => s.rows);
   const last = rows.at(-1);
+  const app = useModel((s) => s.app);
+  const sessionModel = useTranscript((s) => s.view?.summary.model);
+  const setup = app?.loadedSetups?.[sessionModel || app.loadedModel || ''];
   return (
     <footer className="statusbar small" data-testid="status-bar">
       <span>
         <span className={`dot dot-${connection}`} /> {connection !== 'connected' ? connection : running ? 'Working…' : 'Ready'}
       </span>
+      {setup && (
+        <span
+          data-testid="status-engine"
+          title={`${n(setup.gpuLayers)} of ${n(setup.totalLayers)} layers on the GPU${setup.devices.length ? ` (${setup.devices.join(', ')})` : ''}, KV cache ${setup.kvCacheType}, ${n(setup.threads)} threads; each of ${setup.sequences} sessions gets ${n(setup.contextSize)} tokens`}
+        >
+          {setupLine(setup)}
+        </span>
+      )}
       {last && (
         <span data-testid="status-last-request">
           Last request #{rows.length} · {n(last.reusedTokens)} reused · {n(last.newTokens)} new · prefill {seconds(last.prefillMs)} · {n(last.outputTokens)} tokens in {seconds(last.generationMs)}

@@ -60,3 +60,8 @@ function oneLine(s: string): string {
   if (lines.length > 1) return `${lines.length} lines`;
   return s.length > 120 ? s.slice(0, 117) + '…' : s;
 }
+
+/** What a loaded model runs on, as the status bar shows it: `CUDA · 32,768 ctx`. */
+export function setupLine(setup: { backend: string; contextSize: number }): string {
+  return `${setup.backend} · ${n(setup.contextSize)} ctx`;
+}

@@ -1,9 +1,10 @@
-import type { KeelEvent, RecallView, RequestRow, SessionSummary, SessionView } from '../../../main/contract.js';
+import type { DoctorReport, KeelEvent, RecallView, RequestRow, SessionSummary, SessionView } from '../../../main/contract.js';
 import { setApi, type KeelClient } from '../api.js';
 import { useApprovals } from '../stores/useApprovals.js';
 import { useConnection } from '../stores/useConnection.js';
 import { useErrors } from '../stores/useErrors.js';
 import { useInspector } from '../stores/useInspector.js';
+import { useLocalEngine } from '../stores/useLocalEngine.js';
 import { useModel } from '../stores/useModel.js';
 import { useRequests } from '../stores/useRequests.js';
 import { useSessions } from '../stores/useSessions.js';
@@ -38,6 +39,9 @@ export function fakeApi(overrides: Partial<KeelClient> = {}): KeelClient & { emi
     answerApproval: none,
     pendingApprovals: async () => [],
     pickFolder: none,
+    localSettings: async () => ({ backend: 'auto', gpuLayers: 'auto', contextSize: 'auto', threads: 'auto', kvCacheType: 'auto' }),
+    setLocalSettings: async () => ({ backend: 'auto', gpuLayers: 'auto', contextSize: 'auto', threads: 'auto', kvCacheType: 'auto' }),
+    doctor: async () => doctorReport(),
     onEvent(listener: EventListener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -74,6 +78,20 @@ export function requestRow(o: Partial<RequestRow> = {}): RequestRow {
   };
 }
 
+/** A doctor report: a CPU machine without a model unless `o` gives one. */
+export function doctorReport(o: Partial<DoctorReport> = {}): DoctorReport {
+  return {
+    settings: { backend: 'auto', gpuLayers: 'auto', contextSize: 'auto', threads: 'auto', kvCacheType: 'auto' },
+    options: { backends: ['auto', 'cpu'], kvCacheTypes: ['auto', 'f16', 'q8_0', 'q4_0'] },
+    machine: {
+      setting: 'auto', backend: 'CPU', why: 'node-llama-cpp looked for CUDA and Vulkan and found no usable GPU; the CPU runs the model.',
+      gpuBackendsShipped: ['cuda', 'vulkan'], devices: [], ram: { total: 25_000_000_000, free: 20_000_000_000, usable: 24_000_000_000 },
+      cpuMathCores: 2, llamaCpp: 'v0.4.0',
+    },
+    ...o,
+  };
+}
+
 /** Puts every store back to its empty state (stores are module singletons). */
 export function resetStores(): void {
   useTranscript.setState({ sessionId: undefined, view: undefined, live: undefined, pending: undefined, running: false, loading: false, unfolded: {} });
@@ -83,6 +101,7 @@ export function resetStores(): void {
   useModel.setState({ app: undefined, models: [], progress: undefined });
   useErrors.setState({ items: [] });
   useApprovals.setState({ items: [], answering: {} });
-  useUi.setState({ tab: 'transcript', inspectorOpen: false, inspectorFocus: 0, pickerOpen: false });
+  useUi.setState({ tab: 'transcript', inspectorOpen: false, inspectorFocus: 0, pickerOpen: false, settingsOpen: false });
+  useLocalEngine.setState({ settings: undefined, report: undefined, loading: false, saving: false, error: undefined });
   useConnection.setState({ state: 'connected', detail: undefined });
 }

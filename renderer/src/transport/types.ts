@@ -23,6 +23,7 @@ const METHOD_SET = {
   requests: true, listModels: true, setModelsFolder: true, loadModel: true, switchModel: true,
   answerApproval: true, pendingApprovals: true, downloadModel: true, setPlan: true, pickFolder: true,
   rewind: true, editAndResend: true, deleteTurn: true,
+  localSettings: true, setLocalSettings: true, doctor: true,
 } as const satisfies Record<KeelMethod, true>;
 
 export const METHODS = Object.keys(METHOD_SET) as KeelMethod[];

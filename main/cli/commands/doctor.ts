@@ -1,0 +1,55 @@
+import { doctor } from '../../llm/doctor.js';
+import { n, size } from '../../llm/fit.js';
+import type { Choice, DoctorReport, LocalSettings } from '../../llm/localSettings.js';
+import { CliError, type Io } from '../io.js';
+import { LOCAL_FLAGS, modelFile } from './model.js';
+
+/**
+ * `keel doctor [MODEL.gguf] [--json]`: the report on stdout, as text or JSON. When the settings
+ * cannot be used with MODEL, the report still prints (with what fits) and the exit code is 1.
+ */
+export async function runDoctor(model: string | undefined, settings: Partial<LocalSettings>, json: boolean, io: Io): Promise<boolean> {
+  const modelPath = model === undefined ? undefined : modelFile(model);
+  let report: DoctorReport;
+  try {
+    report = await doctor({ settings, modelPath });
+  } catch (e) {
+    throw new CliError((e as Error).message);
+  }
+  io.out.write(json ? `${JSON.stringify(report, null, 2)}\n` : formatDoctor(report));
+  if (report.model?.problem) io.err.write(`keel: ${report.model.problem}\n`);
+  return report.model?.problem === undefined;
+}
+
+const WIDTH = 17;
+const row = (label: string, value: string, why?: string) =>
+  `  ${label.padEnd(WIDTH)}${value}\n${why ? `  ${''.padEnd(WIDTH)}${why}\n` : ''}`;
+const chosen = <T>(label: string, c: Choice<T>, shown: string = String(c.value)) => row(label, shown, c.why);
+
+export function formatDoctor(r: DoctorReport): string {
+  const m = r.machine;
+  let text = 'Machine\n';
+  text += row('backend', m.backend, m.why);
+  text += row('devices', m.devices.length ? m.devices.join(', ') : 'none');
+  if (m.vram) text += row('VRAM', memory(m.vram));
+  text += row('RAM', memory(m.ram));
+  text += row('CPU', `${n(m.cpuMathCores)} cores useful for math`);
+  text += row('llama.cpp', m.llamaCpp);
+  text += row('settings', Object.entries(LOCAL_FLAGS).map(([flag, key]) => `--${flag} ${r.settings[key]}`).join(' '));
+  const p = r.model;
+  if (!p) return text;
+  text += `\nModel ${p.path}\n`;
+  text += row('file', `${size(p.sizeBytes)}, ${n(p.totalLayers)} layers, trained for ${n(p.trainContextSize)} tokens`);
+  text += chosen('context size', p.contextSize, `${n(p.contextSize.value)} tokens per session, ${p.sequences} sessions`);
+  text += chosen('GPU layers', p.gpuLayers, `${n(p.gpuLayers.value)} of ${n(p.totalLayers)}`);
+  text += chosen('KV cache', p.kvCacheType);
+  text += chosen('flash attention', p.flashAttention);
+  text += chosen('threads', p.threads);
+  if (p.estimate) text += row('memory', `about ${size(p.estimate.ram)} RAM and ${size(p.estimate.vram)} VRAM (node-llama-cpp's estimate)`);
+  if (p.problem) text += `\nThese settings cannot be used: ${p.problem}\n`;
+  return text;
+}
+
+function memory(m: { total: number; free: number; usable: number }): string {
+  return `${size(m.total)} total, ${size(m.free)} free, ${size(m.usable)} usable by node-llama-cpp`;
+}

@@ -1,0 +1,147 @@
+/**
+ * The local engine's five settings, what a load actually used, and the doctor's report: plain
+ * types and checks with no imports, so the contract (and through it the renderer), the CLI and
+ * the app's settings file share one definition.
+ */
+
+/** 'auto': node-llama-cpp picks the best GPU it can use (Metal, CUDA, Vulkan), else the CPU. */
+export type Backend = 'auto' | 'cpu';
+export const BACKENDS: readonly Backend[] = ['auto', 'cpu'];
+
+/**
+ * The KV cache's element type, for keys and values alike. 'auto' is node-llama-cpp's default (F16).
+ * The quantized ones halve (q8_0) or quarter (q4_0) the cache's memory and need flash attention.
+ */
+export type KvCacheType = 'auto' | 'f16' | 'q8_0' | 'q4_0';
+export const KV_CACHE_TYPES: readonly KvCacheType[] = ['auto', 'f16', 'q8_0', 'q4_0'];
+
+export interface LocalSettings {
+  backend: Backend;
+  /** Layers on the GPU: 'auto' fits as many as free VRAM allows (node-llama-cpp's fitting). */
+  gpuLayers: 'auto' | number;
+  /** Tokens per session: 'auto' is the most that fits, up to the model's trained context. */
+  contextSize: 'auto' | number;
+  /** Evaluation threads: 'auto' is node-llama-cpp's choice for the machine. */
+  threads: 'auto' | number;
+  kvCacheType: KvCacheType;
+}
+
+/** The settings as a form or a call sends them: each as text ('auto', '8192', 'q8_0'); left out is auto. */
+export type LocalSettingsText = Partial<Record<keyof LocalSettings, string>>;
+
+/** What the machine allows: every choice left to the fitting. */
+export const DEFAULT_LOCAL_SETTINGS: Readonly<LocalSettings> = Object.freeze({
+  backend: 'auto', gpuLayers: 'auto', contextSize: 'auto', threads: 'auto', kvCacheType: 'auto',
+});
+
+/** The compute backend as people name it. */
+export type BackendName = 'Metal' | 'CUDA' | 'Vulkan' | 'CPU';
+
+/** What one model load actually used (read back from node-llama-cpp, not from the request). */
+export interface LocalSetup {
+  backend: BackendName;
+  devices: string[];
+  gpuLayers: number;
+  totalLayers: number;
+  /** Tokens per session (context sequence). */
+  contextSize: number;
+  trainContextSize: number;
+  /** Sessions the context holds at once, each with `contextSize` tokens. */
+  sequences: number;
+  /** GGML type name of the KV cache (keys and values): 'F16', 'Q8_0'… */
+  kvCacheType: string;
+  /** 'auto': llama.cpp uses it where the device supports it; 'off': the model does not support it. */
+  flashAttention: 'auto' | 'on' | 'off';
+  threads: number;
+}
+
+/** One decided value and the reason for it, in words. */
+export interface Choice<T> {
+  value: T;
+  why: string;
+}
+
+export interface MachineReport {
+  /** The backend setting the report was made with. */
+  setting: Backend;
+  backend: BackendName;
+  why: string;
+  /** GPU backends node-llama-cpp has binaries for on this platform, usable or not. */
+  gpuBackendsShipped: string[];
+  devices: string[];
+  /**
+   * Bytes: total, free as the system reports it, and usable: what node-llama-cpp's fitting counts
+   * (after its safety margin; for RAM, all that is not wired). vram is absent without a GPU.
+   */
+  vram?: { total: number; free: number; usable: number };
+  ram: { total: number; free: number; usable: number };
+  cpuMathCores: number;
+  llamaCpp: string;
+}
+
+export interface ModelPlan {
+  path: string;
+  sizeBytes: number;
+  totalLayers: number;
+  trainContextSize: number;
+  gpuLayers: Choice<number>;
+  contextSize: Choice<number>;
+  kvCacheType: Choice<string>;
+  flashAttention: Choice<'auto' | 'on' | 'off'>;
+  threads: Choice<number | 'auto'>;
+  sequences: number;
+  /** Estimated bytes the model and its context take (node-llama-cpp's estimate). */
+  estimate?: { ram: number; vram: number };
+  /** Why these settings cannot be used with this model here, in words; the choices above are then what fits. */
+  problem?: string;
+}
+
+export interface DoctorReport {
+  settings: LocalSettings;
+  /** The values the backend and KV cache settings take, for a form to offer. */
+  options: { backends: readonly Backend[]; kvCacheTypes: readonly KvCacheType[] };
+  machine: MachineReport;
+  model?: ModelPlan;
+}
+
+/** A bad setting: the message names the setting, what was given and what is allowed. */
+export class SettingError extends Error {}
+
+const LIMITS = { gpuLayers: [0, 100_000], contextSize: [1, 1 << 30], threads: [1, 1024] } as const;
+
+const NAMES: Record<keyof LocalSettings, string> = {
+  backend: 'backend', gpuLayers: 'GPU layers', contextSize: 'context size', threads: 'threads', kvCacheType: 'KV cache type',
+};
+
+/** One setting from text (a CLI flag, a form field): 'auto' or a whole number in range, or one of the names. */
+export function parseSetting<K extends keyof LocalSettings>(key: K, given: string, label: string = NAMES[key]): LocalSettings[K] {
+  const text = given.trim().toLowerCase();
+  if (key === 'backend') return oneOf(label, text, BACKENDS, given) as LocalSettings[K];
+  if (key === 'kvCacheType') return oneOf(label, text, KV_CACHE_TYPES, given) as LocalSettings[K];
+  if (text === 'auto') return 'auto' as LocalSettings[K];
+  const [min, max] = LIMITS[key as keyof typeof LIMITS];
+  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
+    throw new SettingError(`${label} must be auto or a whole number from ${min} to ${max.toLocaleString('en-US')}, not "${given}".`);
+  }
+  return Number(text) as LocalSettings[K];
+}
+
+function oneOf(label: string, text: string, allowed: readonly string[], given: string): string {
+  if (!allowed.includes(text)) throw new SettingError(`${label} must be one of ${allowed.join(', ')}, not "${given}".`);
+  return text;
+}
+
+/** Checks a whole settings object from outside (the UI, settings.json): each field as parseSetting takes it. */
+export function checkSettings(given: unknown): LocalSettings {
+  if (typeof given !== 'object' || given === null || Array.isArray(given)) throw new SettingError('The local engine settings must be an object.');
+  const fields = given as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(DEFAULT_LOCAL_SETTINGS) as (keyof LocalSettings)[]) {
+    const value = fields[key] ?? DEFAULT_LOCAL_SETTINGS[key];
+    if (typeof value !== 'string' && typeof value !== 'number') throw new SettingError(`${NAMES[key]} must be text or a number, not ${JSON.stringify(value)}.`);
+    out[key] = parseSetting(key, String(value));
+  }
+  const unknown = Object.keys(fields).filter((k) => !(k in DEFAULT_LOCAL_SETTINGS));
+  if (unknown.length) throw new SettingError(`Unknown local engine setting${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}.`);
+  return out as unknown as LocalSettings;
+}

@@ -1,0 +1,140 @@
+// @vitest-environment jsdom
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { LocalSettings, LocalSettingsText, LocalSetup } from '../../../../main/contract.js';
+import { App } from '../../App.js';
+import { useModel } from '../../stores/useModel.js';
+import { useUi } from '../../stores/useUi.js';
+import { doctorReport, fakeApi, resetStores } from '../../test/fakeApi.js';
+import { fakeLayout } from '../../test/layout.js';
+import { StatusBar } from '../StatusBar.js';
+import { SettingsPanel } from './SettingsPanel.js';
+
+/** The report arrives through a few awaits; a busy machine needs more than the default second. */
+const SOON = { timeout: 10_000 };
+
+afterEach(cleanup);
+beforeEach(() => {
+  resetStores();
+  fakeLayout();
+});
+
+const MODEL = '/models/coder.gguf';
+const setup: LocalSetup = {
+  backend: 'CUDA', devices: ['NVIDIA RTX 4070 Laptop GPU'], gpuLayers: 29, totalLayers: 29, contextSize: 32768, trainContextSize: 32768,
+  sequences: 4, kvCacheType: 'F16', flashAttention: 'auto', threads: 8,
+};
+const saved: LocalSettings = { backend: 'auto', gpuLayers: 'auto', contextSize: 16384, threads: 'auto', kvCacheType: 'auto' };
+
+function withModel() {
+  return doctorReport({
+    model: {
+      path: MODEL, sizeBytes: 4_700_000_000, totalLayers: 29, trainContextSize: 32768, sequences: 4,
+      gpuLayers: { value: 29, why: 'All 29 layers fit in free VRAM (7.1 GB) with room for the context.' },
+      contextSize: { value: 16384, why: 'Set to 16,384 (the model was trained for 32,768).' },
+      kvCacheType: { value: 'F16', why: "node-llama-cpp's default." },
+      flashAttention: { value: 'auto', why: 'llama.cpp uses it where the device supports it.' },
+      threads: { value: 8, why: "node-llama-cpp's default for this machine (8 cores useful for math)." },
+      estimate: { ram: 600_000_000, vram: 6_400_000_000 },
+    },
+  });
+}
+
+describe('Settings panel', () => {
+  it('shows the machine, what Keel would use for the model and why, and what is in use now', async () => {
+    fakeApi({ localSettings: async () => saved, doctor: async () => withModel() });
+    useModel.setState({ app: { modelsFolder: '/models', dataFolder: '/data', loadedModel: MODEL, loadedSetups: { [MODEL]: setup } } });
+    render(<SettingsPanel onClose={() => undefined} />);
+    await waitFor(() => expect(screen.getByTestId('doctor-plan')).toBeTruthy(), SOON);
+    expect(screen.getByTestId('doctor-backend').textContent).toBe('CPUnode-llama-cpp looked for CUDA and Vulkan and found no usable GPU; the CPU runs the model.');
+    expect(screen.getByTestId('doctor-machine').textContent).toContain('RAM20.0 GB free of 25.0 GB (24.0 GB usable)');
+    expect(screen.getByTestId('doctor-context').textContent).toBe('16,384 tokens × 4 sessionsSet to 16,384 (the model was trained for 32,768).');
+    expect(screen.getByTestId('doctor-plan').textContent).toContain('29 of 29All 29 layers fit in free VRAM (7.1 GB) with room for the context.');
+    expect(screen.getByTestId('settings-in-use').textContent).toMatch(/^In use now: CUDA · 32,768 ctx · 29 of 29 layers on the GPU · KV F16 · 8 threads · 4 sessions at once$/);
+    expect((screen.getByTestId('settings-context') as HTMLInputElement).value).toBe('16384');
+    expect((screen.getByTestId('settings-gpu-layers') as HTMLInputElement).value).toBe('auto');
+    expect([...(screen.getByTestId('settings-kv') as HTMLSelectElement).options].map((o) => o.value)).toEqual(['auto', 'f16', 'q8_0', 'q4_0']);
+  });
+
+  it('sends the five settings as typed, and shows main’s refusal in words, keeping what was typed', async () => {
+    const sent: LocalSettingsText[] = [];
+    fakeApi({
+      localSettings: async () => saved,
+      doctor: async () => withModel(),
+      setLocalSettings: async (given) => {
+        sent.push(given);
+        throw new Error('A 131,072-token context is more than this model was trained for; it takes up to 32,768.');
+      },
+    });
+    render(<SettingsPanel onClose={() => undefined} />);
+    await waitFor(() => expect((screen.getByTestId('settings-context') as HTMLInputElement).value).toBe('16384'), SOON);
+    fireEvent.change(screen.getByTestId('settings-context'), { target: { value: '131072' } });
+    fireEvent.change(screen.getByTestId('settings-backend'), { target: { value: 'cpu' } });
+    fireEvent.click(screen.getByTestId('settings-save'));
+    await waitFor(() => expect(screen.getByTestId('settings-error').textContent).toBe('A 131,072-token context is more than this model was trained for; it takes up to 32,768.'), SOON);
+    expect(sent).toEqual([{ backend: 'cpu', gpuLayers: 'auto', contextSize: '131072', threads: 'auto', kvCacheType: 'auto' }]);
+    expect((screen.getByTestId('settings-context') as HTMLInputElement).value).toBe('131072');
+  });
+
+  it('after a save, reads the settings, the report and the app state again', async () => {
+    let calls = 0;
+    let state = 0;
+    fakeApi({
+      localSettings: async () => saved,
+      doctor: async () => {
+        calls++;
+        return withModel();
+      },
+      setLocalSettings: async () => ({ ...saved, threads: 2 }),
+      getState: async () => {
+        state++;
+        return { modelsFolder: '/models', dataFolder: '/data', loadedModel: MODEL, loadedSetups: { [MODEL]: { ...setup, threads: 2 } } };
+      },
+    });
+    render(<SettingsPanel onClose={() => undefined} />);
+    await waitFor(() => expect(calls).toBe(1), SOON);
+    fireEvent.change(screen.getByTestId('settings-threads'), { target: { value: '2' } });
+    fireEvent.click(screen.getByTestId('settings-save'));
+    await waitFor(() => expect(screen.getByTestId('settings-in-use').textContent).toContain('2 threads'), SOON);
+    expect(calls).toBe(2);
+    expect(state).toBe(1);
+    expect(screen.queryByTestId('settings-error')).toBeNull();
+  });
+
+  it('shows a plan’s problem above what fits', async () => {
+    const report = withModel();
+    report.model!.problem = 'A 65,536-token context (for 4 sessions at once) does not fit in the VRAM and RAM free beside the model (1.2 GB + 3.4 GB); up to 12,288 fits.';
+    fakeApi({ doctor: async () => report });
+    render(<SettingsPanel onClose={() => undefined} />);
+    await waitFor(() => expect(screen.getByTestId('doctor-problem').textContent).toBe(`These settings cannot be used with this model: ${report.model!.problem}`), SOON);
+  });
+
+  it('opens with Ctrl+, and the title bar button, closes with Escape', async () => {
+    fakeApi();
+    render(<App />);
+    fireEvent.keyDown(window, { key: ',', ctrlKey: true });
+    await waitFor(() => expect(screen.getByTestId('settings-panel')).toBeTruthy(), SOON);
+    expect(useUi.getState().settingsOpen).toBe(true);
+    fireEvent.keyDown(window, { key: 'Escape' });
+    expect(screen.queryByTestId('settings-panel')).toBeNull();
+    fireEvent.click(screen.getByTestId('settings-button'));
+    expect(screen.getByTestId('settings-panel')).toBeTruthy();
+  });
+});
+
+describe('Status bar', () => {
+  it('shows the backend and context of the model in use', () => {
+    fakeApi();
+    useModel.setState({ app: { modelsFolder: '/models', dataFolder: '/data', loadedModel: MODEL, loadedSetups: { [MODEL]: setup } } });
+    render(<StatusBar />);
+    expect(screen.getByTestId('status-engine').textContent).toBe('CUDA · 32,768 ctx');
+    expect(screen.getByTestId('status-engine').title).toContain('29 of 29 layers on the GPU (NVIDIA RTX 4070 Laptop GPU)');
+  });
+
+  it('shows nothing for a model that is not loaded', () => {
+    fakeApi();
+    useModel.setState({ app: { modelsFolder: '/models', dataFolder: '/data', lastModel: MODEL } });
+    render(<StatusBar />);
+    expect(screen.queryByTestId('status-engine')).toBeNull();
+  });
+});

@@ -1,0 +1,171 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import type { Choice, DoctorReport, LocalSettings, LocalSetup } from '../../../../main/contract.js';
+import { basename, bytes, n, setupLine } from '../../lib/format.js';
+import { MOD } from '../../shortcuts.js';
+import { useLocalEngine } from '../../stores/useLocalEngine.js';
+import { useModel } from '../../stores/useModel.js';
+
+type Form = Record<keyof LocalSettings, string>;
+
+const textOf = (s: LocalSettings): Form => ({
+  backend: s.backend, gpuLayers: String(s.gpuLayers), contextSize: String(s.contextSize), threads: String(s.threads), kvCacheType: s.kvCacheType,
+});
+
+/**
+ * The local engine's settings and the doctor's report: the machine, and for the app's model what
+ * a load would use and why. Saving sends the five settings as typed; main checks them, loads the
+ * model again, and refuses in words what it cannot use.
+ */
+export function SettingsPanel({ onClose }: { onClose(): void }) {
+  const { settings, report, loading, saving, error } = useLocalEngine();
+  const app = useModel((s) => s.app);
+  const [form, setForm] = useState<Form>();
+
+  useEffect(() => {
+    void useLocalEngine.getState().load();
+  }, []);
+  useEffect(() => {
+    if (settings) setForm(textOf(settings));
+  }, [settings]);
+
+  const field = (key: keyof LocalSettings) => ({
+    value: form?.[key] ?? '',
+    onChange: (e: { target: { value: string } }) => setForm((f) => f && { ...f, [key]: e.target.value }),
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (form) void useLocalEngine.getState().save(form);
+  };
+  const inUse = app?.loadedModel ? app.loadedSetups?.[app.loadedModel] : undefined;
+
+  return (
+    <div className="settings-panel popover" role="dialog" aria-label="Settings" data-testid="settings-panel">
+      <header>
+        <strong>Settings</strong>
+        <span className="muted small">Local engine · {MOD}+,</span>
+        <button type="button" className="ghost" onClick={onClose} aria-label="Close the settings" data-testid="settings-close">
+          ×
+        </button>
+      </header>
+      {error && (
+        <div className="banner banner-error" role="alert" data-testid="settings-error">
+          {error}
+        </div>
+      )}
+      <form className="settings-form" onSubmit={submit}>
+        <label>
+          Backend
+          <select {...field('backend')} data-testid="settings-backend">
+            {(report?.options.backends ?? [form?.backend ?? 'auto']).map((b) => (
+              <option key={b} value={b}>
+                {b === 'auto' ? 'auto (GPU where there is one)' : b.toUpperCase()}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          GPU layers
+          <input className="mono" {...field('gpuLayers')} placeholder="auto" data-testid="settings-gpu-layers" />
+        </label>
+        <label>
+          Context size (tokens)
+          <input className="mono" {...field('contextSize')} placeholder="auto" data-testid="settings-context" />
+        </label>
+        <label>
+          Threads
+          <input className="mono" {...field('threads')} placeholder="auto" data-testid="settings-threads" />
+        </label>
+        <label>
+          KV cache type
+          <select {...field('kvCacheType')} data-testid="settings-kv">
+            {(report?.options.kvCacheTypes ?? [form?.kvCacheType ?? 'auto']).map((k) => (
+              <option key={k} value={k}>
+                {k}
+              </option>
+            ))}
+          </select>
+        </label>
+        <p className="muted small">Each is auto unless you choose: what this machine allows. Saving loads the model again with them.</p>
+        <button type="submit" className="primary" disabled={!form || saving} data-testid="settings-save">
+          {saving ? 'Loading the model…' : 'Save and reload the model'}
+        </button>
+      </form>
+      {inUse && <InUse setup={inUse} />}
+      {loading && !report && <p className="muted small">Asking the machine…</p>}
+      {report && <Doctor report={report} />}
+    </div>
+  );
+}
+
+function InUse({ setup }: { setup: LocalSetup }) {
+  return (
+    <p className="small" data-testid="settings-in-use">
+      In use now: <strong>{setupLine(setup)}</strong> · {n(setup.gpuLayers)} of {n(setup.totalLayers)} layers on the GPU · KV {setup.kvCacheType} ·{' '}
+      {n(setup.threads)} thread{setup.threads === 1 ? '' : 's'} · {setup.sequences} sessions at once
+    </p>
+  );
+}
+
+function Doctor({ report }: { report: DoctorReport }) {
+  const m = report.machine;
+  const p = report.model;
+  return (
+    <>
+      <section className="panel" data-testid="doctor-machine">
+        <strong>This machine</strong>
+        <dl className="doctor">
+          <Row label="Backend" value={m.backend} why={m.why} testId="doctor-backend" />
+          <Row label="Devices" value={m.devices.length ? m.devices.join(', ') : 'none'} />
+          {m.vram && <Row label="VRAM" value={memory(m.vram)} />}
+          <Row label="RAM" value={memory(m.ram)} />
+          <Row label="CPU" value={`${n(m.cpuMathCores)} cores useful for math`} />
+          <Row label="llama.cpp" value={m.llamaCpp} />
+        </dl>
+      </section>
+      {p ? (
+        <section className="panel" data-testid="doctor-plan">
+          <strong title={p.path}>What Keel would use for {basename(p.path)}</strong>
+          <span className="muted small">
+            {' '}
+            {bytes(p.sizeBytes)}, {n(p.totalLayers)} layers, trained for {n(p.trainContextSize)} tokens
+          </span>
+          {p.problem && (
+            <div className="banner banner-error" role="alert" data-testid="doctor-problem">
+              These settings cannot be used with this model: {p.problem}
+            </div>
+          )}
+          <dl className="doctor">
+            <Choose label="Context size" c={p.contextSize} shown={`${n(p.contextSize.value)} tokens × ${p.sequences} sessions`} testId="doctor-context" />
+            <Choose label="GPU layers" c={p.gpuLayers} shown={`${n(p.gpuLayers.value)} of ${n(p.totalLayers)}`} />
+            <Choose label="KV cache" c={p.kvCacheType} />
+            <Choose label="Flash attention" c={p.flashAttention} />
+            <Choose label="Threads" c={p.threads} />
+            {p.estimate && <Row label="Memory" value={`about ${bytes(p.estimate.ram)} RAM, ${bytes(p.estimate.vram)} VRAM`} why="node-llama-cpp's estimate" />}
+          </dl>
+        </section>
+      ) : (
+        <p className="muted small">Load a model to see what Keel would use for it.</p>
+      )}
+    </>
+  );
+}
+
+function Row({ label, value, why, testId }: { label: string; value: string; why?: string; testId?: string }) {
+  return (
+    <>
+      <dt>{label}</dt>
+      <dd data-testid={testId}>
+        <span className="mono">{value}</span>
+        {why && <span className="muted small why">{why}</span>}
+      </dd>
+    </>
+  );
+}
+
+function Choose<T>({ label, c, shown, testId }: { label: string; c: Choice<T>; shown?: string; testId?: string }) {
+  return <Row label={label} value={shown ?? String(c.value)} why={c.why} testId={testId} />;
+}
+
+function memory(m: { total: number; free: number; usable: number }): string {
+  return `${bytes(m.free)} free of ${bytes(m.total)} (${bytes(m.usable)} usable)`;
+}
