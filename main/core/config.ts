@@ -4,6 +4,8 @@ import loop from '../../loop.json' with { type: 'json' };
 export type ContextConfig = typeof loop.context;
 export const contextConfig: ContextConfig = loop.context;
 export const toolConfig = loop.tools;
+/** MCP: names, texts and limits of tools from MCP servers. */
+export const mcpConfig = loop.mcp;
 
 /** Fills `{{name}}` placeholders of a loop.json text. */
 export function fill(template: string, values: Record<string, string | number>): string {

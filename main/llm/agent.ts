@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import type { ChatWrapper, LlamaContextSequence } from 'node-llama-cpp';
 import type { Inserted } from '../core/hygiene/types.js';
 import { stableJson } from '../core/hygiene/stableJson.js';
-import { readPrompt, toolDescription } from '../core/prompts/buildSystemPrompt.js';
+import { readPrompt } from '../core/prompts/buildSystemPrompt.js';
 import type { Session } from '../core/session/session.js';
 import type { BreakCause, Mode, ReplyCall, RequestRow, SessionStore } from '../core/session/types.js';
 import type { ToolRegistry } from '../core/tools/registry.js';
@@ -219,11 +219,9 @@ export class Agent {
     return this.current().syntax;
   }
 
+  /** The session's own tool list, kept with it: the same bytes on every request (spec §10.4). */
   private functions() {
-    return toolFunctions(this.o.tools.names().map((name) => {
-      const tool = this.o.tools.get(name)!;
-      return { name, description: toolDescription(this.o.promptsDir, name), parameters: tool.parameters };
-    }));
+    return toolFunctions(this.o.session.tools);
   }
 
   private render(extraUser?: string) {

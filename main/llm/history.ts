@@ -2,6 +2,7 @@ import type { ChatHistoryItem, ChatModelFunctions } from 'node-llama-cpp';
 import { messageWithNotes } from '../core/session/notes.js';
 import type { Session } from '../core/session/session.js';
 import type { Turn } from '../core/session/types.js';
+import type { ToolSpec } from '../core/tools/types.js';
 import type { ReplyFormat, ResponseItem } from './replyFormat.js';
 import { resultSentinel } from './wrapper.js';
 
@@ -59,6 +60,6 @@ function modelResponse(turn: Turn, carriesCalls: boolean, format: ReplyFormat, s
 }
 
 /** The tools as the wrapper offers them: the same list, in the same order, for the whole session. */
-export function toolFunctions(tools: { name: string; description: string; parameters: object }[]): ChatModelFunctions {
+export function toolFunctions(tools: readonly ToolSpec[]): ChatModelFunctions {
   return Object.fromEntries(tools.map((t) => [t.name, { description: t.description, params: t.parameters }])) as ChatModelFunctions;
 }
