@@ -56,3 +56,8 @@ export function parseExternalName(name: string): { server: string; tool: string 
 export function unavailable(name: string, server: string, state: string): RawOutput {
   return { kind: 'error', message: fill(mcpConfig.unavailable.not_connected, { name, server, state }) };
 }
+
+/** The answer of a listed tool its server no longer lists. */
+export function notListed(name: string, server: string): RawOutput {
+  return { kind: 'error', message: fill(mcpConfig.unavailable.not_listed, { name, server }) };
+}
