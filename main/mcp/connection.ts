@@ -88,7 +88,8 @@ export class McpConnection {
       this.via = via;
       this.instructions = client.getInstructions()?.trim() || undefined;
       this.acceptTools(await withTimeout(listAll(client), timeout, 'tools/list'));
-      this.set({ state: 'connected' });
+      // What went wrong on the way (a Streamable HTTP attempt before the SSE fallback) is over.
+      this.set({ state: 'connected', lastError: undefined });
     } catch (err) {
       if (attempt !== this.attempt) return;
       await this.closeClient();
@@ -179,7 +180,7 @@ export class McpConnection {
         this.acceptTools(await withTimeout(listAll(client), timeout, 'tools/list'));
         this.set({});
       } catch (err) {
-        this.set({ lastError: `The tool list changed, but listing it again failed: ${firstLine(err)}` });
+        if (this.client === client) this.set({ lastError: `The tool list changed, but listing it again failed: ${firstLine(err)}` });
       }
     });
     try {
