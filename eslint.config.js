@@ -132,8 +132,8 @@ export default tseslint.config(
       'keel/layers': [
         'error',
         {
-          packages: ['electron', 'node-llama-cpp', '@node-llama-cpp/'],
-          dirs: ['main/llm', 'main/ipc', 'main/server', 'main/index'],
+          packages: ['electron', 'node-llama-cpp', '@node-llama-cpp/', '@modelcontextprotocol/'],
+          dirs: ['main/llm', 'main/ipc', 'main/server', 'main/index', 'main/mcp'],
           reason: 'main/core is plain Node (no Electron, no model engine, no adapters), testable anywhere',
         },
       ],
