@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { RawOutput } from '../core/tools/types.js';
 import type { ServerConfig, Transport } from './config.js';
 import { McpConnection, type ConnectionOptions } from './connection.js';
 import { EVERYTHING, everythingOverHttp, FILESYSTEM, GARBAGE, GROWING, nodeServer } from './testServers/servers.js';
@@ -25,7 +26,7 @@ async function connect(name: string, transport: Transport, o: Partial<Connection
   return c;
 }
 
-const text = (r: { kind: string }) => ('body' in r ? (r as { body: string }).body : (r as { message: string }).message);
+const text = (r: RawOutput) => (r.kind === 'text' ? r.body : r.kind === 'error' ? r.message : JSON.stringify(r));
 
 describe('an MCP server over stdio: server-everything', { timeout: 60_000 }, () => {
   it('initializes, lists its tools with their schemas and hints, gives its instructions, and answers calls', async () => {
