@@ -29,6 +29,10 @@ export const METHODS = [
   'pickFolder',
   'downloadModel',
   'setPlan',
+  'mcpServers',
+  'approveMcpFile',
+  'restartMcpServer',
+  'trustMcpServer',
 ] as const satisfies readonly KeelMethod[];
 
 type Listed = (typeof METHODS)[number];

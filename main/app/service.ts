@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ApprovalAnswer, ApprovalView, AppState, KeelApi, KeelEvent, ModelFile, RecallView, SessionSummary } from '../contract.js';
+import type { ApprovalAnswer, ApprovalView, AppState, KeelApi, KeelEvent, McpServersView, ModelFile, RecallView, SessionSummary } from '../contract.js';
 import { formatId, parseId } from '../core/hygiene/ids.js';
 import type { ApprovalDecision } from '../core/permissions/approval.js';
 import { Session, type SessionDeps } from '../core/session/session.js';
@@ -11,6 +11,8 @@ import { Agent } from '../llm/agent.js';
 import { downloadModel, RECOMMENDED_MODEL } from '../llm/download.js';
 import { loadModel, type LoadedModel } from '../llm/model.js';
 import type { Script } from '../llm/request.js';
+import type { WrapLaunch } from '../mcp/connection.js';
+import { McpService } from './mcp.js';
 import { readSettings, writeSettings, type Settings } from './settings.js';
 import { sessionView, summaryOf, toolView } from './views.js';
 
@@ -26,6 +28,8 @@ export interface ServiceOptions {
   now?: () => Date;
   /** The desktop app's native folder dialog (Electron's); browser mode has none. */
   pickFolder?: () => Promise<string | undefined>;
+  /** Runs each stdio MCP server inside the OS sandbox; default: as configured. */
+  wrapLaunch?: WrapLaunch;
 }
 
 const RECALL_PAGE = 2000;
@@ -45,6 +49,7 @@ export class KeelService implements KeelApi {
   private readonly approvals = new Map<number, { view: ApprovalView; resolve: (decision: ApprovalDecision) => void }>();
   private nextApproval = 1;
   private sessionsStamp: string;
+  private readonly mcp: McpService;
 
   constructor(private readonly o: ServiceOptions) {
     this.deps = {
@@ -59,6 +64,7 @@ export class KeelService implements KeelApi {
         }),
       },
     };
+    this.mcp = new McpService({ dataFolder: o.dataFolder, emit: o.emit, wrapLaunch: o.wrapLaunch });
     this.settings = readSettings(o.dataFolder);
     this.sessionsStamp = o.store.sessionsStamp();
   }
@@ -79,7 +85,8 @@ export class KeelService implements KeelApi {
   }
 
   async createSession(o: { workspace: string; kind: SessionKind; mode?: Mode; title?: string }): Promise<SessionSummary> {
-    const session = Session.create(this.deps, { root: o.workspace, kind: o.kind, mode: o.mode, title: o.title, model: this.settings.lastModel ?? '' });
+    const external = await this.mcp.ready(o.workspace);
+    const session = Session.create({ ...this.deps, external }, { root: o.workspace, kind: o.kind, mode: o.mode, title: o.title, model: this.settings.lastModel ?? '' });
     return summaryOf(this.o.store.getSession(session.id)!, this.o.store);
   }
 
@@ -194,6 +201,22 @@ export class KeelService implements KeelApi {
     return [...this.approvals.values()].map((p) => p.view);
   }
 
+  async mcpServers(workspace: string, sessionId?: number): Promise<McpServersView> {
+    return this.mcp.servers(workspace, sessionId === undefined ? undefined : this.session(sessionId).tools);
+  }
+
+  async approveMcpFile(workspace: string, hash: string): Promise<void> {
+    return this.mcp.approve(workspace, hash);
+  }
+
+  async restartMcpServer(workspace: string, name: string): Promise<void> {
+    return this.mcp.restart(workspace, name);
+  }
+
+  async trustMcpServer(workspace: string, name: string, trusted: boolean): Promise<void> {
+    return this.mcp.trust(workspace, name, trusted);
+  }
+
   /**
    * Tells the UI when sessions were created or deleted outside it (by `keel` on the same store).
    * The app hosts call this every couple of seconds; it is one small query.
@@ -210,6 +233,7 @@ export class KeelService implements KeelApi {
     for (const controller of this.running.values()) controller.abort();
     for (const agent of this.agents.values()) await agent.dispose();
     for (const model of this.models.values()) await (await model).dispose();
+    await this.mcp.close();
   }
 
   private remember(fields: Partial<Settings>): void {
@@ -247,7 +271,10 @@ export class KeelService implements KeelApi {
       this.agents.set(id, existing);
       return existing;
     }
-    const session = Session.open(this.deps, id);
+    const row = this.o.store.getSession(id);
+    // A workspace that is gone has no servers; the session still opens (its MCP tools answer unavailable).
+    const external = row ? await this.mcp.ready(row.root).catch(() => undefined) : undefined;
+    const session = Session.open({ ...this.deps, external }, id);
     const file = session.model && fs.existsSync(session.model) ? session.model : this.loadedModel ?? this.settings.lastModel;
     if (!file) throw new Error('No model is loaded: choose a GGUF file first.');
     const model = await this.model(file);

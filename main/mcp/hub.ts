@@ -4,6 +4,7 @@
  * workspace file's servers start only once the person approved that file as it is now.
  */
 import path from 'node:path';
+import type { McpFileView, McpServerView } from '../contract.js';
 import { stableJson } from '../core/hygiene/stableJson.js';
 import { notListed, parseExternalName, unavailable, type ExternalToolInfo, type ExternalTools, type ServerInstructions } from '../core/tools/external.js';
 import type { RawOutput, ToolSpec } from '../core/tools/types.js';
@@ -33,31 +34,9 @@ export type HubEvent =
   | { type: 'changed'; server: string }
   | { type: 'progress'; sessionId: number; name: string; progress: number; total?: number; message?: string };
 
-export interface FileView {
-  file: string;
-  scope: Scope;
-  exists: boolean;
-  hash: string;
-  /** A workspace file with servers that has not been approved as it is now: none of them runs. */
-  needsApproval: boolean;
-  servers: string[];
-  problems: string[];
-}
-
-export interface ServerView {
-  name: string;
-  scope: Scope;
-  file: string;
-  /** The command line or URL. */
-  launch: string;
-  state: ServerState | 'not approved';
-  via?: string;
-  lastError?: string;
-  instructions?: string;
-  trusted: boolean;
-  tools: { name: string; tool: string; description: string; readOnly: boolean }[];
-  leftOut: string[];
-}
+/** The views are the contract's (the Servers panel shows them as they are). */
+export type FileView = McpFileView;
+export type ServerView = McpServerView;
 
 export interface HubView {
   files: FileView[];

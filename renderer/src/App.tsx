@@ -3,6 +3,7 @@ import { getApi } from './api.js';
 import { ErrorBanner } from './components/common/ErrorBanner.js';
 import { ErrorBoundary } from './components/common/ErrorBoundary.js';
 import { CacheView } from './components/cache/CacheView.js';
+import { ServersView } from './components/servers/ServersView.js';
 import { FirstRun } from './components/FirstRun.js';
 import { Inspector } from './components/inspector/Inspector.js';
 import { Sidebar } from './components/sidebar/Sidebar.js';
@@ -60,6 +61,13 @@ function Main() {
       <div className="placeholder muted" data-testid="no-session">
         Choose a session on the left, or start a new one.
       </div>
+    );
+  }
+  if (tab === 'servers') {
+    return (
+      <ErrorBoundary label="The Servers panel">
+        <ServersView />
+      </ErrorBoundary>
     );
   }
   return tab === 'cache' ? (

@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 
-export type Tab = 'transcript' | 'cache';
+export type Tab = 'transcript' | 'cache' | 'servers';
 
 interface UiState {
   tab: Tab;

@@ -6,6 +6,7 @@ import { useErrors } from '../stores/useErrors.js';
 import { useInspector } from '../stores/useInspector.js';
 import { useModel } from '../stores/useModel.js';
 import { useRequests } from '../stores/useRequests.js';
+import { useServers } from '../stores/useServers.js';
 import { useSessions } from '../stores/useSessions.js';
 import { useTranscript } from '../stores/useTranscript.js';
 import { useUi } from '../stores/useUi.js';
@@ -38,6 +39,10 @@ export function fakeApi(overrides: Partial<KeelClient> = {}): KeelClient & { emi
     answerApproval: none,
     pendingApprovals: async () => [],
     pickFolder: none,
+    mcpServers: async (workspace: string) => ({ workspace, files: [], servers: [] }),
+    approveMcpFile: none,
+    restartMcpServer: none,
+    trustMcpServer: none,
     onEvent(listener: EventListener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -85,4 +90,5 @@ export function resetStores(): void {
   useApprovals.setState({ items: [], answering: {} });
   useUi.setState({ tab: 'transcript', inspectorOpen: false, inspectorFocus: 0, pickerOpen: false });
   useConnection.setState({ state: 'connected', detail: undefined });
+  useServers.setState({ workspace: undefined, sessionId: undefined, view: undefined, loading: false, busy: {}, progress: {} });
 }

@@ -22,6 +22,7 @@ const METHOD_SET = {
   send: true, stop: true, undo: true, regenerate: true, compact: true, setMode: true, recall: true,
   requests: true, listModels: true, setModelsFolder: true, loadModel: true, switchModel: true,
   answerApproval: true, pendingApprovals: true, downloadModel: true, setPlan: true, pickFolder: true,
+  mcpServers: true, approveMcpFile: true, restartMcpServer: true, trustMcpServer: true,
 } as const satisfies Record<KeelMethod, true>;
 
 export const METHODS = Object.keys(METHOD_SET) as KeelMethod[];

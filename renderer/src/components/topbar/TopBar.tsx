@@ -1,4 +1,7 @@
+import { useEffect } from 'react';
 import { useRequests } from '../../stores/useRequests.js';
+import { attention, useServers } from '../../stores/useServers.js';
+import { useTranscript } from '../../stores/useTranscript.js';
 import { useUi } from '../../stores/useUi.js';
 import { Actions } from './Actions.js';
 import { ModeSelector } from './ModeSelector.js';
@@ -11,6 +14,12 @@ import { ModeSelector } from './ModeSelector.js';
 export function TopBar() {
   const tab = useUi((s) => s.tab);
   const breaks = useRequests((s) => s.rows.filter((r) => r.cause).length);
+  const summary = useTranscript((s) => s.view?.summary);
+  const servers = { problems: useServers((s) => attention(s.view).problems), waiting: useServers((s) => attention(s.view).waiting) };
+  // The badge needs the servers' state before the tab is opened.
+  useEffect(() => {
+    if (summary) void useServers.getState().load(summary.workspace, summary.id);
+  }, [summary?.workspace, summary?.id]);
   return (
     <div className="topbar">
       <nav className="tabs" role="tablist">
@@ -19,6 +28,10 @@ export function TopBar() {
         </button>
         <button type="button" role="tab" aria-selected={tab === 'cache'} className={tab === 'cache' ? 'on' : ''} onClick={() => useUi.getState().setTab('cache')} data-testid="cache-tab">
           Cache {breaks > 0 && <span className="tag amber">{breaks} {breaks === 1 ? 'break' : 'breaks'}</span>}
+        </button>
+        <button type="button" role="tab" aria-selected={tab === 'servers'} className={tab === 'servers' ? 'on' : ''} onClick={() => useUi.getState().setTab('servers')} data-testid="servers-tab">
+          Servers {servers.problems > 0 && <span className="tag amber">{servers.problems} to see</span>}
+          {servers.waiting > 0 && <span className="tag">{servers.waiting} for the next session</span>}
         </button>
       </nav>
       <div className="topbar-controls">
