@@ -26,6 +26,10 @@ Usage:
   keel requests ID                   the session's requests and their cache use
   keel recall ID RESULT [--offset N] [--limit N]
                                      a stored result's full body (RESULT: #0003, 3, 0003)
+  keel mcp list [--workspace DIR]    the MCP servers configured for DIR (default: here), not started
+  keel mcp tools [--workspace DIR] [--config FILE]
+                                     start them and print each server's tools; exit 0 when every server answered
+  keel mcp approve [--workspace DIR] approve DIR/.mcp.json as it is now, so its servers may run
   keel --help                        this text
 
 Model options (new, chat, say):
@@ -34,7 +38,7 @@ Model options (new, chat, say):
 
 Modes: ${MODES.join(', ')}. In a conversation, /help lists the slash commands;
 Ctrl-C stops a reply, Ctrl-D quits.
-Data: $KEEL_HOME (default ~/.keel): keel.db, and state/ for saved KV caches.
+Data: $KEEL_HOME (default ~/.keel): keel.db, state/ for saved KV caches, mcp.json for your own MCP servers.
 `;
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -57,6 +61,7 @@ const COMMANDS = {
   say: { options: MODEL_OPTIONS, positionals: 2 },
   requests: { options: {}, positionals: 1 },
   recall: { options: { offset: { type: 'string' }, limit: { type: 'string' } }, positionals: 2 },
+  mcp: { options: { workspace: { type: 'string' }, config: { type: 'string' } }, positionals: 1 },
 } satisfies Record<string, { options: Options; positionals: number }>;
 
 type Command = keyof typeof COMMANDS;
@@ -119,6 +124,10 @@ export async function runCli(argv: readonly string[], io: CliContext = { out: pr
       io.out.write(USAGE);
       return 0;
     }
+    if (command === 'mcp') {
+      const { mcpCommand } = await import('./commands/mcp.js');
+      return await mcpCommand(positionals[0], { workspace: str(values, 'workspace'), config: str(values, 'config') }, io);
+    }
     store = openStore(databasePath());
     await dispatch(command, values, positionals, store, io);
     return 0;
@@ -134,7 +143,7 @@ export async function runCli(argv: readonly string[], io: CliContext = { out: pr
   }
 }
 
-async function dispatch(command: Command, values: Values, positionals: string[], store: SqliteStore, io: CliContext): Promise<void> {
+async function dispatch(command: Exclude<Command, 'mcp'>, values: Values, positionals: string[], store: SqliteStore, io: CliContext): Promise<void> {
   switch (command) {
     case 'sessions':
       return listSessions(store, io.out);

@@ -10,7 +10,7 @@ import { notListed, parseExternalName, unavailable, type ExternalToolInfo, type 
 import type { RawOutput, ToolSpec } from '../core/tools/types.js';
 import { McpApprovals } from './approvals.js';
 import { readConfigFile, USER_FILE, WORKSPACE_FILE, type ConfigFile, type Scope, type ServerConfig } from './config.js';
-import { McpConnection, type ServerState, type WrapLaunch } from './connection.js';
+import { McpConnection, type WrapLaunch } from './connection.js';
 
 export interface HubOptions {
   /** The workspace root (absolute): its `.mcp.json` is read, and stdio servers run there. */
@@ -48,6 +48,7 @@ export class McpHub implements ExternalTools {
   private files: ConfigFile[] = [];
   private readonly connections = new Map<string, McpConnection>();
   private readonly starting = new Map<McpConnection, Promise<void>>();
+  private runnable = new Map<string, ServerConfig>();
   private blocked: ServerConfig[] = [];
   private problems: string[] = [];
 
@@ -71,20 +72,7 @@ export class McpHub implements ExternalTools {
    * whose entry changed is restarted; one no longer configured is stopped.
    */
   async start(): Promise<void> {
-    this.files = this.configFiles().map((f) => readConfigFile(f.file, f.scope, this.o.env));
-    this.problems = [];
-    const runnable = new Map<string, ServerConfig>();
-    this.blocked = [];
-    for (const file of this.files) {
-      const approved = file.scope !== 'workspace' || this.approved(file);
-      for (const server of file.servers) {
-        const first = runnable.get(server.name) ?? this.blocked.find((b) => b.name === server.name);
-        if (first) {
-          this.problems.push(`The MCP server "${server.name}" in ${file.file} is left out: ${first.file} already names a server so, and the person's own file comes first.`);
-        } else if (approved) runnable.set(server.name, server);
-        else this.blocked.push(server);
-      }
-    }
+    const runnable = this.load();
     for (const [name, connection] of this.connections) {
       const wanted = runnable.get(name);
       if (!wanted || stableJson(wanted) !== stableJson(connection.config)) {
@@ -101,6 +89,31 @@ export class McpHub implements ExternalTools {
       }
     }
     await Promise.all([...this.connections.values()].filter((c) => c.state !== 'connected').map((c) => this.startOne(c)));
+  }
+
+  /** The configuration as it is now, nothing started: servers that may run but are not connected show as stopped. */
+  configView(): HubView {
+    this.load();
+    return this.view();
+  }
+
+  /** Reads the files and the approvals: which servers may run, and which wait for an approval. */
+  private load(): Map<string, ServerConfig> {
+    this.files = this.configFiles().map((f) => readConfigFile(f.file, f.scope, this.o.env));
+    this.problems = [];
+    this.runnable = new Map();
+    this.blocked = [];
+    for (const file of this.files) {
+      const approved = file.scope !== 'workspace' || this.approved(file);
+      for (const server of file.servers) {
+        const first = this.runnable.get(server.name) ?? this.blocked.find((b) => b.name === server.name);
+        if (first) {
+          this.problems.push(`The MCP server "${server.name}" in ${file.file} is left out: ${first.file} already names a server so, and the person's own file comes first.`);
+        } else if (approved) this.runnable.set(server.name, server);
+        else this.blocked.push(server);
+      }
+    }
+    return this.runnable;
   }
 
   /** Connects one server again (the Servers panel's restart). */
@@ -192,10 +205,14 @@ export class McpHub implements ExternalTools {
       problems: [...f.problems, ...this.problems.filter((p) => p.includes(` in ${f.file} `))],
     }));
     const servers = [
-      ...[...this.connections.values()].map((c) => serverView(c.config, {
-        state: c.state, via: c.via, lastError: c.lastError, instructions: c.instructions, tools: c.tools, leftOut: c.leftOut,
-        trusted: this.trusts(c.config),
-      })),
+      ...[...this.runnable.values()].map((config) => {
+        const c = this.connections.get(config.name);
+        if (!c || stableJson(c.config) !== stableJson(config)) return serverView(config, { state: 'stopped', tools: [], leftOut: [], trusted: this.trusts(config) });
+        return serverView(c.config, {
+          state: c.state, via: c.via, lastError: c.lastError, instructions: c.instructions, tools: c.tools, leftOut: c.leftOut,
+          trusted: this.trusts(c.config),
+        });
+      }),
       ...this.blocked.map((b) => serverView(b, { state: 'not approved', tools: [], leftOut: [], trusted: this.trusts(b) })),
     ];
     return { files, servers: servers.sort((a, b) => (a.name < b.name ? -1 : 1)) };

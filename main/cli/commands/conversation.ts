@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_PROMPTS_DIR } from '../../core/prompts/buildSystemPrompt.js';
 import { Session, type SessionDeps } from '../../core/session/session.js';
@@ -8,7 +9,10 @@ import { keelHome, stateFile } from '../../keelHome.js';
 import type { Approver } from '../../core/permissions/approval.js';
 import { Agent, type AgentEvent } from '../../llm/agent.js';
 import type { LoadedModel } from '../../llm/model.js';
+import type { Script } from '../../llm/request.js';
 import { CliError, requireFolder, requireSession, type Io } from '../io.js';
+import type { McpHub } from '../../mcp/hub.js';
+import { connectServers } from './mcp.js';
 import { modelFile, openModel, type ModelFlags } from './model.js';
 
 /** Who answers the gate's questions: the chat prompt sets it; without one, whatever asks is denied. */
@@ -19,6 +23,8 @@ export interface Approvals {
 export interface AgentFlags extends ModelFlags {
   /** The most tokens one model reply may have. */
   maxTokens?: number;
+  /** Scripted replies (tests drive the real engine with them, as the app's scriptFor does). */
+  script?: Script;
 }
 
 /** A session with its model loaded and an agent on it. `close()` frees the model. */
@@ -29,23 +35,24 @@ export class Conversation {
 
   constructor(
     readonly store: SqliteStore, readonly session: Session, private readonly loaded: LoadedModel, flags: AgentFlags,
-    readonly approvals: Approvals,
+    readonly approvals: Approvals, private readonly servers?: McpHub,
   ) {
     this.agent = new Agent({
       session, store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, model: loaded,
-      stateFile: stateFile(session.id), maxReplyTokens: flags.maxTokens, onEvent: (e) => this.onEvent(e),
+      stateFile: stateFile(session.id), maxReplyTokens: flags.maxTokens, script: flags.script, onEvent: (e) => this.onEvent(e),
     });
   }
 
   async close(): Promise<void> {
     await this.agent.dispose();
     await this.loaded.dispose();
+    await this.servers?.close();
   }
 }
 
-function sessionDeps(store: SqliteStore, approvals: Approvals): SessionDeps {
+function sessionDeps(store: SqliteStore, approvals: Approvals, external?: McpHub): SessionDeps {
   return {
-    store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, now: () => new Date(),
+    store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, now: () => new Date(), external,
     permissions: {
       approve: (request) => (approvals.approve ? approvals.approve(request) : Promise.resolve('deny')),
       protectedFolders: [keelHome()],
@@ -68,9 +75,12 @@ export async function newConversation(store: SqliteStore, o: NewOptions, io: Io)
   const file = modelFile(o.model);
   const loaded = await openModel(file, o, io.err);
   const approvals: Approvals = {};
-  const session = Session.create(sessionDeps(store, approvals), { root, kind: o.kind, mode: o.mode, title: o.title, model: loaded.path });
+  // The session's tool list takes what the workspace's MCP servers list now: they are connected first.
+  const servers = await connectServers(fs.realpathSync(root), io);
+  const session = Session.create(sessionDeps(store, approvals, servers), { root, kind: o.kind, mode: o.mode, title: o.title, model: loaded.path });
+  servers.watch(session.tools);
   io.out.write(`Created session ${session.id} (${session.kind}, mode ${session.mode}) in ${session.root}.\n`);
-  return new Conversation(store, session, loaded, o, approvals);
+  return new Conversation(store, session, loaded, o, approvals, servers);
 }
 
 /**
@@ -84,9 +94,11 @@ export async function resumeConversation(store: SqliteStore, id: number, model: 
   else if (row.model === '') throw new CliError(`Session ${id} has no model yet: give one with --model FILE.gguf.`);
   else file = modelFile(row.model, ` (session ${id}'s model; give another with --model FILE.gguf)`);
   const approvals: Approvals = {};
-  const session = Session.open(sessionDeps(store, approvals), id);
   const loaded = await openModel(file, flags, io.err);
-  const conversation = new Conversation(store, session, loaded, flags, approvals);
+  const servers = fs.existsSync(row.root) ? await connectServers(row.root, io) : undefined;
+  const session = Session.open(sessionDeps(store, approvals, servers), id);
+  servers?.watch(session.tools);
+  const conversation = new Conversation(store, session, loaded, flags, approvals, servers);
   try {
     if (loaded.path !== row.model) {
       await conversation.agent.switchModel(loaded);
