@@ -11,11 +11,6 @@ import type { WrapLaunch } from '../../mcp/connection.js';
 import { McpHub, type HubView } from '../../mcp/hub.js';
 import { CliError, type Io, type Writer } from '../io.js';
 
-export const MCP_USAGE = `keel mcp list [--workspace DIR]       the MCP servers configured for DIR (default: here), not started
-keel mcp tools [--workspace DIR] [--config FILE]
-                                      start them and print each server's tools (FILE: only that file's servers)
-keel mcp approve [--workspace DIR]    approve DIR/.mcp.json as it is now, so its servers may run`;
-
 export interface McpFlags {
   workspace?: string;
   config?: string;
@@ -40,7 +35,7 @@ export async function mcpCommand(sub: string, flags: McpFlags, io: Io): Promise<
       case 'approve':
         return await approve(hub, io.out);
       default:
-        throw new CliError(`Unknown mcp command "${sub}". Usage:\n${MCP_USAGE}`);
+        throw new CliError(`Unknown mcp command "${sub}": it is list, tools or approve. See \`keel --help\`.`);
     }
   } finally {
     await hub.close();
