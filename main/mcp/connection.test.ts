@@ -99,12 +99,12 @@ describe('an MCP server over stdio: server-everything', { timeout: 60_000 }, () 
   it('runs the launch through wrapLaunch (where the OS sandbox plugs in)', async () => {
     const seen: string[][] = [];
     const c = await connect('everything', { type: 'stdio', command: 'placeholder', args: ['stdio'], env: {} }, {
-      wrapLaunch: async (command, args) => {
-        seen.push([command, ...args]);
+      wrapLaunch: async (command, args, server) => {
+        seen.push([command, ...args, server.name, server.cwd]);
         return { command: process.execPath, args: [EVERYTHING, ...args] };
       },
     });
-    expect(seen).toEqual([['placeholder', 'stdio']]);
+    expect(seen).toEqual([['placeholder', 'stdio', 'everything', tmp]]);
     expect(c.state).toBe('connected');
   });
 });

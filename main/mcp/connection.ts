@@ -4,6 +4,7 @@
  * here throws at its caller: a server that fails says why in `lastError`, and a call answers an
  * error result.
  */
+import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -19,9 +20,12 @@ import { toRawOutput, type CallResult } from './results.js';
 
 /**
  * Where the OS sandbox plugs in: turns a stdio server's command line into the one that runs it
- * inside the sandbox (the lead wires main/sandbox here). The default runs it as given.
+ * inside the sandbox (main/sandbox), in the folder it will run in (`cwd`). `server` is the whole
+ * entry, for a policy that depends on it (network, writes). The default runs it as given.
  */
-export type WrapLaunch = (command: string, args: string[]) => Promise<{ command: string; args: string[] }>;
+export type WrapLaunch = (
+  command: string, args: string[], server: ServerConfig & { cwd: string },
+) => Promise<{ command: string; args: string[] }>;
 
 export type ServerState = 'stopped' | 'connecting' | 'connected' | 'failed' | 'disconnected';
 
@@ -152,8 +156,9 @@ export class McpConnection {
   }
 
   private async stdio(t: Extract<ServerConfig['transport'], { type: 'stdio' }>): Promise<SdkTransport> {
-    const launch = this.o.wrapLaunch ? await this.o.wrapLaunch(t.command, t.args) : { command: t.command, args: t.args };
-    const transport = new StdioClientTransport({ command: launch.command, args: launch.args, env: t.env, cwd: t.cwd ?? this.o.cwd, stderr: 'pipe' });
+    const cwd = t.cwd === undefined ? this.o.cwd : path.resolve(this.o.cwd, t.cwd);
+    const launch = this.o.wrapLaunch ? await this.o.wrapLaunch(t.command, t.args, { ...this.config, cwd }) : { command: t.command, args: t.args };
+    const transport = new StdioClientTransport({ command: launch.command, args: launch.args, env: t.env, cwd, stderr: 'pipe' });
     this.stderr = [];
     transport.stderr?.on('data', (chunk: Buffer) => {
       const keep = mcpConfig.stderr_lines.value;
