@@ -132,8 +132,8 @@ export default tseslint.config(
       'keel/layers': [
         'error',
         {
-          packages: ['electron', 'node-llama-cpp', '@node-llama-cpp/', '@anthropic-ai/sandbox-runtime'],
-          dirs: ['main/llm', 'main/ipc', 'main/server', 'main/index', 'main/sandbox'],
+          packages: ['electron', 'node-llama-cpp', '@node-llama-cpp/', '@anthropic-ai/sandbox-runtime', '@modelcontextprotocol/'],
+          dirs: ['main/llm', 'main/ipc', 'main/server', 'main/index', 'main/sandbox', 'main/mcp'],
           reason: 'main/core is plain Node (no Electron, no model engine, no adapters), testable anywhere',
         },
       ],

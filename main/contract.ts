@@ -24,7 +24,7 @@ export interface SessionSummary {
 
 /** A note Keel appended to a person's message, as the UI shows it. */
 export interface NoteView {
-  kind: 'date' | 'mode' | 'instructions' | 'plan';
+  kind: 'date' | 'mode' | 'instructions' | 'plan' | 'server';
   text: string;
 }
 
@@ -112,6 +112,46 @@ export interface AppState {
   loadedSetups?: Record<string, LocalSetup>;
 }
 
+/** An MCP configuration file of a workspace: the person's own (`user`) or the workspace's `.mcp.json`. */
+export interface McpFileView {
+  file: string;
+  scope: 'user' | 'workspace' | 'given';
+  exists: boolean;
+  /** SHA-256 of its content: what approveMcpFile approves. */
+  hash: string;
+  /** A workspace file whose servers wait for the person's approval of it as it is now. */
+  needsApproval: boolean;
+  servers: string[];
+  /** What is wrong with it or an entry (each left out), naming the file. */
+  problems: string[];
+}
+
+export interface McpServerView {
+  name: string;
+  scope: 'user' | 'workspace' | 'given';
+  file: string;
+  /** The command line, or the URL and transport. */
+  launch: string;
+  state: 'stopped' | 'connecting' | 'connected' | 'failed' | 'disconnected' | 'not approved';
+  /** How it was reached: stdio, streamable-http or sse. */
+  via?: string;
+  lastError?: string;
+  instructions?: string;
+  /** The person trusts its read-only hints (its read-only tools then run without asking). */
+  trusted: boolean;
+  tools: { name: string; tool: string; description: string; readOnly: boolean }[];
+  /** Tools it lists that cannot be offered, each with why. */
+  leftOut: string[];
+  /** With a session: tools listed now that the session's fixed list lacks (or lists otherwise); they join the next session. */
+  waiting?: { name: string; change: 'new' | 'changed' }[];
+}
+
+export interface McpServersView {
+  workspace: string;
+  files: McpFileView[];
+  servers: McpServerView[];
+}
+
 /** Every call the UI can make. Each returns a promise; failures reject with a readable message. */
 export interface KeelApi {
   getState(): Promise<AppState>;
@@ -158,6 +198,13 @@ export interface KeelApi {
   setLocalSettings(settings: LocalSettingsText): Promise<LocalSettings>;
   /** The machine (backend, devices, free memory) and, for `model` (default: the app's), what a load would use and why. */
   doctor(model?: string): Promise<DoctorReport>;
+  /** A workspace's MCP servers (connecting those that may run); with a session, the tools waiting for the next one. */
+  mcpServers(workspace: string, sessionId?: number): Promise<McpServersView>;
+  /** Approves the workspace's `.mcp.json` as shown (its hash), then starts its servers; a file changed since is refused. */
+  approveMcpFile(workspace: string, hash: string): Promise<void>;
+  restartMcpServer(workspace: string, name: string): Promise<void>;
+  /** Trusts (or no longer trusts) a server's read-only hints. */
+  trustMcpServer(workspace: string, name: string, trusted: boolean): Promise<void>;
 }
 
 export type KeelMethod = keyof KeelApi;
@@ -176,10 +223,13 @@ export type KeelEvent =
   | { type: 'approval-answered'; approvalId: number; answer: ApprovalAnswer }
   | { type: 'model-progress'; path: string; fraction: number }
   | { type: 'model-loaded'; path: string }
-  | { type: 'error'; sessionId?: number; message: string };
+  | { type: 'error'; sessionId?: number; message: string }
+  /** A workspace's MCP server changed state, tools (list_changed) or error: read mcpServers again. */
+  | { type: 'mcp-changed'; workspace: string }
+  | { type: 'mcp-progress'; sessionId: number; tool: string; progress: number; total?: number; message?: string };
 
 /** Methods whose trailing arguments may be left out: from this index on. Every other argument is required. */
-export const OPTIONAL_FROM: Partial<Record<KeelMethod, number>> = { recall: 2, downloadModel: 0, answerApproval: 2, doctor: 0 };
+export const OPTIONAL_FROM: Partial<Record<KeelMethod, number>> = { recall: 2, downloadModel: 0, answerApproval: 2, doctor: 0, mcpServers: 1 };
 
 /** The shape of each method's arguments, checked in main before anything runs. */
 export const METHOD_ARGS = {
@@ -218,4 +268,8 @@ export const METHOD_ARGS = {
     backend: { type: 'string' }, gpuLayers: { type: 'string' }, contextSize: { type: 'string' }, threads: { type: 'string' }, kvCacheType: { type: 'string' },
   } }],
   doctor: [{ type: 'string' }],
+  mcpServers: [{ type: 'string' }, { type: 'integer', minimum: 1 }],
+  approveMcpFile: [{ type: 'string' }, { type: 'string' }],
+  restartMcpServer: [{ type: 'string' }, { type: 'string' }],
+  trustMcpServer: [{ type: 'string' }, { type: 'string' }, { type: 'boolean' }],
 } as const satisfies Record<KeelMethod, readonly object[]>;

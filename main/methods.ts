@@ -35,6 +35,10 @@ export const METHODS = [
   'localSettings',
   'setLocalSettings',
   'doctor',
+  'mcpServers',
+  'approveMcpFile',
+  'restartMcpServer',
+  'trustMcpServer',
 ] as const satisfies readonly KeelMethod[];
 
 type Listed = (typeof METHODS)[number];

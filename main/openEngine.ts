@@ -2,10 +2,9 @@
  * The one way an engine and an agent loop are opened — by the app service, the CLI, the benchmarks
  * and the tests alike — so that what a session runs on is wired in one place.
  */
-import type { Engine, ToolSpec } from './core/engine/types.js';
-import { DEFAULT_PROMPTS_DIR, toolDescription } from './core/prompts/buildSystemPrompt.js';
+import type { Engine } from './core/engine/types.js';
+import { DEFAULT_PROMPTS_DIR } from './core/prompts/buildSystemPrompt.js';
 import { AgentLoop, type LoopOptions } from './core/session/loop.js';
-import { ToolRegistry } from './core/tools/registry.js';
 import { LlamaEngine } from './llm/engine.js';
 import type { LoadedModel } from './llm/model.js';
 
@@ -22,20 +21,11 @@ export function openEngine(source: EngineSource): Engine {
   }
 }
 
-export interface AgentWiring extends Omit<LoopOptions, 'tools' | 'promptsDir'> {
-  /** The registry the session's tools come from (default: every tool). */
-  tools?: ToolRegistry;
+export interface AgentWiring extends Omit<LoopOptions, 'promptsDir'> {
   promptsDir?: string;
 }
 
-/** An agent loop on an engine, with the session's tool list read once, when the loop is opened. */
+/** An agent loop on an engine; the session brings its own fixed tool list. */
 export function openAgent(o: AgentWiring): AgentLoop {
-  const promptsDir = o.promptsDir ?? DEFAULT_PROMPTS_DIR;
-  const specs = toolSpecs(o.tools ?? new ToolRegistry(), promptsDir);
-  return new AgentLoop({ ...o, promptsDir, tools: () => specs });
-}
-
-/** The tools as the model is told of them: each one's schema and its prompts/tools/NAME.md. */
-export function toolSpecs(tools: ToolRegistry, promptsDir: string): ToolSpec[] {
-  return tools.names().map((name) => ({ name, description: toolDescription(promptsDir, name), parameters: tools.get(name)!.parameters }));
+  return new AgentLoop({ ...o, promptsDir: o.promptsDir ?? DEFAULT_PROMPTS_DIR });
 }

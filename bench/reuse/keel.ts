@@ -53,7 +53,7 @@ export async function runKeel(
   const ref: { probe?: SequenceProbe } = {};
   let turnNo = 0;
   const agent = openAgent({
-    session, store, tools, engine: openEngine({ kind: 'local', model }), maxReplyTokens: 512, compactAt: o.compactAt,
+    session, store, engine: openEngine({ kind: 'local', model }), maxReplyTokens: 512, compactAt: o.compactAt,
     script: { next: () => replies.shift() },
     onEvent: (e) => {
       events.push(e);

@@ -3,6 +3,7 @@ import type { KeelEvent } from '../contract.js';
 import { loopConfig } from '../core/config.js';
 import { Session, type SessionDeps } from '../core/session/session.js';
 import type { AgentLoop, LoopEvent, Script } from '../core/session/loop.js';
+import type { ExternalTools } from '../core/tools/external.js';
 import { LlamaEngine } from '../llm/engine.js';
 import type { LoadedModel } from '../llm/model.js';
 import { defaultStateBudget } from '../llm/stateFiles.js';
@@ -19,6 +20,8 @@ export interface PoolOptions {
   scriptFor?: (sessionId: number) => Script | undefined;
   /** How long a session waits idle before its cache is saved (default: loop.json). */
   idleSaveMs?: number;
+  /** The MCP tools of a workspace's servers, connected (or failed) before a session opens. */
+  external?: (root: string) => Promise<ExternalTools | undefined>;
 }
 
 /**
@@ -84,13 +87,15 @@ export class AgentPool {
       this.agents.set(id, existing);
       return existing;
     }
-    const session = Session.open(this.o.deps, id);
+    const row = this.o.deps.store.getSession(id);
+    const external = row && this.o.external ? await this.o.external(row.root) : undefined;
+    const session = Session.open({ ...this.o.deps, external }, id);
     const file = session.model && fs.existsSync(session.model) ? session.model : this.o.catalog.defaultModel();
     if (!file) throw new Error('No model is loaded: choose a GGUF file first.');
     const model = await this.o.catalog.model(file);
     await this.freeSequence(model);
     const agent = openAgent({
-      session, store: this.o.deps.store, tools: this.o.deps.tools, promptsDir: this.o.deps.promptsDir,
+      session, store: this.o.deps.store, promptsDir: this.o.deps.promptsDir,
       engine: this.localEngine(model), script: this.o.scriptFor?.(id), stateFile: sessionStateFile(this.o.dataFolder, id),
       onEvent: (e) => this.forward(id, e),
     });

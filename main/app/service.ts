@@ -1,5 +1,5 @@
 import type {
-  ApprovalAnswer, ApprovalView, AppState, DoctorReport, KeelApi, KeelEvent, LocalSettings, LocalSettingsText, ModelFile, RecallView, SessionSummary,
+  ApprovalAnswer, ApprovalView, AppState, DoctorReport, KeelApi, KeelEvent, LocalSettings, LocalSettingsText, McpServersView, ModelFile, RecallView, SessionSummary,
 } from '../contract.js';
 import { Session, type SessionDeps } from '../core/session/session.js';
 import type { Script } from '../core/session/loop.js';
@@ -12,6 +12,8 @@ import { AgentPool } from './agentPool.js';
 import { ApprovalBroker } from './approvals.js';
 import { ModelCatalog } from './catalog.js';
 import { SessionHistory } from './history.js';
+import { McpService } from './mcp.js';
+import type { WrapLaunch } from '../mcp/connection.js';
 import { recallView } from './recallView.js';
 import { sandboxOptions } from './settings.js';
 import { sandboxView, sessionView, summaryOf } from './views.js';
@@ -32,6 +34,8 @@ export interface ServiceOptions {
   idleSaveMs?: number;
   /** Runs bash's commands (default: the OS sandbox with the person's settings). */
   commands?: CommandRunner;
+  /** Runs each stdio MCP server inside the OS sandbox (the app host passes it); default: as configured. */
+  wrapLaunch?: WrapLaunch;
 }
 
 /**
@@ -45,6 +49,7 @@ export class KeelService implements KeelApi {
   private readonly catalog: ModelCatalog;
   private readonly pool: AgentPool;
   private readonly history: SessionHistory;
+  private readonly mcp: McpService;
   private readonly deps: SessionDeps;
   private sessionsStamp: string;
 
@@ -56,7 +61,11 @@ export class KeelService implements KeelApi {
       commands: o.commands ?? createSandboxRunner(sandboxOptions(o.dataFolder)),
       permissions: { protectedFolders: [o.dataFolder], approve: this.approvals.approve },
     };
-    this.pool = new AgentPool({ deps: this.deps, catalog: this.catalog, dataFolder: o.dataFolder, emit: o.emit, scriptFor: o.scriptFor, idleSaveMs: o.idleSaveMs });
+    this.mcp = new McpService({ dataFolder: o.dataFolder, emit: o.emit, wrapLaunch: o.wrapLaunch });
+    this.pool = new AgentPool({ deps: this.deps, catalog: this.catalog, dataFolder: o.dataFolder, emit: o.emit, scriptFor: o.scriptFor, idleSaveMs: o.idleSaveMs,
+      // A workspace that is gone has no servers; the session still opens (its MCP tools answer unavailable).
+      external: (root) => this.mcp.ready(root).catch(() => undefined),
+    });
     this.history = new SessionHistory({ store: o.store, emit: o.emit, pool: this.pool });
     this.sessionsStamp = o.store.sessionsStamp();
   }
@@ -77,7 +86,8 @@ export class KeelService implements KeelApi {
   }
 
   async createSession(o: { workspace: string; kind: SessionKind; mode?: Mode; title?: string }): Promise<SessionSummary> {
-    const session = Session.create(this.deps, { root: o.workspace, kind: o.kind, mode: o.mode, title: o.title, model: this.catalog.settings.lastModel ?? '' });
+    const external = await this.mcp.ready(o.workspace);
+    const session = Session.create({ ...this.deps, external }, { root: o.workspace, kind: o.kind, mode: o.mode, title: o.title, model: this.catalog.settings.lastModel ?? '' });
     return summaryOf(this.o.store.getSession(session.id)!, this.o.store);
   }
 
@@ -172,6 +182,22 @@ export class KeelService implements KeelApi {
     return this.approvals.pending();
   }
 
+  async mcpServers(workspace: string, sessionId?: number): Promise<McpServersView> {
+    return this.mcp.servers(workspace, sessionId === undefined ? undefined : this.pool.session(sessionId).tools);
+  }
+
+  async approveMcpFile(workspace: string, hash: string): Promise<void> {
+    return this.mcp.approve(workspace, hash);
+  }
+
+  async restartMcpServer(workspace: string, name: string): Promise<void> {
+    return this.mcp.restart(workspace, name);
+  }
+
+  async trustMcpServer(workspace: string, name: string, trusted: boolean): Promise<void> {
+    return this.mcp.trust(workspace, name, trusted);
+  }
+
   async localSettings(): Promise<LocalSettings> {
     return this.catalog.machine.settings();
   }
@@ -203,5 +229,6 @@ export class KeelService implements KeelApi {
     this.approvals.denyAll();
     await this.pool.dispose();
     await this.catalog.dispose();
+    await this.mcp.close();
   }
 }

@@ -41,6 +41,10 @@ Usage:
   keel delete ID --yes               delete a session and its saved state
   keel doctor [FILE.gguf] [--json]   the compute backend, devices and free memory; for FILE, the
                                      context, GPU layers and KV cache Keel would use, and why
+  keel mcp list [--workspace DIR]    the MCP servers configured for DIR (default: here), not started
+  keel mcp tools [--workspace DIR] [--config FILE]
+                                     start them and print each server's tools; exit 0 when every server answered
+  keel mcp approve [--workspace DIR] approve DIR/.mcp.json as it is now, so its servers may run
   keel --help                        this text
 
 Model options (new, chat, say, doctor); each defaults to auto, what the machine allows:
@@ -51,7 +55,7 @@ Model options (new, chat, say, doctor); each defaults to auto, what the machine 
 
 Modes: ${MODES.join(', ')}. In a conversation, /help lists the slash commands;
 Ctrl-C stops a reply, Ctrl-D quits.
-Data: $KEEL_HOME (default ~/.keel): keel.db, and state/ for saved KV caches.
+Data: $KEEL_HOME (default ~/.keel): keel.db, state/ for saved KV caches, mcp.json for your own MCP servers.
 `;
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -80,6 +84,7 @@ const COMMANDS = {
   import: { options: {}, positionals: 1 },
   delete: { options: { yes: { type: 'boolean' } }, positionals: 1 },
   doctor: { options: { ...LOCAL_OPTIONS, json: { type: 'boolean' } }, positionals: [0, 1] },
+  mcp: { options: { workspace: { type: 'string' }, config: { type: 'string' } }, positionals: 1 },
 } satisfies Record<string, { options: Options; positionals: number | readonly [number, number] }>;
 
 type Command = keyof typeof COMMANDS;
@@ -158,6 +163,10 @@ export async function runCli(argv: readonly string[], io: CliContext = { out: pr
       const { runDoctor } = await import('./commands/doctor.js');
       return (await runDoctor(positionals[0], localFlags(values), values.json === true, io)) ? 0 : 1;
     }
+    if (command === 'mcp') {
+      const { mcpCommand } = await import('./commands/mcp.js');
+      return await mcpCommand(positionals[0], { workspace: str(values, 'workspace'), config: str(values, 'config') }, io);
+    }
     store = openStore(databasePath());
     return (await dispatch(command, values, positionals, store, io)) ?? 0;
   } catch (e) {
@@ -173,7 +182,7 @@ export async function runCli(argv: readonly string[], io: CliContext = { out: pr
   }
 }
 
-async function dispatch(command: Command, values: Values, positionals: string[], store: SqliteStore, io: CliContext): Promise<number | void> {
+async function dispatch(command: Exclude<Command, 'mcp'>, values: Values, positionals: string[], store: SqliteStore, io: CliContext): Promise<number | void> {
   switch (command) {
     case 'sessions':
       return listSessions(store, io.out);

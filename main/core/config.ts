@@ -4,6 +4,8 @@ import loop from '../../loop.json' with { type: 'json' };
 export type ContextConfig = typeof loop.context;
 export const contextConfig: ContextConfig = loop.context;
 export const toolConfig = loop.tools;
+/** MCP: names, texts and limits of tools from MCP servers. */
+export const mcpConfig = loop.mcp;
 
 /** The agent loop's numbers (loop.json `loop`, each with its reason there). */
 export const loopConfig = {

@@ -185,4 +185,19 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE requests_new RENAME TO requests;
   CREATE INDEX requests_session ON requests(session_id);
   `,
+  // The session's fixed tool list (JSON, NULL until a session stored before is first opened), the
+  // MCP servers' instructions its system prompt holds, and what a result stored beside its text.
+  `
+  ALTER TABLE sessions ADD COLUMN tools TEXT;
+  ALTER TABLE sessions ADD COLUMN server_instructions TEXT NOT NULL DEFAULT '{}';
+  CREATE TABLE attachments (
+    session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    number INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    mime_type TEXT NOT NULL,
+    uri TEXT,
+    data BLOB NOT NULL,
+    PRIMARY KEY (session_id, number, seq)
+  );
+  `,
 ];

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import type {
   CompactionRow, ReplyRow, RequestRow, ResultRow, SessionRow, SessionStore, TurnRow,
 } from '../core/session/types.js';
+import type { Attachment } from '../core/tools/types.js';
 import { MIGRATIONS } from './schema.js';
 
 /** A database Keel cannot use: reported with its path, and never overwritten. */
@@ -65,10 +66,13 @@ export class SqliteStore implements SessionStore {
   createSession(row: Omit<SessionRow, 'id' | 'planNotePending'> & { planNotePending?: boolean }): SessionRow {
     const info = this.db
       .prepare(`INSERT INTO sessions (kind, root, title, mode, system_prompt, prompt_mode, prompt_instructions_hash, epoch, plan, model, prompt_date,
-                  plan_note_pending, created_at)
+                  plan_note_pending, created_at, tools, server_instructions)
                 VALUES (@kind, @root, @title, @mode, @systemPrompt, @promptMode, @promptInstructionsHash, @epoch, @plan, @model, @promptDate,
-                  @planNotePending, @createdAt)`)
-      .run({ ...row, plan: JSON.stringify(row.plan), planNotePending: row.planNotePending ? 1 : 0 });
+                  @planNotePending, @createdAt, @tools, @serverInstructions)`)
+      .run({
+        ...row, plan: JSON.stringify(row.plan), planNotePending: row.planNotePending ? 1 : 0,
+        tools: row.tools === undefined ? null : JSON.stringify(row.tools), serverInstructions: JSON.stringify(row.serverInstructions ?? {}),
+      });
     return { ...row, planNotePending: row.planNotePending ?? false, id: Number(info.lastInsertRowid) };
   }
 
@@ -96,10 +100,12 @@ export class SqliteStore implements SessionStore {
       title: 'title', mode: 'mode', systemPrompt: 'system_prompt', promptMode: 'prompt_mode',
       promptInstructionsHash: 'prompt_instructions_hash', epoch: 'epoch', plan: 'plan', model: 'model', promptDate: 'prompt_date',
       planNotePending: 'plan_note_pending',
+      tools: 'tools', serverInstructions: 'server_instructions',
     };
+    const json = new Set(['plan', 'tools', 'serverInstructions']);
     const entries = Object.entries(fields).filter(([key]) => key in columns);
     if (entries.length === 0) return;
-    const stored = (key: string, value: unknown) => (key === 'plan' ? JSON.stringify(value) : typeof value === 'boolean' ? Number(value) : value);
+    const stored = (key: string, value: unknown) => (json.has(key) ? JSON.stringify(value) : typeof value === 'boolean' ? Number(value) : value);
     const values = Object.fromEntries(entries.map(([key, value]) => [key, stored(key, value)]));
     const sets = entries.map(([key]) => `${columns[key]} = @${key}`).join(', ');
     this.db.prepare(`UPDATE sessions SET ${sets} WHERE id = @id`).run({ ...values, id });
@@ -137,13 +143,22 @@ export class SqliteStore implements SessionStore {
     }));
   }
 
-  insertResult(row: ResultRow): void {
-    this.db
-      .prepare(`INSERT INTO results (session_id, number, turn_id, tool, args, kind, path_given, path_resolved, file_hash,
-                  line_start, line_end, line_total, files, args_key, body, inserted, created_at)
-                VALUES (@sessionId, @number, @turnId, @tool, @args, @kind, @pathGiven, @pathResolved, @fileHash,
-                  @lineStart, @lineEnd, @lineTotal, @files, @argsKey, @body, @inserted, @createdAt)`)
-      .run(nullable({ ...RESULT_OPTIONAL, ...row }));
+  insertResult(row: ResultRow, attachments: readonly Attachment[] = []): void {
+    this.db.transaction(() => {
+      this.db
+        .prepare(`INSERT INTO results (session_id, number, turn_id, tool, args, kind, path_given, path_resolved, file_hash,
+                    line_start, line_end, line_total, files, args_key, body, inserted, created_at)
+                  VALUES (@sessionId, @number, @turnId, @tool, @args, @kind, @pathGiven, @pathResolved, @fileHash,
+                    @lineStart, @lineEnd, @lineTotal, @files, @argsKey, @body, @inserted, @createdAt)`)
+        .run(nullable({ ...RESULT_OPTIONAL, ...row }));
+      const attach = this.db.prepare('INSERT INTO attachments (session_id, number, seq, mime_type, uri, data) VALUES (?, ?, ?, ?, ?, ?)');
+      attachments.forEach((a, i) => attach.run(row.sessionId, row.number, i + 1, a.mimeType, a.uri ?? null, a.data));
+    })();
+  }
+
+  listAttachments(sessionId: number, number: number): Attachment[] {
+    const rows = this.db.prepare('SELECT * FROM attachments WHERE session_id = ? AND number = ? ORDER BY seq').all(sessionId, number) as Row[];
+    return rows.map((r) => ({ mimeType: r.mime_type as string, data: r.data as Buffer, ...(r.uri === null ? {} : { uri: r.uri as string }) }));
   }
 
   setResultTokens(sessionId: number, number: number, tokens: number): void {
@@ -292,6 +307,8 @@ function toSession(r: Row): SessionRow {
     promptDate: r.prompt_date as string,
     planNotePending: r.plan_note_pending === 1,
     createdAt: r.created_at as string,
+    ...(r.tools === null ? {} : { tools: JSON.parse(r.tools as string) }),
+    serverInstructions: JSON.parse(r.server_instructions as string),
   };
 }
 

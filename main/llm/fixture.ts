@@ -5,6 +5,7 @@ import type { PermissionOptions } from '../core/permissions/approval.js';
 import { DEFAULT_PROMPTS_DIR } from '../core/prompts/buildSystemPrompt.js';
 import { Session } from '../core/session/session.js';
 import type { Mode, SessionKind } from '../core/session/types.js';
+import type { ExternalTools } from '../core/tools/external.js';
 import { ToolRegistry } from '../core/tools/registry.js';
 import { SqliteStore } from '../db/store.js';
 import type { AgentLoop, LoopEvent } from '../core/session/loop.js';
@@ -40,6 +41,8 @@ export interface EngineFixture {
 export async function engineFixture(o: {
   kind?: SessionKind; mode?: Mode; files?: Record<string, string>; model?: TestModelOptions; contextSize?: number; now?: Date;
   permissions?: PermissionOptions;
+  /** Tools from MCP servers (a started main/mcp hub): the session's list takes them at creation. */
+  external?: ExternalTools;
 } = {}): Promise<EngineFixture> {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-engine-')));
   const root = path.join(dir, 'workspace');
@@ -51,7 +54,7 @@ export async function engineFixture(o: {
   let now = o.now ?? new Date('2026-11-30T10:00:00');
   const store = new SqliteStore(path.join(dir, 'keel.db'));
   const tools = new ToolRegistry();
-  const deps = { store, tools, promptsDir: DEFAULT_PROMPTS_DIR, now: () => now, permissions: o.permissions };
+  const deps = { store, tools, promptsDir: DEFAULT_PROMPTS_DIR, now: () => now, permissions: o.permissions, external: o.external };
   const models: LoadedModel[] = [];
   const newModel = async (options: TestModelOptions = o.model ?? {}, name = `model-${models.length}.gguf`) => {
     const file = path.join(dir, name);
@@ -65,7 +68,7 @@ export async function engineFixture(o: {
   const replies: string[] = [];
   const events: LoopEvent[] = [];
   const makeAgent = (s: Session, m: LoadedModel) => openAgent({
-    session: s, store, tools, engine: openEngine({ kind: 'local', model: m }), maxReplyTokens: 256,
+    session: s, store, engine: openEngine({ kind: 'local', model: m }), maxReplyTokens: 256,
     script: { next: () => replies.shift() }, stateFile: path.join(dir, `state-${s.id}.bin`),
     onEvent: (e) => events.push(e),
   });

@@ -3,6 +3,7 @@ import { getApi } from './api.js';
 import { ErrorBanner } from './components/common/ErrorBanner.js';
 import { ErrorBoundary } from './components/common/ErrorBoundary.js';
 import { CacheView } from './components/cache/CacheView.js';
+import { ServersView } from './components/servers/ServersView.js';
 import { FirstRun } from './components/FirstRun.js';
 import { SettingsButton } from './components/settings/SettingsButton.js';
 import { Inspector } from './components/inspector/Inspector.js';
@@ -69,6 +70,13 @@ function Main() {
     return (
       <ErrorBoundary label="The plan">
         <PlanPanel key={sessionId} />
+      </ErrorBoundary>
+    );
+  }
+  if (tab === 'servers') {
+    return (
+      <ErrorBoundary label="The Servers panel">
+        <ServersView />
       </ErrorBoundary>
     );
   }

@@ -3,6 +3,7 @@ import { useApprovals } from './stores/useApprovals.js';
 import { report } from './stores/useErrors.js';
 import { useModel } from './stores/useModel.js';
 import { useRequests } from './stores/useRequests.js';
+import { useServers } from './stores/useServers.js';
 import { useSessions } from './stores/useSessions.js';
 import { useTranscript } from './stores/useTranscript.js';
 
@@ -46,6 +47,8 @@ const handlers: Handlers = {
   error: (e) => report(e.message),
   approval: (e) => useApprovals.getState().add(e.approval),
   'approval-answered': (e) => useApprovals.getState().remove(e.approvalId),
+  'mcp-changed': (e) => useServers.getState().onChanged(e.workspace),
+  'mcp-progress': ({ type: _type, ...progress }) => useServers.getState().onProgress(progress),
 };
 
 export function dispatch(event: KeelEvent): void {

@@ -1,5 +1,8 @@
+import fs from 'node:fs';
 import path from 'node:path';
-import type { AgentLoop, LoopEvent } from '../../core/session/loop.js';
+import type { AgentLoop, LoopEvent, Script } from '../../core/session/loop.js';
+import type { McpHub } from '../../mcp/hub.js';
+import { connectServers } from './mcp.js';
 import { Session } from '../../core/session/session.js';
 import type { Mode, SessionKind } from '../../core/session/types.js';
 import type { SqliteStore } from '../../db/store.js';
@@ -17,6 +20,8 @@ export type { Approvals } from './sessionDeps.js';
 export interface AgentFlags extends ModelFlags {
   /** The most tokens one model reply may have. */
   maxTokens?: number;
+  /** Scripted replies (tests drive the real engine with them, as the app's scriptFor does). */
+  script?: Script;
 }
 
 /** A session with its model loaded and an agent on it. `close()` saves its cache and frees the model. */
@@ -27,11 +32,11 @@ export class Conversation {
 
   constructor(
     readonly store: SqliteStore, readonly session: Session, private readonly loaded: LoadedModel, flags: AgentFlags,
-    readonly approvals: Approvals,
+    readonly approvals: Approvals, private readonly servers?: McpHub,
   ) {
     this.agent = openAgent({
       session, store, engine: localEngine(loaded), stateFile: stateFile(session.id),
-      maxReplyTokens: flags.maxTokens, onEvent: (e) => this.onEvent(e),
+      maxReplyTokens: flags.maxTokens, script: flags.script, onEvent: (e) => this.onEvent(e),
     });
   }
 
@@ -42,6 +47,7 @@ export class Conversation {
     } finally {
       await this.agent.dispose();
       await this.loaded.dispose();
+      await this.servers?.close();
     }
   }
 }
@@ -66,11 +72,14 @@ export async function newConversation(store: SqliteStore, o: NewOptions, io: Io)
   const file = modelFile(o.model);
   const loaded = await openModel(file, o, io.err);
   const approvals: Approvals = {};
-  const deps = sessionDeps(store, approvals);
+  // The session's tool list takes what the workspace's MCP servers list now: they are connected first.
+  const servers = await connectServers(fs.realpathSync(root), io);
+  const deps = sessionDeps(store, approvals, servers);
   await sandboxNotice(deps, io.err);
   const session = Session.create(deps, { root, kind: o.kind, mode: o.mode, title: o.title, model: loaded.path });
+  servers.watch(session.tools);
   io.out.write(`Created session ${session.id} (${session.kind}, mode ${session.mode}) in ${session.root}.\n`);
-  return new Conversation(store, session, loaded, o, approvals);
+  return new Conversation(store, session, loaded, o, approvals, servers);
 }
 
 /**
@@ -84,11 +93,13 @@ export async function resumeConversation(store: SqliteStore, id: number, model: 
   else if (row.model === '') throw new CliError(`Session ${id} has no model yet: give one with --model FILE.gguf.`);
   else file = modelFile(row.model, ` (session ${id}'s model; give another with --model FILE.gguf)`);
   const approvals: Approvals = {};
-  const deps = sessionDeps(store, approvals);
+  const loaded = await openModel(file, flags, io.err);
+  const servers = fs.existsSync(row.root) ? await connectServers(row.root, io) : undefined;
+  const deps = sessionDeps(store, approvals, servers);
   await sandboxNotice(deps, io.err);
   const session = Session.open(deps, id);
-  const loaded = await openModel(file, flags, io.err);
-  const conversation = new Conversation(store, session, loaded, flags, approvals);
+  servers?.watch(session.tools);
+  const conversation = new Conversation(store, session, loaded, flags, approvals, servers);
   conversation.onEvent = (e) => {
     if (e.type === 'notice') io.err.write(`${e.text}\n`);
   };

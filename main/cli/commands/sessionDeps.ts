@@ -3,6 +3,7 @@ import type { Approver } from '../../core/permissions/approval.js';
 import { DEFAULT_PROMPTS_DIR } from '../../core/prompts/buildSystemPrompt.js';
 import type { SessionDeps } from '../../core/session/session.js';
 import { describeSandbox } from '../../core/tools/commandRunner.js';
+import type { ExternalTools } from '../../core/tools/external.js';
 import { ToolRegistry } from '../../core/tools/registry.js';
 import type { SqliteStore } from '../../db/store.js';
 import { keelHome } from '../../keelHome.js';
@@ -15,9 +16,9 @@ export interface Approvals {
 }
 
 /** What a session of the command line runs on: the store, the real tools, the OS sandbox, Keel's data guarded. */
-export function sessionDeps(store: SqliteStore, approvals: Approvals): SessionDeps {
+export function sessionDeps(store: SqliteStore, approvals: Approvals, external?: ExternalTools): SessionDeps {
   return {
-    store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, now: () => new Date(),
+    store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, now: () => new Date(), external,
     commands: createSandboxRunner(sandboxOptions(keelHome())),
     permissions: {
       approve: (request) => (approvals.approve ? approvals.approve(request) : Promise.resolve('deny')),

@@ -6,14 +6,10 @@
  * server) fits without touching it. main/llm implements it on node-llama-cpp in process.
  */
 import type { BreakCause } from '../session/types.js';
-import type { JsonSchema } from '../tools/types.js';
+import type { ToolSpec } from '../tools/types.js';
 
 /** A tool as the model is told of it: kept with the session, the same bytes every request. */
-export interface ToolSpec {
-  name: string;
-  description: string;
-  parameters: JsonSchema;
-}
+export type { ToolSpec };
 
 /** One call of a stored reply, with the exact text it was generated as and its result as inserted. */
 export interface ConversationCall {

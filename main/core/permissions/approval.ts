@@ -1,5 +1,6 @@
 import { parsePatch } from 'diff';
 import { diffHunks } from '../hygiene/diff.js';
+import type { ExternalToolInfo } from '../tools/external.js';
 import type { Session } from '../session/session.js';
 import type { RawOutput, Tool, ToolContext } from '../tools/types.js';
 import { NO_RUNNER, type CommandAccess } from '../tools/commandRunner.js';
@@ -14,9 +15,12 @@ export interface ApprovalRequest {
   /** Resolved paths a file tool would change. */
   paths: string[];
   command?: string;
-  /** The diff of an edit (worked out without writing), or the command line. */
+  /** The diff of an edit (worked out without writing), the command line, or an MCP call's server, tool and arguments. */
   preview: string;
   reason: string;
+  /** For an MCP tool: its server, and the tool's name as the server lists it. */
+  server?: string;
+  serverTool?: string;
 }
 
 export type ApprovalAnswer = 'allow' | 'allow-session' | 'deny';
@@ -76,17 +80,44 @@ export async function passGate(
     tool: tool.name, paths, command, mode: session.mode, root: ctx.root, rules: o.rules ?? [], protectedFolders: o.protectedFolders ?? [],
     sandboxed: (await runner.status()).kind === 'sandboxed', deniedReads: runner.deniedReads, realpath: realOrSame,
   });
+  const what = command !== undefined ? `the command ${JSON.stringify(command)}` : `${tool.name} of ${paths.join(', ') || 'the files named'}`;
+  const key = `${tool.name}\u0000${command ?? paths.join('\u0000')}`;
+  return settle(verdict, what, key, grants, o, async () => ({
+    sessionId: session.id, tool: tool.name, args, paths, command, preview: command ?? (await previewChange(tool, args, ctx)), reason: verdict.reason,
+  }));
+}
+
+/**
+ * Runs an MCP call through the gate. The approval shows the server, the tool and the arguments;
+ * "always for this session" covers that tool with any arguments.
+ */
+export async function passExternalGate(
+  session: Session, name: string, info: ExternalToolInfo, args: Record<string, unknown>, o: PermissionOptions, grants: Set<string>,
+): Promise<Passage> {
+  const verdict = decide({
+    tool: name, paths: [], mode: session.mode, root: session.root, rules: o.rules ?? [], protectedFolders: o.protectedFolders ?? [],
+    sandboxed: true, mcp: { server: info.server, readOnly: info.readOnly, trusted: info.trusted },
+  });
+  const preview = `MCP server: ${info.server}\nTool: ${info.tool}\nArguments: ${JSON.stringify(args, null, 2)}`;
+  return settle(verdict, `the MCP call ${name}`, `${name}\u0000`, grants, o, async () => ({
+    sessionId: session.id, tool: name, args, paths: [], preview, reason: verdict.reason, server: info.server, serverTool: info.tool,
+  }));
+}
+
+/**
+ * A verdict carried out: allowed (with the access the verdict gives), denied, granted earlier for the
+ * session, or asked of the person. What a rule, the mode or the person allowed runs with workspace-write access.
+ */
+async function settle(
+  verdict: GateVerdict, what: string, key: string, grants: Set<string>, o: PermissionOptions, request: () => Promise<ApprovalRequest>,
+): Promise<Passage> {
   const refuse = (message: string): Passage => ({ kind: 'refused', output: { kind: 'error', message } });
   const approved: Passage = { kind: 'pass', access: 'workspace-write' };
-  const what = command !== undefined ? `the command ${JSON.stringify(command)}` : `${tool.name} of ${paths.join(', ') || 'the files named'}`;
   if (verdict.decision === 'allow') return { kind: 'pass', access: verdict.access ?? 'read-only' };
   if (verdict.decision === 'deny') return refuse(`Error: denied: ${what}: ${verdict.reason}. Nothing was changed.`);
-  const key = `${tool.name}\u0000${command ?? paths.join('\u0000')}`;
   if (grants.has(key)) return approved;
   if (!o.approve) return refuse(`Error: ${what} needs the person's approval (${verdict.reason}), and no one can approve here. Nothing was changed.`);
-  const preview = command ?? (await previewChange(tool, args, ctx));
-  const decision = await o.approve({ sessionId: session.id, tool: tool.name, args, paths, command, preview, reason: verdict.reason });
-  const { answer, said } = readDecision(decision);
+  const { answer, said } = readDecision(await o.approve(await request()));
   if (answer === 'deny') return refuse(`Error: the person denied ${what}. Nothing was changed.${said}`);
   if (answer === 'allow-session') grants.add(key);
   return approved;

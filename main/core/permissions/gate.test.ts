@@ -48,4 +48,29 @@ describe('the permission gate', () => {
     expect(decide({ ...bash('auto', 'rm -rf /home/me/.keel/state'), protectedFolders: ['/home/me/.keel'] }).decision).toBe('ask');
     expect(decide(bash('auto', 'rm -rf build/tmp')).decision).toBe('allow');
   });
+
+  describe('MCP tools', () => {
+    const MODES: Mode[] = ['ask', 'accept-edits', 'plan', 'auto'];
+    const mcp = (mode: Mode, readOnly: boolean, trusted: boolean, rules: Rule[] = []): GateInput =>
+      ({ tool: 'mcp__fs__write_file', paths: [], mode, root, rules, protectedFolders: [], sandboxed: true, mcp: { server: 'fs', readOnly, trusted } });
+    const each = (readOnly: boolean, trusted: boolean, rules: Rule[] = []) => MODES.map((m) => decide(mcp(m, readOnly, trusted, rules)).decision);
+
+    it('asks in ask and accept-edits unless a trusted server marks the tool read-only; plan runs read-only tools only', () => {
+      expect(each(false, false)).toEqual(['ask', 'ask', 'deny', 'allow']);
+      expect(each(false, true)).toEqual(['ask', 'ask', 'deny', 'allow']);
+      expect(each(true, false)).toEqual(['ask', 'ask', 'ask', 'allow']);
+      expect(each(true, true)).toEqual(['allow', 'allow', 'allow', 'allow']);
+      expect(decide(mcp('ask', true, false)).reason).toMatch(/fs marks it read-only, but the person has not trusted that server/);
+      expect(decide(mcp('plan', false, true)).reason).toMatch(/plan mode runs only MCP tools that fs marks read-only/);
+    });
+
+    it('follows rules naming the tool, its server or every tool, and a deny holds even for a trusted read-only tool', () => {
+      expect(each(true, true, [{ action: 'deny', tool: 'mcp__fs' }])).toEqual(['deny', 'deny', 'deny', 'deny']);
+      expect(each(true, true, [{ action: 'ask', tool: 'mcp__fs__write_file' }])).toEqual(['ask', 'ask', 'ask', 'ask']);
+      expect(each(false, false, [{ action: 'allow', tool: 'mcp__fs__write_file' }])).toEqual(['allow', 'allow', 'deny', 'allow']);
+      expect(each(false, false, [{ action: 'deny', tool: '*' }])).toEqual(['deny', 'deny', 'deny', 'deny']);
+      // Another server's name, or a rule with a path pattern, says nothing about this call.
+      expect(each(false, false, [{ action: 'allow', tool: 'mcp__f' }, { action: 'deny', tool: '*', pattern: '**' }])).toEqual(['ask', 'ask', 'deny', 'allow']);
+    });
+  });
 });

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import picomatch from 'picomatch';
+import { mcpConfig } from '../config.js';
 import type { Mode } from '../session/types.js';
 import type { CommandAccess } from '../tools/commandRunner.js';
 import { baseName, classifyCommand, classifyWords, pathWords, programRuns, splitCommands } from './command.js';
@@ -8,7 +9,10 @@ import { RECURSIVE_READERS } from './programs.js';
 
 export type Decision = 'allow' | 'ask' | 'deny';
 
-/** A person's rule: `tool` names a tool or `*`; `pattern` is a glob on the path (relative to the root) or a command prefix. */
+/**
+ * A person's rule: `tool` names a tool or `*` (or `mcp__SERVER` for every tool of that server);
+ * `pattern` is a glob on the path (relative to the root) or a command prefix, and a rule with one never matches an MCP call.
+ */
 export interface Rule {
   action: Decision;
   tool: string;
@@ -36,6 +40,8 @@ export interface GateInput {
   realpath?: (abs: string) => string;
   /** The home folder `~` stands for. */
   home?: string;
+  /** Set for a tool of an MCP server: its server, and whether a hint may let it pass. */
+  mcp?: { server: string; readOnly: boolean; trusted: boolean };
 }
 
 export interface GateVerdict {
@@ -58,6 +64,7 @@ export interface GateVerdict {
  * inputs are the call, the mode, the person's rules and what the machine can enforce.
  */
 export function decide(input: GateInput): GateVerdict {
+  if (input.mcp) return decideMcp(input, input.mcp);
   if (!WRITERS.has(input.tool)) return { decision: 'allow', reason: 'reads only' };
   const kind = input.command !== undefined ? classifyCommand(input.command) : undefined;
   const rule = (action: Decision) => input.rules.find((r) => r.action === action && matches(r, input));
@@ -83,6 +90,34 @@ export function decide(input: GateInput): GateVerdict {
   if (input.mode === 'auto') return { decision: 'allow', reason: 'auto mode', access: 'workspace-write' };
   if (input.mode === 'accept-edits' && input.tool !== 'bash') return { decision: 'allow', reason: 'accept-edits mode' };
   return { decision: 'ask', reason: `${input.mode} mode asks before ${input.tool === 'bash' ? 'commands' : 'edits'}` };
+}
+
+/**
+ * An MCP tool can do anything its server can, so it is treated as a change unless the server
+ * marks it `readOnlyHint` and the person trusts that server (a hint is the server's claim, worth
+ * what the server is). Rules first, deny → ask → allow; plan mode runs only read-only tools; auto
+ * mode allows; otherwise the person is asked.
+ */
+function decideMcp(input: GateInput, mcp: NonNullable<GateInput['mcp']>): GateVerdict {
+  const rule = (action: Decision) => input.rules.find((r) => r.action === action && matchesMcp(r, input.tool, mcp.server));
+  const denied = rule('deny');
+  if (denied) return { decision: 'deny', reason: `rule: deny ${describe(denied)}` };
+  if (input.mode === 'plan' && !mcp.readOnly) {
+    return { decision: 'deny', reason: `plan mode runs only MCP tools that ${mcp.server} marks read-only` };
+  }
+  const asked = rule('ask');
+  if (asked) return { decision: 'ask', reason: `rule: ask ${describe(asked)}` };
+  const allowed = rule('allow');
+  if (allowed) return { decision: 'allow', reason: `rule: allow ${describe(allowed)}` };
+  if (mcp.readOnly && mcp.trusted) return { decision: 'allow', reason: `a read-only tool of ${mcp.server}, a server the person trusts` };
+  if (input.mode === 'auto') return { decision: 'allow', reason: 'auto mode' };
+  const why = mcp.readOnly ? `${mcp.server} marks it read-only, but the person has not trusted that server` : `${mcp.server} does not mark it read-only`;
+  return { decision: 'ask', reason: `${input.mode} mode asks before MCP tools: ${why}` };
+}
+
+function matchesMcp(rule: Rule, tool: string, server: string): boolean {
+  if (rule.pattern) return false;
+  return rule.tool === '*' || rule.tool === tool || rule.tool === `${mcpConfig.prefix.value}${server}`;
 }
 
 const describe = (r: Rule) => `${r.tool}${r.pattern ? ` ${r.pattern}` : ''}`;

@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { fill, mcpConfig } from '../config.js';
+import type { ServerInstructions } from '../tools/external.js';
 import { sha256 } from '../workspace/files.js';
 
 /** The repository's prompts/ folder; the app passes its own (packaged) location instead. */
@@ -33,6 +35,8 @@ export interface PromptInputs {
   root: string;
   mode: string;
   kind: 'agent' | 'chat';
+  /** The instructions of the MCP servers connected when the prompt is built. */
+  servers?: readonly ServerInstructions[];
 }
 
 /**
@@ -40,7 +44,7 @@ export interface PromptInputs {
  * Nothing in it is a clock: the date travels as a note. The mode appears only as its first line,
  * as it was when the prompt was built; changes arrive as notes.
  */
-export function buildSystemPrompt({ promptsDir, root, mode, kind }: PromptInputs): { text: string; instructionsHash: string } {
+export function buildSystemPrompt({ promptsDir, root, mode, kind, servers = [] }: PromptInputs): { text: string; instructionsHash: string } {
   const instructions = readInstructions(root);
   const parts = [
     readPrompt(promptsDir, `system-${kind}.md`).replaceAll('{{root}}', root),
@@ -48,6 +52,9 @@ export function buildSystemPrompt({ promptsDir, root, mode, kind }: PromptInputs
     readPrompt(promptsDir, 'blocks/context.md'),
   ];
   if (instructions.body) parts.push(`# Instructions from ${instructions.path}\n\n${instructions.body}`);
+  for (const s of [...servers].sort((a, b) => (a.server < b.server ? -1 : 1))) {
+    parts.push(`${fill(mcpConfig.prompt_heading.value, { server: s.server })}\n\n${s.text.trim()}`);
+  }
   return { text: parts.join('\n\n') + '\n', instructionsHash: instructions.hash };
 }
 

@@ -5,7 +5,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../db/store.js';
 import { callLine, ScriptedEngine } from '../../../test/scriptedEngine.js';
 import { DEFAULT_PROMPTS_DIR } from '../prompts/buildSystemPrompt.js';
-import type { ToolSpec } from '../engine/types.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { AgentLoop, type LoopEvent, type LoopOptions } from './loop.js';
 import { Session, type SessionDeps } from './session.js';
@@ -16,15 +15,13 @@ let store: SqliteStore;
 let engine: ScriptedEngine;
 let events: LoopEvent[];
 
-const TOOLS: ToolSpec[] = [{ name: 'read', description: 'Reads a file.', parameters: { type: 'object', properties: { path: { type: 'string' } } } }];
-
 function open(o: { mode?: Mode; deps?: Partial<SessionDeps>; loop?: Partial<LoopOptions>; files?: Record<string, string> } = {}) {
   const root = path.join(tmp, 'ws');
   fs.mkdirSync(root, { recursive: true });
   for (const [rel, text] of Object.entries(o.files ?? { 'a.txt': 'alpha\n' })) fs.writeFileSync(path.join(root, rel), text);
   const deps: SessionDeps = { store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, now: () => new Date('2026-11-30T10:00:00'), ...o.deps };
   const session = Session.create(deps, { root, kind: 'agent', mode: o.mode ?? 'auto', model: engine.id });
-  return new AgentLoop({ session, store, engine, promptsDir: DEFAULT_PROMPTS_DIR, tools: () => TOOLS, onEvent: (e) => events.push(e), ...o.loop });
+  return new AgentLoop({ session, store, engine, promptsDir: DEFAULT_PROMPTS_DIR, onEvent: (e) => events.push(e), ...o.loop });
 }
 
 const causes = (rows: RequestRow[]) => rows.map((r) => r.cause ?? null);

@@ -1,5 +1,5 @@
 import { loopConfig } from '../config.js';
-import type { Conversation, Engine, Generation, ToolSpec } from '../engine/types.js';
+import type { Conversation, Engine, Generation } from '../engine/types.js';
 import type { Inserted } from '../hygiene/types.js';
 import { stableJson } from '../hygiene/stableJson.js';
 import { readPrompt } from '../prompts/buildSystemPrompt.js';
@@ -22,8 +22,6 @@ export interface LoopOptions {
   store: SessionStore;
   engine: Engine;
   promptsDir: string;
-  /** The session's tool list, the same for its whole life (spec §10.4). */
-  tools: () => readonly ToolSpec[];
   /** Where the engine's cache is saved between runs, so a resumed session need not re-read. */
   stateFile?: string;
   /** Replies to force, one per request (tests and benchmarks drive the real engine with them). */
@@ -192,7 +190,8 @@ export class AgentLoop {
 
   /** What a request would carry now. */
   conversation(extraUser?: string): Conversation {
-    return buildConversation(this.o.session, this.o.tools(), extraUser);
+    // The session's tool list, the same for its whole life (spec §10.4).
+    return buildConversation(this.o.session, this.o.session.tools, extraUser);
   }
 
   /** The prompt a request would send now, as text (special tokens as their text). */

@@ -6,15 +6,20 @@ export interface Told {
   date?: string;
   mode: Mode;
   instructionsHash: string;
+  /** Each MCP server's instructions as the model last got them (system prompt or note). */
+  servers: Record<string, string>;
 }
 
-export function lastTold(history: readonly Turn[], prompt: { mode: Mode; instructionsHash: string }): Told {
-  const told: Told = { mode: prompt.mode, instructionsHash: prompt.instructionsHash };
+export function lastTold(
+  history: readonly Turn[], prompt: { mode: Mode; instructionsHash: string; servers?: Record<string, string> },
+): Told {
+  const told: Told = { mode: prompt.mode, instructionsHash: prompt.instructionsHash, servers: { ...prompt.servers } };
   for (const turn of history) {
     for (const note of turn.notes) {
       if (note.kind === 'date') told.date = note.date;
       if (note.kind === 'mode') told.mode = note.mode;
       if (note.kind === 'instructions') told.instructionsHash = note.hash;
+      if (note.kind === 'server') told.servers[note.server] = note.body;
     }
   }
   return told;
@@ -33,6 +38,8 @@ export function messageWithNotes(words: string, notes: readonly Note[]): string 
         return fill(c.instructions, { path: note.path, body: note.body });
       case 'plan':
         return fill(c.plan, { body: note.body });
+      case 'server':
+        return fill(c.server, { server: note.server, body: note.body });
     }
   });
   return [words, ...paragraphs].filter((p) => p !== '').join(c.separator);

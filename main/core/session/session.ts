@@ -4,14 +4,17 @@ import { compactionText } from '../hygiene/compactionTable.js';
 import type { Inserted, TableEntry } from '../hygiene/types.js';
 import { validateArgs } from '../hygiene/validate.js';
 import { buildSystemPrompt, modeText, readInstructions } from '../prompts/buildSystemPrompt.js';
+import { fill, mcpConfig } from '../config.js';
+import { parseExternalName, unavailable, type ExternalTools, type ServerInstructions } from '../tools/external.js';
 import { formatPlan } from '../tools/planWrite.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { CommandRunner } from '../tools/commandRunner.js';
-import { ToolError, type PlanItem, type RawOutput, type ToolContext } from '../tools/types.js';
-import { passGate, type PermissionOptions } from '../permissions/approval.js';
+import { ToolError, type PlanItem, type RawOutput, type ToolContext, type ToolSpec } from '../tools/types.js';
+import { passExternalGate, passGate, type PermissionOptions } from '../permissions/approval.js';
 import { lastTold, localDate, messageWithNotes } from './notes.js';
 import { applyToTurn, restoreKnownHashes, restoreTurns } from './restore.js';
 import { deleteProblem, lastPlanNote } from './takeBack.js';
+import { builtinSpecs, sessionToolList } from './toolList.js';
 import type { Mode, Note, ReplyCall, ReplyRow, SessionKind, SessionRow, SessionStore, Turn } from './types.js';
 
 export interface SessionDeps {
@@ -24,6 +27,11 @@ export interface SessionDeps {
   permissions?: PermissionOptions;
   /** Runs bash's commands: the OS sandbox (main/sandbox). Without one, every command not judged read-only asks. */
   commands?: CommandRunner;
+  /**
+   * Tools from MCP servers (main/mcp), for the workspace's servers as they stand now. A new
+   * session's list takes what they list; without it, a listed MCP tool answers its unavailable text.
+   */
+  external?: ExternalTools;
 }
 
 export interface NewSession {
@@ -64,19 +72,30 @@ export class Session {
     }
     if (!fs.statSync(root).isDirectory()) throw new SessionError(`The workspace ${root} is not a folder.`);
     const mode = opts.mode ?? 'ask';
-    const prompt = buildSystemPrompt({ promptsDir: deps.promptsDir, root, mode, kind: opts.kind });
+    const servers = deps.external?.instructions() ?? [];
+    const prompt = buildSystemPrompt({ promptsDir: deps.promptsDir, root, mode, kind: opts.kind, servers });
+    const tools = sessionToolList(builtinSpecs(deps.promptsDir, deps.tools), deps.external?.specs() ?? []);
     const row = deps.store.createSession({
       kind: opts.kind, root, title: opts.title ?? '', mode, systemPrompt: prompt.text, promptMode: mode,
       promptInstructionsHash: prompt.instructionsHash, epoch: 0, plan: [], model: opts.model ?? '',
-      promptDate: localDate(deps.now()), planNotePending: false, createdAt: deps.now().toISOString(),
+      promptDate: localDate(deps.now()), planNotePending: false, createdAt: deps.now().toISOString(), tools, serverInstructions: byServer(servers),
     });
     return new Session(deps, row, [], 1, new Map(), undefined);
   }
 
-  /** Resumes a stored session: it sends the system prompt it kept, byte for byte. */
+  /**
+   * Resumes a stored session: it sends the system prompt and tool list it kept, byte for byte. A
+   * session stored before lists were kept had the built-in tools only, read on every request: its
+   * list is built from them now, once, and stored.
+   */
   static open(deps: SessionDeps, id: number): Session {
-    const row = deps.store.getSession(id);
+    let row = deps.store.getSession(id);
     if (!row) throw new SessionError(`No session ${id} in the store.`);
+    if (row.tools === undefined) {
+      const tools = builtinSpecs(deps.promptsDir, deps.tools);
+      deps.store.updateSession(id, { tools });
+      row = { ...row, tools };
+    }
     const results = deps.store.listResults(id);
     const turns = restoreTurns(deps.store.listTurns(id), deps.store.listReplies(id), results);
     return new Session(deps, row, turns, deps.store.lastResultNumber(id) + 1, restoreKnownHashes(results), undefined);
@@ -93,6 +112,8 @@ export class Session {
   get model(): string { return this.row.model; }
   /** Whether the person changed the plan since a message last carried it (kept in the store). */
   get planNotePending(): boolean { return this.row.planNotePending; }
+  /** The tool list every request of this session sends: the same objects, in the same order, for its whole life. */
+  get tools(): readonly ToolSpec[] { return this.row.tools ?? []; }
 
   /** The system prompt a request sends. The first request after a (re)build fixes the reference. */
   systemPromptForRequest(): string {
@@ -153,7 +174,7 @@ export class Session {
       lineTotal: inserted.read?.total, files: inserted.wrote && JSON.stringify(inserted.wrote),
       argsKey: inserted.entry?.kind === 'result' ? inserted.entry.argsKey : undefined,
       body: inserted.body, inserted: inserted.text, createdAt: this.deps.now().toISOString(),
-    });
+    }, raw.kind === 'text' ? raw.attachments : undefined);
     this.nextNumber++;
     applyToTurn(turn, inserted);
     if (inserted.read) this.known.set(inserted.read.absPath, inserted.read.hash);
@@ -165,9 +186,12 @@ export class Session {
   }
 
   private async run(name: string, args: unknown, signal?: AbortSignal): Promise<RawOutput> {
-    const tool = this.deps.tools.get(name);
+    const listed = this.tools.some((t) => t.name === name);
+    const external = listed ? parseExternalName(name) : undefined;
+    if (external) return this.runExternal(name, external.server, args, signal);
+    const tool = listed ? this.deps.tools.get(name) : undefined;
     if (!tool) {
-      return { kind: 'error', message: `Error: there is no tool "${name}". The tools are: ${this.deps.tools.names().join(', ')}.` };
+      return { kind: 'error', message: `Error: there is no tool "${name}". The tools are: ${this.tools.map((t) => t.name).join(', ')}.` };
     }
     const problem = validateArgs(tool.parameters, args);
     if (problem) return { kind: 'error', message: `Error: invalid arguments for ${name}: ${problem}.` };
@@ -179,6 +203,20 @@ export class Session {
       if (err instanceof ToolError) return { kind: 'error', message: err.message };
       return { kind: 'error', message: `Error: ${name} failed: ${(err as Error)?.message ?? String(err)}` };
     }
+  }
+
+  /**
+   * An MCP tool of the session's list: its server answers it, after the gate; a server that is not
+   * there answers the unavailable text without asking anyone (there is nothing to approve).
+   */
+  private async runExternal(name: string, server: string, args: unknown, signal?: AbortSignal): Promise<RawOutput> {
+    if (!args || typeof args !== 'object' || Array.isArray(args)) return { kind: 'error', message: fill(mcpConfig.texts.not_object, { name }) };
+    const external = this.deps.external;
+    if (!external) return unavailable(name, server, 'not configured here');
+    const info = external.describe(name);
+    if ('kind' in info) return info;
+    const gate = await passExternalGate(this, name, info, args as Record<string, unknown>, this.deps.permissions ?? {}, this.grants);
+    return gate.kind === 'refused' ? gate.output : external.call(name, args as Record<string, unknown>, { sessionId: this.row.id, signal });
   }
 
   private toolContext(signal?: AbortSignal): ToolContext {
@@ -232,7 +270,9 @@ export class Session {
     if (opts.mode) this.setMode(opts.mode);
     const open = this.openTurn();
     if (open && (open.calls > 0 || open.words !== undefined)) this.endReply();
-    const told = lastTold(this.history(), { mode: this.row.promptMode, instructionsHash: this.row.promptInstructionsHash });
+    const told = lastTold(this.history(), {
+      mode: this.row.promptMode, instructionsHash: this.row.promptInstructionsHash, servers: this.row.serverInstructions,
+    });
     const date = opts.date ?? localDate(this.deps.now());
     const notes: Note[] = [];
     if (told.date !== date) notes.push({ kind: 'date', date });
@@ -240,6 +280,9 @@ export class Session {
     const instructions = readInstructions(this.row.root);
     if (instructions.hash !== told.instructionsHash) notes.push({ kind: 'instructions', ...instructions });
     if (this.row.planNotePending) notes.push({ kind: 'plan', body: formatPlan(this.row.plan) });
+    for (const s of sortedServers(this.deps.external?.instructions() ?? [])) {
+      if (told.servers[s.server] !== s.text) notes.push({ kind: 'server', server: s.server, body: s.text });
+    }
 
     const turn = this.openTurn() ?? this.startTurn();
     turn.words = words;
@@ -336,10 +379,18 @@ export class Session {
    * compaction, or when the session moves to another model). The date templates see moves with it.
    */
   rebuildPrompt(fields: Partial<Pick<SessionRow, 'epoch' | 'model'>> = {}): void {
-    const prompt = buildSystemPrompt({ promptsDir: this.deps.promptsDir, root: this.row.root, mode: this.row.mode, kind: this.row.kind });
+    // A server that is not connected now keeps the instructions the model last got from it: its tools are still listed.
+    const told = lastTold(this.history(), {
+      mode: this.row.promptMode, instructionsHash: this.row.promptInstructionsHash, servers: this.row.serverInstructions,
+    }).servers;
+    const servers = { ...told, ...byServer(this.deps.external?.instructions() ?? []) };
+    const prompt = buildSystemPrompt({
+      promptsDir: this.deps.promptsDir, root: this.row.root, mode: this.row.mode, kind: this.row.kind,
+      servers: Object.entries(servers).map(([server, text]) => ({ server, text })),
+    });
     this.updateRow({
       ...fields, systemPrompt: prompt.text, promptMode: this.row.mode, promptInstructionsHash: prompt.instructionsHash,
-      promptDate: localDate(this.deps.now()),
+      promptDate: localDate(this.deps.now()), serverInstructions: servers,
     });
     this.promptAtFirstRequest = undefined;
   }
@@ -366,6 +417,14 @@ export class Session {
   compactedHistory(): string | undefined {
     return this.row.epoch === 0 ? undefined : this.deps.store.lastCompaction(this.row.id)?.text;
   }
+}
+
+function byServer(list: readonly ServerInstructions[]): Record<string, string> {
+  return Object.fromEntries(list.map((s) => [s.server, s.text]));
+}
+
+function sortedServers(list: readonly ServerInstructions[]): ServerInstructions[] {
+  return [...list].sort((a, b) => (a.server < b.server ? -1 : a.server > b.server ? 1 : 0));
 }
 
 /** The reply's text before its first tool call, trimmed. */

@@ -1,4 +1,4 @@
-import type { PlanItem } from '../tools/types.js';
+import type { Attachment, PlanItem, ToolSpec } from '../tools/types.js';
 import type { ReadRecord, ResultKind, TableEntry } from '../hygiene/types.js';
 
 export type SessionKind = 'agent' | 'chat';
@@ -10,7 +10,9 @@ export type Note =
   | { kind: 'date'; date: string }
   | { kind: 'mode'; mode: Mode; body: string }
   | { kind: 'instructions'; path: string; hash: string; body: string }
-  | { kind: 'plan'; body: string };
+  | { kind: 'plan'; body: string }
+  /** An MCP server's instructions that were not in the system prompt (they arrived later, or changed). */
+  | { kind: 'server'; server: string; body: string };
 
 export interface SessionRow {
   id: number;
@@ -32,6 +34,13 @@ export interface SessionRow {
   /** The person changed the plan and no message has carried it yet (spec §10.3). */
   planNotePending: boolean;
   createdAt: string;
+  /**
+   * The tool list every request sends, built once when the session was created and never changed
+   * (spec §10.4). Undefined only in a row stored before lists were kept: Session.open builds it then.
+   */
+  tools?: ToolSpec[];
+  /** The MCP servers' instructions the system prompt was built with, by server name. */
+  serverInstructions?: Record<string, string>;
 }
 
 export type TurnStatus = 'open' | 'done' | 'undone';
@@ -150,8 +159,10 @@ export interface SessionStore {
   insertTurn(row: Omit<TurnRow, 'id'>): TurnRow;
   updateTurn(id: number, fields: Partial<Pick<TurnRow, 'status' | 'words' | 'notes'>>): void;
   listTurns(sessionId: number): TurnRow[];
-  /** Committed before it returns: a crash after a result was shown can never lose it. */
-  insertResult(row: ResultRow): void;
+  /** Committed before it returns, with its attachments: a crash after a result was shown can never lose it. */
+  insertResult(row: ResultRow, attachments?: readonly Attachment[]): void;
+  /** What a result stored beside its text (an MCP image, say), in order. */
+  listAttachments(sessionId: number, number: number): Attachment[];
   setResultTokens(sessionId: number, number: number, tokens: number): void;
   getResult(sessionId: number, number: number): ResultRow | undefined;
   listResults(sessionId: number): ResultRow[];

@@ -49,10 +49,21 @@ export interface StoredBody {
   body: string;
 }
 
+/**
+ * Content the model cannot read as text (an MCP tool's image, a binary resource): its result's text
+ * describes it, and it is stored in full with the result.
+ */
+export interface Attachment {
+  mimeType: string;
+  data: Buffer;
+  /** Where it came from, when it has an address (a resource's URI). */
+  uri?: string;
+}
+
 export type RawOutput =
   /** `lines` are the shown lines, unnumbered, from line `start` to `end` of `total`. */
   | { kind: 'read'; pathGiven: string; absPath: string; hash: string; total: number; start: number; end: number; lines: string[] }
-  | { kind: 'text'; body: string }
+  | { kind: 'text'; body: string; attachments?: Attachment[] }
   | { kind: 'change'; files: FileChange[] }
   /** `label`: the id as given, normalised to start with '#'; `target` undefined if never given. */
   | { kind: 'recall'; label: string; target?: StoredBody; offset: number; limit: number }
@@ -87,6 +98,17 @@ export interface ToolContext {
   access?: CommandAccess;
   /** Work out the change without writing anything: what an approval shows before it happens. */
   dryRun?: boolean;
+}
+
+/**
+ * A tool as a session offers it to the model: its name, long description and JSON schema. The
+ * session's list of these is built once, kept with the session and sent byte for byte (spec §10.4).
+ * `parameters` is whatever schema the tool has: a built-in's (the subset above) or an MCP server's, as listed.
+ */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: object;
 }
 
 export interface Tool<A = Record<string, unknown>> {

@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 
-export type Tab = 'transcript' | 'cache' | 'plan';
+export type Tab = 'transcript' | 'cache' | 'plan' | 'servers';
 
 interface UiState {
   tab: Tab;

@@ -7,6 +7,7 @@ import { useInspector } from '../stores/useInspector.js';
 import { useLocalEngine } from '../stores/useLocalEngine.js';
 import { useModel } from '../stores/useModel.js';
 import { useRequests } from '../stores/useRequests.js';
+import { useServers } from '../stores/useServers.js';
 import { useSessions } from '../stores/useSessions.js';
 import { useTranscript } from '../stores/useTranscript.js';
 import { useUi } from '../stores/useUi.js';
@@ -42,6 +43,10 @@ export function fakeApi(overrides: Partial<KeelClient> = {}): KeelClient & { emi
     localSettings: async () => ({ backend: 'auto', gpuLayers: 'auto', contextSize: 'auto', threads: 'auto', kvCacheType: 'auto' }),
     setLocalSettings: async () => ({ backend: 'auto', gpuLayers: 'auto', contextSize: 'auto', threads: 'auto', kvCacheType: 'auto' }),
     doctor: async () => doctorReport(),
+    mcpServers: async (workspace: string) => ({ workspace, files: [], servers: [] }),
+    approveMcpFile: none,
+    restartMcpServer: none,
+    trustMcpServer: none,
     onEvent(listener: EventListener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -104,4 +109,5 @@ export function resetStores(): void {
   useUi.setState({ tab: 'transcript', inspectorOpen: false, inspectorFocus: 0, pickerOpen: false, settingsOpen: false });
   useLocalEngine.setState({ settings: undefined, report: undefined, loading: false, saving: false, error: undefined });
   useConnection.setState({ state: 'connected', detail: undefined });
+  useServers.setState({ workspace: undefined, sessionId: undefined, view: undefined, loading: false, busy: {}, progress: {} });
 }

@@ -24,6 +24,7 @@ const METHOD_SET = {
   answerApproval: true, pendingApprovals: true, downloadModel: true, setPlan: true, pickFolder: true,
   rewind: true, editAndResend: true, deleteTurn: true,
   localSettings: true, setLocalSettings: true, doctor: true,
+  mcpServers: true, approveMcpFile: true, restartMcpServer: true, trustMcpServer: true,
 } as const satisfies Record<KeelMethod, true>;
 
 export const METHODS = Object.keys(METHOD_SET) as KeelMethod[];

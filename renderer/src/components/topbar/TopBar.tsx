@@ -1,4 +1,6 @@
+import { useEffect } from 'react';
 import { useRequests } from '../../stores/useRequests.js';
+import { attention, useServers } from '../../stores/useServers.js';
 import { useTranscript } from '../../stores/useTranscript.js';
 import { useUi } from '../../stores/useUi.js';
 import { Actions } from './Actions.js';
@@ -13,6 +15,12 @@ export function TopBar() {
   const tab = useUi((s) => s.tab);
   const breaks = useRequests((s) => s.rows.filter((r) => r.cause).length);
   const steps = useTranscript((s) => s.view?.plan.length ?? 0);
+  const summary = useTranscript((s) => s.view?.summary);
+  const servers = { problems: useServers((s) => attention(s.view).problems), waiting: useServers((s) => attention(s.view).waiting) };
+  // The badge needs the servers' state before the tab is opened.
+  useEffect(() => {
+    if (summary) void useServers.getState().load(summary.workspace, summary.id);
+  }, [summary?.workspace, summary?.id]);
   return (
     <div className="topbar">
       <nav className="tabs" role="tablist">
@@ -24,6 +32,10 @@ export function TopBar() {
         </button>
         <button type="button" role="tab" aria-selected={tab === 'plan'} className={tab === 'plan' ? 'on' : ''} onClick={() => useUi.getState().setTab('plan')} data-testid="plan-tab">
           Plan {steps > 0 && <span className="tag">{steps}</span>}
+        </button>
+        <button type="button" role="tab" aria-selected={tab === 'servers'} className={tab === 'servers' ? 'on' : ''} onClick={() => useUi.getState().setTab('servers')} data-testid="servers-tab">
+          Servers {servers.problems > 0 && <span className="tag amber">{servers.problems} to see</span>}
+          {servers.waiting > 0 && <span className="tag">{servers.waiting} for the next session</span>}
         </button>
       </nav>
       <div className="topbar-controls">

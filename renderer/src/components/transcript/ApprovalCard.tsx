@@ -23,7 +23,7 @@ export function ApprovalCard({ approval }: { approval: ApprovalView }) {
   return (
     <section className="approval" data-testid="approval-card" data-approval-id={approval.approvalId} aria-label="Approval">
       <header>
-        <strong>Allow this {approval.tool}?</strong>
+        <strong>{approval.server !== undefined ? `Allow ${approval.serverTool} of the MCP server ${approval.server}?` : `Allow this ${approval.tool}?`}</strong>
         <span className="tag amber">waiting</span>
         <span className="muted small">{approval.reason}</span>
       </header>

@@ -6,6 +6,7 @@ const LABEL = {
   mode: 'mode',
   instructions: 'instructions',
   plan: 'plan',
+  server: 'MCP server',
 } as const satisfies Record<NoteView['kind'], string>;
 
 /** What Keel appended to the person's message: apart from their words, labelled as Keel's. */

@@ -1,0 +1,124 @@
+import type { McpFileView, McpServerView } from '../../../../main/contract.js';
+import { useServers } from '../../stores/useServers.js';
+import { useTranscript } from '../../stores/useTranscript.js';
+
+const STATE_TAG: Record<McpServerView['state'], string> = {
+  connected: 'ok', connecting: '', stopped: '', failed: 'amber', disconnected: 'amber', 'not approved': 'amber',
+};
+
+/** A workspace file whose servers wait for the person: what would run, and the one button that lets it. */
+function Approval({ file, servers }: { file: McpFileView; servers: McpServerView[] }) {
+  const busy = useServers((s) => Boolean(s.busy.approve));
+  return (
+    <section className="panel servers-approval" data-testid="mcp-approval">
+      <header className="row">
+        <strong>{file.file} wants to start {file.servers.length === 1 ? 'a server' : `${file.servers.length} servers`}</strong>
+        <span className="tag amber">not approved</span>
+      </header>
+      <p className="muted small">
+        A workspace&apos;s own file runs nothing until you approve it as it is now (sha {file.hash.slice(0, 8)}); any later change asks again.
+      </p>
+      <ul className="mono small">
+        {servers.map((s) => (
+          <li key={s.name}>
+            <strong>{s.name}</strong>: {s.launch}
+          </li>
+        ))}
+      </ul>
+      <button type="button" className="ok" disabled={busy} onClick={() => void useServers.getState().approve(file.hash)} data-testid="mcp-approve">
+        Approve and start
+      </button>
+    </section>
+  );
+}
+
+function Server({ server }: { server: McpServerView }) {
+  const busy = useServers((s) => Boolean(s.busy[server.name]));
+  const { restart, trust } = useServers.getState();
+  return (
+    <section className="panel server" data-testid="mcp-server" data-server={server.name}>
+      <header className="row">
+        <strong>{server.name}</strong>
+        <span className={`tag ${STATE_TAG[server.state]}`} data-testid="mcp-state">{server.state}</span>
+        <span className="muted small">{server.scope === 'user' ? 'your file' : 'workspace file'}{server.via ? ` · ${server.via}` : ''}</span>
+        <span className="grow" />
+        <label className="small" title="Its read-only tools then run without asking">
+          <input type="checkbox" checked={server.trusted} disabled={busy} onChange={(e) => void trust(server.name, e.target.checked)} data-testid="mcp-trust" />{' '}
+          trust its read-only hints
+        </label>
+        {server.state !== 'not approved' && (
+          <button type="button" disabled={busy} onClick={() => void restart(server.name)} data-testid="mcp-restart">
+            Restart
+          </button>
+        )}
+      </header>
+      <div className="mono small muted">{server.launch}</div>
+      {server.lastError && (
+        <pre className="server-error mono small" data-testid="mcp-error">
+          {server.lastError}
+        </pre>
+      )}
+      {server.waiting && server.waiting.length > 0 && (
+        <p className="small" data-testid="mcp-waiting">
+          <span className="tag amber">next session</span> {server.waiting.map((w) => `${w.name} (${w.change})`).join(', ')}: this session keeps the tool
+          list it started with; a new session gets {server.waiting.length === 1 ? 'it' : 'them'}.
+        </p>
+      )}
+      {server.tools.length > 0 && (
+        <ul className="server-tools small">
+          {server.tools.map((t) => (
+            <li key={t.name}>
+              <span className="mono">{t.name}</span>
+              {t.readOnly && <span className="tag">read-only</span>} <span className="muted">{t.description.split('\n')[0]}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+      {server.leftOut.map((l) => (
+        <div key={l} className="small muted">left out: {l}</div>
+      ))}
+      {server.instructions && (
+        <details className="small">
+          <summary>Instructions it gives the model</summary>
+          <pre className="mono">{server.instructions}</pre>
+        </details>
+      )}
+    </section>
+  );
+}
+
+/** The Servers tab: the open session's workspace's MCP servers, their state, tools and errors. */
+export function ServersView() {
+  const summary = useTranscript((s) => s.view?.summary);
+  const view = useServers((s) => s.view);
+  const progress = useServers((s) => (summary ? s.progress[summary.id] : undefined));
+  // The top bar loads the view for the open session (its tab badge needs it too).
+  if (!view) return <div className="servers-view empty muted" data-testid="servers-view">Reading the MCP configuration…</div>;
+  return (
+    <div className="servers-view" data-testid="servers-view">
+      {view.files.filter((f) => f.needsApproval).map((f) => (
+        <Approval key={f.file} file={f} servers={view.servers.filter((s) => s.file === f.file)} />
+      ))}
+      {view.files.flatMap((f) => f.problems).map((p) => (
+        <div key={p} className="banner banner-error" role="alert" data-testid="mcp-problem">
+          {p}
+        </div>
+      ))}
+      {progress && (
+        <p className="small muted">
+          {progress.tool}: {progress.progress}
+          {progress.total !== undefined ? ` of ${progress.total}` : ''} {progress.message ?? ''}
+        </p>
+      )}
+      {view.servers.filter((s) => s.state !== 'not approved').map((s) => (
+        <Server key={s.name} server={s} />
+      ))}
+      {view.servers.length === 0 && (
+        <p className="muted" data-testid="mcp-none">
+          No MCP servers for {view.workspace}. Add them to {view.files.map((f) => f.file).join(' or ')} as
+          {' {"mcpServers": {"NAME": {"command": …, "args": […]}}}'}.
+        </p>
+      )}
+    </div>
+  );
+}
