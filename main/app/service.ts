@@ -13,7 +13,7 @@ import { loadModel, type LoadedModel } from '../llm/model.js';
 import type { Script } from '../llm/request.js';
 import type { CommandRunner } from '../core/tools/commandRunner.js';
 import { createSandboxRunner } from '../sandbox/runner.js';
-import { readSettings, sandboxOptions, writeSettings, type Settings } from './settings.js';
+import { permissionRules, readSettings, sandboxOptions, writeSettings, type Settings } from './settings.js';
 import { sandboxView, sessionView, summaryOf, toolView } from './views.js';
 
 export interface ServiceOptions {
@@ -56,6 +56,7 @@ export class KeelService implements KeelApi {
       commands: o.commands ?? createSandboxRunner(sandboxOptions(o.dataFolder)),
       permissions: {
         protectedFolders: [o.dataFolder],
+        rules: permissionRules(o.dataFolder),
         // The gate asks the person through the UI; the model never sees or answers this.
         approve: (request) => new Promise((resolve) => {
           const view: ApprovalView = { approvalId: this.nextApproval++, ...request };

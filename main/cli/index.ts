@@ -8,7 +8,6 @@ import { SessionError } from '../core/session/session.js';
 import { MODES, type Mode, type SessionKind } from '../core/session/types.js';
 import { StoreError, type SqliteStore } from '../db/store.js';
 import { databasePath } from '../keelHome.js';
-import { stopSandbox } from '../sandbox/runner.js';
 import type { Conversation } from './commands/conversation.js';
 import { listSessions } from './commands/sessions.js';
 import { recallResult } from './commands/recall.js';
@@ -139,7 +138,6 @@ export async function runCli(argv: readonly string[], io: CliContext = { out: pr
     return 1;
   } finally {
     store?.close();
-    await stopSandbox();
   }
 }
 

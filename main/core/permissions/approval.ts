@@ -63,8 +63,8 @@ export type Passage = { kind: 'refused'; output: RawOutput } | { kind: 'pass'; a
 
 /**
  * Runs a writer through the gate: allowed, denied, or asked of the person with a preview. A
- * command allowed as read-only runs with read-only access; one a rule, the mode or the person
- * allowed runs with workspace-write access.
+ * command runs with the access the gate gave it (read-only, or workspace-write in auto mode), or
+ * git-write once the person approved it.
  */
 export async function passGate(
   session: Session, tool: Tool, args: Record<string, unknown>, ctx: ToolContext, o: PermissionOptions, grants: Set<string>,
@@ -77,7 +77,7 @@ export async function passGate(
     sandboxed: (await runner.status()).kind === 'sandboxed', deniedReads: runner.deniedReads, realpath: realOrSame,
   });
   const refuse = (message: string): Passage => ({ kind: 'refused', output: { kind: 'error', message } });
-  const approved: Passage = { kind: 'pass', access: 'workspace-write' };
+  const approved: Passage = { kind: 'pass', access: 'git-write' };
   const what = command !== undefined ? `the command ${JSON.stringify(command)}` : `${tool.name} of ${paths.join(', ') || 'the files named'}`;
   if (verdict.decision === 'allow') return { kind: 'pass', access: verdict.access ?? 'read-only' };
   if (verdict.decision === 'deny') return refuse(`Error: denied: ${what}: ${verdict.reason}. Nothing was changed.`);
