@@ -75,7 +75,12 @@ function watched(runner: CommandRunner, seen: { ran: boolean; stopped: boolean }
 
 function approver(given: ExecOptions['approve'], io: Io & { input?: NodeJS.ReadableStream }): Approver {
   if (given === 'always') return async () => 'allow';
-  if (given === 'never') return async () => 'deny';
+  if (given === 'never') {
+    return async (request) => {
+      io.err.write(`${describeApproval(request)}\n(denied: --approve never)\n`);
+      return 'deny';
+    };
+  }
   return (request) => new Promise((resolve) => {
     const rl = readline.createInterface({ input: io.input ?? process.stdin, terminal: false });
     io.err.write(`${describeApproval(request)}\nAllow? [y/N] `);
