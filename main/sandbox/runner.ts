@@ -180,6 +180,7 @@ export function createSandboxRunner(o: SandboxOptions): CommandRunner {
   return {
     status: sandboxStatus,
     deniedReads: policy('/', 'read-only').deniedReads,
+    home: o.home ?? os.homedir(),
     async prepare(command, { root, access }): Promise<PreparedCommand> {
       if ((await sandboxStatus()).kind !== 'sandboxed') return { line: command, finish: async () => [] };
       const launch = await sandboxLaunch(command, policy(root, access), o.allowedDomains ?? []);

@@ -52,6 +52,7 @@ function watched(runner: CommandRunner, seen: { ran: boolean; stopped: boolean }
   return {
     status: () => runner.status(),
     deniedReads: runner.deniedReads,
+    home: runner.home,
     async prepare(command, p) {
       seen.ran = true;
       let prepared;

@@ -74,7 +74,7 @@ export async function passGate(
   const runner = ctx.commands ?? NO_RUNNER;
   const verdict: GateVerdict = decide({
     tool: tool.name, paths, command, mode: session.mode, root: ctx.root, rules: o.rules ?? [], protectedFolders: o.protectedFolders ?? [],
-    sandboxed: (await runner.status()).kind === 'sandboxed', deniedReads: runner.deniedReads, realpath: realOrSame,
+    sandboxed: (await runner.status()).kind === 'sandboxed', deniedReads: runner.deniedReads, home: runner.home, realpath: realOrSame,
   });
   const refuse = (message: string): Passage => ({ kind: 'refused', output: { kind: 'error', message } });
   const approved: Passage = { kind: 'pass', access: 'git-write' };

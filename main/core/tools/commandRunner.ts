@@ -40,6 +40,8 @@ export interface CommandRunner {
   status(): Promise<SandboxStatus>;
   /** Absolute paths no command may read (secrets, Keel's data): the judge refuses to name them too. */
   readonly deniedReads: readonly string[];
+  /** The home folder those paths are in, and `~` stands for when the judge reads a command (default: the user's). */
+  readonly home?: string;
   prepare(command: string, o: { root: string; access: CommandAccess }): Promise<PreparedCommand>;
 }
 
