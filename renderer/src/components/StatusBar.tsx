@@ -1,5 +1,6 @@
 import { n, percent, seconds } from '../lib/format.js';
 import { useConnection } from '../stores/useConnection.js';
+import { useModel } from '../stores/useModel.js';
 import { useRequests } from '../stores/useRequests.js';
 import { useTranscript } from '../stores/useTranscript.js';
 
@@ -10,6 +11,7 @@ export function StatusBar() {
   const sha = useTranscript((s) => s.view?.systemPromptSha);
   const rows = useRequests((s) => s.rows);
   const last = rows.at(-1);
+  const sandbox = useModel((s) => s.app?.sandbox);
   return (
     <footer className="statusbar small" data-testid="status-bar">
       <span>
@@ -28,6 +30,11 @@ export function StatusBar() {
             <span className="context-used" style={{ width: percent(last.promptTokens, last.contextSize) }} />
           </span>
           {percent(last.promptTokens, last.contextSize)}
+        </span>
+      )}
+      {sandbox && !sandbox.on && (
+        <span className="tag amber" data-testid="status-sandbox" title={sandbox.text}>
+          No sandbox: every command that is not read-only asks
         </span>
       )}
       <span className="grow" />
