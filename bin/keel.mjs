@@ -5,3 +5,5 @@ import { register } from 'tsx/esm/api';
 register();
 const { runCli } = await import('../main/cli/index.ts');
 process.exitCode = await runCli(process.argv.slice(2));
+// The command sandbox's proxies keep the process alive; stop them so it can exit.
+await (await import('../main/sandbox/runner.ts')).stopSandbox();

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runCase, type CaseFile } from './runner.js';
+import { stopSandbox } from '../main/sandbox/runner.js';
 
 /**
  * `npm run conformance [-- FILE…]`: runs case files (default conformance/context.json) and prints
@@ -38,3 +39,5 @@ async function main(): Promise<number> {
 }
 
 process.exitCode = await main();
+// The command sandbox's proxies keep the process alive; stop them so it can exit.
+await stopSandbox();

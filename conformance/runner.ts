@@ -6,6 +6,7 @@ import { DEFAULT_PROMPTS_DIR } from '../main/core/prompts/buildSystemPrompt.js';
 import { Session, SessionError } from '../main/core/session/session.js';
 import { MODES, type Mode, type ReplyCall } from '../main/core/session/types.js';
 import { ToolRegistry } from '../main/core/tools/registry.js';
+import { createSandboxRunner } from '../main/sandbox/runner.js';
 
 /** A case file, exactly as contract.md "Conformance cases" fixes it. */
 export interface CaseFile {
@@ -50,7 +51,8 @@ export async function runCase(c: Case): Promise<CaseOutcome> {
   try {
     for (const [rel, content] of Object.entries(c.files ?? {})) writeFile(root, rel, content);
     // Every tool allowed inside the workspace, as contract.md says: whatever the gate asks is approved.
-    const deps = { store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, now: () => new Date(), permissions: { approve: async () => 'allow' as const } };
+    const deps = { store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, now: () => new Date(), permissions: { approve: async () => 'allow' as const },
+      commands: createSandboxRunner({ dataFolder: path.join(tmp, 'data') }) };
     const run: Run = { session: Session.create(deps, { root, kind: c.session ?? 'agent', mode: 'auto', title: c.name }), calls: [], reopen: (id) => Session.open(deps, id) };
     for (const [i, step] of c.steps.entries()) {
       const problem = await runStep(run, root, step);

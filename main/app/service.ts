@@ -15,7 +15,7 @@ import { SessionHistory } from './history.js';
 import { McpService } from './mcp.js';
 import type { WrapLaunch } from '../mcp/connection.js';
 import { recallView } from './recallView.js';
-import { sandboxOptions } from './settings.js';
+import { permissionRules, sandboxOptions } from './settings.js';
 import { sandboxView, sessionView, summaryOf } from './views.js';
 
 export interface ServiceOptions {
@@ -59,7 +59,7 @@ export class KeelService implements KeelApi {
     this.deps = {
       store: o.store, tools: new ToolRegistry(), promptsDir: o.promptsDir, now: o.now ?? (() => new Date()),
       commands: o.commands ?? createSandboxRunner(sandboxOptions(o.dataFolder)),
-      permissions: { protectedFolders: [o.dataFolder], approve: this.approvals.approve },
+      permissions: { protectedFolders: [o.dataFolder], rules: permissionRules(o.dataFolder), approve: this.approvals.approve },
     };
     this.mcp = new McpService({ dataFolder: o.dataFolder, emit: o.emit, wrapLaunch: o.wrapLaunch });
     this.pool = new AgentPool({ deps: this.deps, catalog: this.catalog, dataFolder: o.dataFolder, emit: o.emit, scriptFor: o.scriptFor, idleSaveMs: o.idleSaveMs,

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Rule } from '../core/permissions/gate.js';
 import type { SandboxOptions } from '../sandbox/policy.js';
 import { checkSettings, type LocalSettings } from '../llm/localSettings.js';
 
@@ -14,6 +15,25 @@ export interface Settings {
   stateBudgetBytes?: number;
   /** More paths no command may read, and the domains approved commands may reach (none by default). */
   sandbox?: { denyRead?: string[]; allowedDomains?: string[] };
+  /** The person's permission rules (gate.ts): `{"action": "deny", "tool": "bash", "pattern": "rm"}`. */
+  rules?: Rule[];
+}
+
+/**
+ * The person's rules, checked: a rule that is not `{action: allow|ask|deny, tool, pattern?}` is
+ * refused with an error naming it, rather than dropped (a dropped deny would allow silently).
+ */
+export function permissionRules(dataFolder: string, settings: Settings = readSettings(dataFolder)): Rule[] {
+  const rules: unknown = settings.rules ?? [];
+  const where = path.join(dataFolder, 'settings.json');
+  if (!Array.isArray(rules)) throw new Error(`${where}: "rules" must be a list of {"action", "tool", "pattern"}.`);
+  return rules.map((r: unknown, i) => {
+    const rule = r as Partial<Rule> | null;
+    const ok = !!rule && typeof rule === 'object' && ['allow', 'ask', 'deny'].includes(rule.action as string) && typeof rule.tool === 'string'
+      && (rule.pattern === undefined || typeof rule.pattern === 'string');
+    if (!ok) throw new Error(`${where}: rules[${i}] ${JSON.stringify(r)} is not {"action": "allow"|"ask"|"deny", "tool": NAME, "pattern"?: TEXT}; nothing was run.`);
+    return { action: rule.action!, tool: rule.tool!, ...(rule.pattern === undefined ? {} : { pattern: rule.pattern }) };
+  });
 }
 
 /** The command sandbox's options: the data folder, and the person's lists (anything but strings is left out). */

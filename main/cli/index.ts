@@ -8,7 +8,6 @@ import { SessionError } from '../core/session/session.js';
 import { MODES, type Mode, type SessionKind } from '../core/session/types.js';
 import { StoreError, type SqliteStore } from '../db/store.js';
 import { databasePath } from '../keelHome.js';
-import { stopSandbox } from '../sandbox/runner.js';
 import { parseSetting, SettingError, type LocalSettings } from '../llm/localSettings.js';
 import type { Conversation } from './commands/conversation.js';
 import { deleteCommand, exportCommand, importCommand } from './commands/files.js';
@@ -178,7 +177,6 @@ export async function runCli(argv: readonly string[], io: CliContext = { out: pr
     return 1;
   } finally {
     store?.close();
-    await stopSandbox();
   }
 }
 

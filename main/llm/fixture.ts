@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { PermissionOptions } from '../core/permissions/approval.js';
 import { DEFAULT_PROMPTS_DIR } from '../core/prompts/buildSystemPrompt.js';
+import type { CommandRunner } from '../core/tools/commandRunner.js';
 import { Session } from '../core/session/session.js';
 import type { Mode, SessionKind } from '../core/session/types.js';
 import type { ExternalTools } from '../core/tools/external.js';
@@ -43,6 +44,8 @@ export async function engineFixture(o: {
   permissions?: PermissionOptions;
   /** Tools from MCP servers (a started main/mcp hub): the session's list takes them at creation. */
   external?: ExternalTools;
+  /** Runs bash's commands (the OS sandbox); without one, every command not judged read-only asks. */
+  commands?: CommandRunner;
 } = {}): Promise<EngineFixture> {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-engine-')));
   const root = path.join(dir, 'workspace');
@@ -54,7 +57,7 @@ export async function engineFixture(o: {
   let now = o.now ?? new Date('2026-11-30T10:00:00');
   const store = new SqliteStore(path.join(dir, 'keel.db'));
   const tools = new ToolRegistry();
-  const deps = { store, tools, promptsDir: DEFAULT_PROMPTS_DIR, now: () => now, permissions: o.permissions, external: o.external };
+  const deps = { store, tools, promptsDir: DEFAULT_PROMPTS_DIR, now: () => now, permissions: o.permissions, external: o.external, commands: o.commands };
   const models: LoadedModel[] = [];
   const newModel = async (options: TestModelOptions = o.model ?? {}, name = `model-${models.length}.gguf`) => {
     const file = path.join(dir, name);

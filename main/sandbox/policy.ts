@@ -39,14 +39,13 @@ export interface CommandPolicy {
   home: string;
 }
 
-/** Where a command may write, and the carve-outs inside that it may not. */
+/** Where a command may write, and the carve-outs inside that it may not (commandRunner.ts says what each access allows). */
 export function writeRules(p: CommandPolicy): { allow: string[]; deny: string[] } {
-  const allow = p.access === 'workspace-write' ? [p.root, p.tmp] : [p.tmp];
-  const deny = [
-    ...libraryWritePaths(p.home), ...p.dataFolders,
-    ...(p.access === 'workspace-write' ? [path.join(p.root, '.git', 'hooks'), path.join(p.root, '.git', 'config')] : []),
-  ];
-  return { allow, deny };
+  const git = path.join(p.root, '.git');
+  const deny = [...libraryWritePaths(p.home), ...p.dataFolders];
+  if (p.access === 'read-only') return { allow: [p.tmp], deny };
+  const gitDeny = p.access === 'git-write' ? [path.join(git, 'hooks'), path.join(git, 'config')] : [git];
+  return { allow: [p.root, p.tmp], deny: [...deny, ...gitDeny] };
 }
 
 /**

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { SandboxManager, type SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
 import { deniedReads } from '../core/permissions/secrets.js';
-import type { CommandAccess, CommandRunner, PreparedCommand, SandboxStatus } from '../core/tools/commandRunner.js';
+import { commandEnv, type CommandAccess, type CommandRunner, type PreparedCommand, type SandboxStatus } from '../core/tools/commandRunner.js';
 import { commandConfig, writeRules, type CommandPolicy, type SandboxOptions } from './policy.js';
 
 /** The library's process-wide configuration: no domain, no write. Each command brings its own (policy.ts). */
@@ -111,8 +111,8 @@ type PolicyBase = Omit<CommandPolicy, 'tmp'>;
 
 /**
  * Wraps a shell command line for a policy: a private temp folder (its TMPDIR), an unguessable id
- * (the refusals are kept under it, and the person's domains are granted to it alone for
- * workspace-write), and the library's wrapped line.
+ * (the refusals are kept under it, and the person's domains are granted to it alone where the
+ * access writes), and the library's wrapped line.
  */
 async function sandboxLaunch(command: string, base: PolicyBase, domains: readonly string[]): Promise<Launch> {
   const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-cmd-')));
@@ -128,7 +128,7 @@ async function sandboxLaunch(command: string, base: PolicyBase, domains: readonl
     fs.rmSync(tmp, { recursive: true, force: true });
   };
   try {
-    if (base.access === 'workspace-write' && domains.length > 0) SandboxManager.registerCommandNetworkLists(id, { allowedDomains: [...domains] });
+    if (base.access !== 'read-only' && domains.length > 0) SandboxManager.registerCommandNetworkLists(id, { allowedDomains: [...domains] });
     const inner = `export TMPDIR=${shellQuote(tmp)}; ${command}`;
     const line = await inFolder(base.root, () =>
       SandboxManager.wrapWithSandbox(inner, 'bash', commandConfig(policy), undefined, { commandId: id, commandText: command }));
@@ -180,11 +180,13 @@ export function createSandboxRunner(o: SandboxOptions): CommandRunner {
   return {
     status: sandboxStatus,
     deniedReads: policy('/', 'read-only').deniedReads,
+    home: o.home ?? os.homedir(),
     async prepare(command, { root, access }): Promise<PreparedCommand> {
       if ((await sandboxStatus()).kind !== 'sandboxed') return { line: command, finish: async () => [] };
       const launch = await sandboxLaunch(command, policy(root, access), o.allowedDomains ?? []);
       return {
         line: launch.line,
+        env: commandEnv(process.env),
         async finish(exit) {
           try {
             return exit.code === 0 ? [] : await refusals(launch);
@@ -201,7 +203,7 @@ export function createSandboxRunner(o: SandboxOptions): CommandRunner {
  * Wraps a program launch (an MCP server over stdio, say) in the same sandbox as a command of
  * `access` in `root`: spawn `command` with `args` (no shell) instead of the program, in `root`.
  * It reads what a command may read, writes what the access allows, and reaches only the person's
- * domains (workspace-write). Call `release()` once the program has exited: it frees the temp
+ * domains (where the access writes). Call `release()` once the program has exited: it frees the temp
  * folder and the network grant. Where no sandbox can run this throws, naming why; a caller that
  * starts the program anyway must ask the person first.
  */

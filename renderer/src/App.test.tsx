@@ -111,6 +111,21 @@ describe('App', () => {
     await waitFor(() => expect(downloads).toBe(1));
   });
 
+  it('says plainly in the status bar and the sidebar when commands cannot be sandboxed', async () => {
+    const text = 'No sandbox for commands: bubblewrap (bwrap) not installed. Every command that is not read-only asks, in every mode.';
+    api({ getState: async () => ({ modelsFolder: '/models', dataFolder: '/data', loadedModel: '/models/tiny.gguf', sandbox: { on: false, text } }) });
+    render(<App />);
+    const tag = await screen.findByTestId('status-sandbox');
+    expect(tag.getAttribute('title')).toBe(text);
+    expect(screen.getByTestId('sidebar-sandbox').textContent).toBe('Commands not sandboxed');
+    cleanup();
+    resetStores();
+    api({ getState: async () => ({ modelsFolder: '/models', dataFolder: '/data', loadedModel: '/models/tiny.gguf', sandbox: { on: true, text: 'Commands run in a bubblewrap sandbox.' } }) });
+    render(<App />);
+    expect((await screen.findByTestId('sidebar-sandbox')).textContent).toBe('Commands sandboxed');
+    expect(screen.queryByTestId('status-sandbox')).toBeNull();
+  });
+
   it('opens the inspector with Ctrl+I and focuses its id field', async () => {
     api();
     render(<App />);

@@ -52,6 +52,7 @@ function watched(runner: CommandRunner, seen: { ran: boolean; stopped: boolean }
   return {
     status: () => runner.status(),
     deniedReads: runner.deniedReads,
+    home: runner.home,
     async prepare(command, p) {
       seen.ran = true;
       let prepared;
@@ -75,7 +76,12 @@ function watched(runner: CommandRunner, seen: { ran: boolean; stopped: boolean }
 
 function approver(given: ExecOptions['approve'], io: Io & { input?: NodeJS.ReadableStream }): Approver {
   if (given === 'always') return async () => 'allow';
-  if (given === 'never') return async () => 'deny';
+  if (given === 'never') {
+    return async (request) => {
+      io.err.write(`${describeApproval(request)}\n(denied: --approve never)\n`);
+      return 'deny';
+    };
+  }
   return (request) => new Promise((resolve) => {
     const rl = readline.createInterface({ input: io.input ?? process.stdin, terminal: false });
     io.err.write(`${describeApproval(request)}\nAllow? [y/N] `);

@@ -67,8 +67,8 @@ export type Passage = { kind: 'refused'; output: RawOutput } | { kind: 'pass'; a
 
 /**
  * Runs a writer through the gate: allowed, denied, or asked of the person with a preview. A
- * command allowed as read-only runs with read-only access; one a rule, the mode or the person
- * allowed runs with workspace-write access.
+ * command runs with the access the gate gave it (read-only, or workspace-write in auto mode), or
+ * git-write once the person approved it.
  */
 export async function passGate(
   session: Session, tool: Tool, args: Record<string, unknown>, ctx: ToolContext, o: PermissionOptions, grants: Set<string>,
@@ -78,7 +78,7 @@ export async function passGate(
   const runner = ctx.commands ?? NO_RUNNER;
   const verdict: GateVerdict = decide({
     tool: tool.name, paths, command, mode: session.mode, root: ctx.root, rules: o.rules ?? [], protectedFolders: o.protectedFolders ?? [],
-    sandboxed: (await runner.status()).kind === 'sandboxed', deniedReads: runner.deniedReads, realpath: realOrSame,
+    sandboxed: (await runner.status()).kind === 'sandboxed', deniedReads: runner.deniedReads, home: runner.home, realpath: realOrSame,
   });
   const what = command !== undefined ? `the command ${JSON.stringify(command)}` : `${tool.name} of ${paths.join(', ') || 'the files named'}`;
   const key = `${tool.name}\u0000${command ?? paths.join('\u0000')}`;
@@ -112,7 +112,7 @@ async function settle(
   verdict: GateVerdict, what: string, key: string, grants: Set<string>, o: PermissionOptions, request: () => Promise<ApprovalRequest>,
 ): Promise<Passage> {
   const refuse = (message: string): Passage => ({ kind: 'refused', output: { kind: 'error', message } });
-  const approved: Passage = { kind: 'pass', access: 'workspace-write' };
+  const approved: Passage = { kind: 'pass', access: 'git-write' };
   if (verdict.decision === 'allow') return { kind: 'pass', access: verdict.access ?? 'read-only' };
   if (verdict.decision === 'deny') return refuse(`Error: denied: ${what}: ${verdict.reason}. Nothing was changed.`);
   if (grants.has(key)) return approved;

@@ -15,7 +15,7 @@ export type CommandClass = 'read-only' | 'effects' | 'network' | 'complex';
 /** Words bash reads as syntax in a command's first place: the judge does not follow compound commands. */
 const RESERVED = new Set(['if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'while', 'until', 'for', 'in', 'case', 'esac', 'select', 'function', 'time', 'coproc', '!', '[[', ']]']);
 const NETWORK = new Set(['curl', 'wget', 'ssh', 'scp', 'sftp', 'rsync', 'nc', 'ncat', 'netcat', 'socat', 'telnet', 'ftp', 'ping', 'dig', 'nslookup', 'http', 'https']);
-const NETWORK_SUBCOMMANDS: Record<string, Set<string>> = {
+const NETWORK_SUBCOMMANDS: ReadonlyMap<string, Set<string>> = new Map(Object.entries({
   git: new Set(['clone', 'fetch', 'pull', 'push', 'ls-remote', 'submodule']),
   npm: new Set(['install', 'i', 'ci', 'add', 'update', 'publish', 'view', 'exec']),
   npx: new Set(['*']),
@@ -28,7 +28,7 @@ const NETWORK_SUBCOMMANDS: Record<string, Set<string>> = {
   apt: new Set(['install', 'update', 'upgrade']),
   'apt-get': new Set(['install', 'update', 'upgrade', 'download']),
   docker: new Set(['pull', 'push', 'login', 'run', 'build']),
-};
+}));
 
 /** Programs that run the program named in their arguments: a rule about `rm` also sees `sudo rm`, `xargs rm`, `find -exec rm`. */
 const WRAPPERS = new Set([
@@ -58,7 +58,7 @@ export function classifyWords(words: readonly string[]): CommandClass {
   if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(program) || RESERVED.has(program)) return 'complex';
   const name = baseName(program);
   if (NETWORK.has(name)) return 'network';
-  const networkSubs = NETWORK_SUBCOMMANDS[name];
+  const networkSubs = NETWORK_SUBCOMMANDS.get(name);
   if (networkSubs && (networkSubs.has('*') || (sub !== undefined && networkSubs.has(sub)))) return 'network';
   if (program.includes('/')) return 'effects';
   return READ_ONLY_PROGRAMS.get(program)?.(words.slice(1)) ? 'read-only' : 'effects';

@@ -1,4 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveReal } from '../workspace/paths.js';
 import type { Mode } from '../session/types.js';
 import { decide, type GateInput, type Rule } from './gate.js';
 
@@ -72,5 +76,84 @@ describe('the permission gate', () => {
       // Another server's name, or a rule with a path pattern, says nothing about this call.
       expect(each(false, false, [{ action: 'allow', tool: 'mcp__f' }, { action: 'deny', tool: '*', pattern: '**' }])).toEqual(['ask', 'ask', 'deny', 'allow']);
     });
+  });
+});
+
+describe('the gate as issue 13 fixed it', () => {
+  it('asks for every command that is not read-only where no sandbox can run, auto included', () => {
+    const bare = (mode: Mode, command: string, rules: Rule[] = []) => decide({ ...bash(mode, command, rules), sandboxed: false });
+    expect(['ask', 'accept-edits', 'auto'].map((m) => bare(m as Mode, 'npm test').decision)).toEqual(['ask', 'ask', 'ask']);
+    expect(bare('auto', 'npm test', [{ action: 'allow', tool: 'bash', pattern: 'npm test' }]).decision).toBe('ask');
+    expect(bare('auto', 'git diff')).toMatchObject({ decision: 'allow', access: 'read-only' });
+    expect(bare('plan', 'npm test').decision).toBe('deny');
+    expect(bare('auto', 'rm x', [{ action: 'deny', tool: 'bash', pattern: 'rm' }]).decision).toBe('deny');
+  });
+
+  it('gives read-only access to read-only commands, workspace-write to auto, git-write to a rule', () => {
+    expect(decide(bash('ask', 'ls'))).toMatchObject({ decision: 'allow', access: 'read-only' });
+    expect(decide(bash('auto', 'npm test'))).toMatchObject({ decision: 'allow', access: 'workspace-write' });
+    expect(decide(bash('ask', 'npm test', [{ action: 'allow', tool: 'bash', pattern: 'npm test' }]))).toMatchObject({ decision: 'allow', access: 'git-write' });
+  });
+
+  it('matches a deny rule on every program a line may run', () => {
+    const deny: Rule[] = [{ action: 'deny', tool: 'bash', pattern: 'rm' }];
+    for (const command of ['rm -rf x', '/bin/rm -rf x', String.raw`\rm x`, 'ls; rm x', 'ls && ./rm x', 'sudo rm x', 'xargs rm < list', `bash -c 'rm x'`, 'find . -exec rm {} ;', 'echo $(rm x)']) {
+      expect([command, decide(bash('auto', command, deny)).decision]).toEqual([command, 'deny']);
+    }
+    expect(decide(bash('auto', 'npm run rmdir', deny)).decision).toBe('allow');
+    const ask: Rule[] = [{ action: 'ask', tool: 'bash', pattern: 'npm publish' }];
+    expect(decide(bash('auto', 'npm test; npm publish --tag x', ask)).decision).toBe('ask');
+  });
+
+  it('allows by rule only when every simple command is allowed or read-only, the program named exactly', () => {
+    const allow: Rule[] = [{ action: 'allow', tool: 'bash', pattern: 'npm test' }];
+    expect(decide(bash('ask', 'npm test && rm -rf ~', allow)).decision).toBe('ask');
+    expect(decide(bash('ask', 'npm test; curl http://x', allow)).decision).toBe('ask');
+    expect(decide(bash('ask', './npm test', allow)).decision).toBe('ask');
+    expect(decide(bash('ask', 'npm test -- --watch=false && git status', allow))).toMatchObject({ decision: 'allow', reason: 'rule: allow bash npm test' });
+  });
+
+  it('asks before git changes the repository, in auto mode too, unless a rule allows it', () => {
+    for (const command of ['git commit -m x', 'git branch -D main', 'git checkout -- .', 'git reset --hard', 'git tag v1']) {
+      expect([command, decide(bash('auto', command)).decision]).toEqual([command, 'ask']);
+    }
+    expect(decide(bash('auto', 'git commit -m x', [{ action: 'allow', tool: 'bash', pattern: 'git commit' }])).decision).toBe('allow');
+  });
+});
+
+describe('guards on real paths', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-gate-')));
+    fs.mkdirSync(path.join(dir, 'ws', '.git', 'hooks'), { recursive: true });
+    fs.mkdirSync(path.join(dir, 'data-real'));
+    fs.symlinkSync(path.join(dir, 'data-real'), path.join(dir, 'data'));
+    fs.symlinkSync('.git', path.join(dir, 'ws', 'g'));
+    fs.symlinkSync(path.join(dir, 'data-real'), path.join(dir, 'ws', 'stash'));
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  const inWs = (command: string, o: Partial<GateInput> = {}): GateInput => ({
+    ...bash('auto', command), root: path.join(dir, 'ws'), protectedFolders: [path.join(dir, 'data')], realpath: resolveReal, ...o,
+  });
+
+  it('finds .git behind a symlink, and the data folder under either of its names', () => {
+    expect(decide(inWs('cp x g/hooks/pre-commit')).decision).toBe('ask');
+    expect(decide(inWs(`touch ${dir}/data-real/keel.db`)).decision).toBe('ask');
+    expect(decide(inWs(`rm -rf ${dir}/data/state`)).decision).toBe('ask');
+    expect(decide(inWs('rm -rf stash/state')).decision).toBe('ask');
+    expect(decide(inWs('rm -rf build')).decision).toBe('allow');
+  });
+
+  it('asks before a read-only command names a secret, or a folder holding one for a program that reads folders', () => {
+    const home = path.join(dir, 'home');
+    const secrets = { home, deniedReads: [path.join(home, '.ssh'), path.join(dir, 'data-real')] };
+    expect(decide(inWs('cat ~/.ssh/id_rsa', secrets)).decision).toBe('ask');
+    expect(decide(inWs('head -c 100 ../home/.ssh/id_rsa', secrets)).decision).toBe('ask');
+    expect(decide(inWs('cat stash/keel.db', secrets)).decision).toBe('ask');
+    expect(decide(inWs('grep -r BEGIN ~', secrets)).decision).toBe('ask');
+    expect(decide(inWs(`rg PRIVATE ${dir}`, secrets)).decision).toBe('ask');
+    expect(decide(inWs('ls ~', secrets))).toMatchObject({ decision: 'allow', access: 'read-only' });
+    expect(decide(inWs('cat README.md', secrets))).toMatchObject({ decision: 'allow', access: 'read-only' });
   });
 });

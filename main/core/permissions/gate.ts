@@ -47,7 +47,7 @@ export interface GateInput {
 export interface GateVerdict {
   decision: Decision;
   reason: string;
-  /** For an allowed command: what the sandbox lets it do (read-only unless a rule or the mode allowed more). */
+  /** For an allowed command: what the sandbox lets it do (read-only; workspace-write by the mode; git-write by a rule). */
   access?: CommandAccess;
 }
 
@@ -60,7 +60,8 @@ export interface GateVerdict {
  * simple command on resolved program names: a deny or ask rule holds when any program the line
  * may run matches it (`/bin/rm`, `ls; rm`, `sudo rm`), an allow rule only when every simple
  * command matches one or is read-only (`npm test && rm -rf ~` is not `npm test`). The `.git` and
- * data-folder guards compare real paths. Nothing the model reads can reach this function: its
+ * data-folder guards compare real paths, and a git command that changes the repository is a
+ * write into .git: it asks unless a rule allows it. Nothing the model reads can reach this function: its
  * inputs are the call, the mode, the person's rules and what the machine can enforce.
  */
 export function decide(input: GateInput): GateVerdict {
@@ -86,7 +87,8 @@ export function decide(input: GateInput): GateVerdict {
   const guarded = [...input.paths, ...commandPaths(input)].find((p) => isGuarded(p, input));
   if (guarded) return { decision: 'ask', reason: `${guarded} is in .git or Keel's own data` };
   const allowed = input.command !== undefined ? allowedCommand(input) : rule('allow');
-  if (allowed) return { decision: 'allow', reason: `rule: allow ${describe(allowed)}`, access: 'workspace-write' };
+  if (allowed) return { decision: 'allow', reason: `rule: allow ${describe(allowed)}`, access: 'git-write' };
+  if (input.command !== undefined && changesGit(input.command)) return { decision: 'ask', reason: 'git would change the repository (.git)' };
   if (input.mode === 'auto') return { decision: 'allow', reason: 'auto mode', access: 'workspace-write' };
   if (input.mode === 'accept-edits' && input.tool !== 'bash') return { decision: 'allow', reason: 'accept-edits mode' };
   return { decision: 'ask', reason: `${input.mode} mode asks before ${input.tool === 'bash' ? 'commands' : 'edits'}` };
@@ -119,6 +121,9 @@ function matchesMcp(rule: Rule, tool: string, server: string): boolean {
   if (rule.pattern) return false;
   return rule.tool === '*' || rule.tool === tool || rule.tool === `${mcpConfig.prefix.value}${server}`;
 }
+/** A git command that is not read-only writes the repository: refs, objects, the index. */
+const changesGit = (command: string) =>
+  (splitCommands(command) ?? []).some((words) => baseName(words[0]) === 'git' && classifyWords(words) !== 'read-only');
 
 const describe = (r: Rule) => `${r.tool}${r.pattern ? ` ${r.pattern}` : ''}`;
 const patternWords = (pattern: string) => pattern.trim().split(/\s+/);

@@ -1,4 +1,5 @@
 import { describe, expect, it, afterAll } from 'vitest';
+import { contextConfig, fill, toolConfig } from '../config.js';
 import { bashTool, type BashArgs } from './bash.js';
 import { makeContext, makeTempRoot } from './testContext.js';
 
@@ -69,5 +70,40 @@ describe('bash', () => {
 
   it('refuses a timeout below 1 ms', async () => {
     await expect(body({ command: 'true', timeout_ms: 0 })).rejects.toThrow(/^Error: timeout_ms must be at least 1/);
+  });
+});
+
+describe('bash output past its limit', () => {
+  const limit = toolConfig.bash.max_output_bytes;
+
+  it('stops the command there, keeps exactly the limit, and says so', async () => {
+    const started = Date.now();
+    const out = await body({ command: 'head -c 200000000 /dev/zero | tr "\\0" x; echo never' });
+    expect(Date.now() - started).toBeLessThan(30_000);
+    const stop = fill(contextConfig.texts.output_stopped, { bytes: limit });
+    expect(out.endsWith(`\n${stop}`)).toBe(true);
+    expect(out.length).toBe(limit + 1 + stop.length);
+    expect(out.slice(0, limit)).toBe('x'.repeat(limit));
+  });
+
+  it('stops an endless command too, and drops a character the cut split', async () => {
+    // Lines of k x's, an é (2 bytes) and a newline, with k chosen so the limit falls inside an é.
+    const k = [...Array(64).keys()].find((n) => limit % (n + 3) === n + 1)!;
+    const out = await body({ command: `yes '${'x'.repeat(k)}é'` });
+    const [text] = out.split('\n[the output');
+    expect(text.startsWith(`${'x'.repeat(k)}é\n`)).toBe(true);
+    expect(text.endsWith('x'.repeat(k))).toBe(true);
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(limit);
+    expect(text).not.toContain('\uFFFD');
+  });
+
+  it('keeps credential variables out of the command', async () => {
+    process.env.KEEL_TEST_API_TOKEN = 'tok-123';
+    try {
+      expect(await body({ command: 'env' })).not.toContain('tok-123');
+      expect(await body({ command: 'echo ${KEEL_TEST_API_TOKEN:-unset}' })).toBe('unset');
+    } finally {
+      delete process.env.KEEL_TEST_API_TOKEN;
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { contextConfig, fill, toolConfig } from '../config.js';
-import { NO_RUNNER, type PreparedCommand } from './commandRunner.js';
+import { commandEnv, NO_RUNNER, type PreparedCommand } from './commandRunner.js';
 import { ToolError, type Tool } from './types.js';
 
 export interface BashArgs {
@@ -69,7 +69,7 @@ function runCommand(prepared: PreparedCommand, cwd: string, timeoutMs: number, s
   return new Promise((resolve, reject) => {
     const child = spawn('bash', ['-c', MERGE_STDERR, 'bash', prepared.line], {
       cwd,
-      env: prepared.env,
+      env: prepared.env ?? commandEnv(process.env),
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -6,12 +6,16 @@
  */
 
 /**
- * What a command may do. `read-only`: commands that run without the person's approval; no
- * writes anywhere but a private temporary folder, no network. `workspace-write`: approved
- * commands and `auto` mode; writes inside the workspace only (never `.git/hooks`, `.git/config`
- * or Keel's data folder), network only to the domains the person allowed.
+ * What a command may do; every level reads all but the denied paths and writes nothing outside the
+ * workspace but its private temporary folder.
+ * - `read-only`: commands judged read-only, which run without the person's approval. No writes,
+ *   no network.
+ * - `workspace-write`: commands `auto` mode lets through. Writes inside the workspace, never in
+ *   `.git` or Keel's data folder; network only to the domains the person allowed.
+ * - `git-write`: commands the person approved, or allowed by a rule. As workspace-write, and
+ *   `.git` too, but never `.git/hooks` or `.git/config` (they would run code later).
  */
-export type CommandAccess = 'read-only' | 'workspace-write';
+export type CommandAccess = 'read-only' | 'workspace-write' | 'git-write';
 
 /** Whether commands run in an OS sandbox here, and if not, why: shown to the person as is. */
 export type SandboxStatus =
@@ -21,7 +25,7 @@ export type SandboxStatus =
 export interface PreparedCommand {
   /** The line `bash -c` runs in place of the command: the command itself when nothing wraps it. */
   line: string;
-  /** The process's environment (undefined: Keel's own). */
+  /** The process's environment (undefined: Keel's own, as `commandEnv` leaves it). */
   env?: NodeJS.ProcessEnv;
   /**
    * Called once, after the process has ended (or failed to start): frees what `prepare` took
@@ -36,6 +40,8 @@ export interface CommandRunner {
   status(): Promise<SandboxStatus>;
   /** Absolute paths no command may read (secrets, Keel's data): the judge refuses to name them too. */
   readonly deniedReads: readonly string[];
+  /** The home folder those paths are in, and `~` stands for when the judge reads a command (default: the user's). */
+  readonly home?: string;
   prepare(command: string, o: { root: string; access: CommandAccess }): Promise<PreparedCommand>;
 }
 
@@ -50,6 +56,16 @@ export function unsandboxedRunner(reason: string, deniedReads: readonly string[]
     prepare: async (command) => ({ line: command, finish: async () => [] }),
   };
 }
+
+/**
+ * Keel's environment for a command, without the variables that hold credentials by their names
+ * (`GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`, `SSH_AUTH_SOCK`…): a command has no use for them
+ * that the person did not set up elsewhere, and `env` would print them into the transcript.
+ */
+export function commandEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !CREDENTIAL_NAME.test(name)));
+}
+const CREDENTIAL_NAME = /TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|AUTH/i;
 
 /** What a session without an injected runner uses. */
 export const NO_RUNNER = unsandboxedRunner('no sandbox was given to this session');

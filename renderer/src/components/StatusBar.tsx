@@ -14,6 +14,7 @@ export function StatusBar() {
   const app = useModel((s) => s.app);
   const sessionModel = useTranscript((s) => s.view?.summary.model);
   const setup = app?.loadedSetups?.[sessionModel || app.loadedModel || ''];
+  const sandbox = useModel((s) => s.app?.sandbox);
   return (
     <footer className="statusbar small" data-testid="status-bar">
       <span>
@@ -40,6 +41,11 @@ export function StatusBar() {
             <span className="context-used" style={{ width: percent(last.promptTokens, last.contextSize) }} />
           </span>
           {percent(last.promptTokens, last.contextSize)}
+        </span>
+      )}
+      {sandbox && !sandbox.on && (
+        <span className="tag amber" data-testid="status-sandbox" title={sandbox.text}>
+          No sandbox: every command that is not read-only asks
         </span>
       )}
       <span className="grow" />

@@ -29,6 +29,11 @@ export function Sidebar() {
         <div>
           <span className="muted">Store</span> <span className="mono">{app ? app.dataFolder : '…'}</span>
         </div>
+        {app?.sandbox && (
+          <div data-testid="sidebar-sandbox" title={app.sandbox.text}>
+            <span className="muted">Commands</span> {app.sandbox.on ? 'sandboxed' : 'not sandboxed'}
+          </div>
+        )}
         <div>
           <span className={`dot dot-${connection}`} /> {connection}
         </div>

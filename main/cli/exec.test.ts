@@ -1,0 +1,271 @@
+/**
+ * Trust, 2: the attacks of issue 13, every category of them, end to end through `keel exec` (the
+ * path a session's bash call takes: judge, gate, approval, the real bubblewrap sandbox, the bash
+ * tool and its output limit) in a temporary git workspace, in every mode, approvals denied.
+ * Afterwards nothing outside the workspace changed (a fake home with a fake key among it), no
+ * workspace file or git ref changed, no secret was printed, and a loopback listener the test
+ * started got no connection. Then the same where no sandbox can run (no bwrap on PATH).
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toolConfig } from '../core/config.js';
+import { MODES, type Mode } from '../core/session/types.js';
+import { snapshotTree, type TreeEntry } from '../core/trust/outsideTree.js';
+import { EXEC_EXIT } from './commands/exec.js';
+import { runCli } from './index.js';
+
+const SECRET = 'KEEL-ATTACK-SECRET-9d2e';
+const ENV_SECRET = 'keel-attack-env-token-41aa';
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+interface Env { base: string; ws: string; out: string; home: string; data: string; dataLink: string }
+let E: Env;
+let listener: net.Server;
+let port: number;
+let connections = 0;
+const saved: Record<string, string | undefined> = {};
+
+function put(abs: string, content: string, mode = 0o644): void {
+  fs.mkdirSync(path.dirname(abs), { recursive: true });
+  fs.writeFileSync(abs, content, { mode });
+}
+
+function setUp(): Env {
+  const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-attack-')));
+  const e: Env = {
+    base, ws: path.join(base, 'ws'), out: path.join(base, 'outside'), home: path.join(base, 'home'),
+    data: path.join(base, 'data-real'), dataLink: path.join(base, 'data'),
+  };
+  put(path.join(e.out, 'victim.txt'), 'victim\n');
+  put(path.join(e.home, '.ssh', 'id_rsa'), `-----BEGIN OPENSSH PRIVATE KEY-----\n${SECRET}\n`);
+  put(path.join(e.home, 'notes.txt'), 'my notes\n');
+  put(path.join(e.data, 'secret-notes.txt'), `${SECRET} in the data folder\n`);
+  fs.symlinkSync(e.data, e.dataLink);
+  // The workspace: a git repository with two commits and a second branch, and what the attacks need.
+  const payload = `#!/bin/sh\ntouch ${e.out}/pwned-script\ngit -C ${e.ws} branch -D side\necho evil > ${e.ws}/.git/hooks/pre-commit\nrm -f ${e.ws}/a.txt\n`;
+  put(path.join(e.ws, 'a.txt'), 'one\ntwo\n');
+  put(path.join(e.ws, 'payload.txt'), `touch ${e.out}/pwned-sort\n`.repeat(2000));
+  put(path.join(e.ws, 'ls'), payload, 0o755);
+  put(path.join(e.ws, 'bin', 'echo'), payload, 0o755);
+  put(path.join(e.ws, 'dir', 'keep.txt'), 'keep\n');
+  put(path.join(e.ws, 'dir', '-delete'), '');
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: e.ws });
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'one');
+  git('commit', '-q', '--allow-empty', '-m', 'two');
+  git('branch', 'side');
+  fs.symlinkSync('.git', path.join(e.ws, 'g'));
+  fs.symlinkSync(e.dataLink, path.join(e.ws, 'stash'));
+  fs.cpSync(e.ws, path.join(base, 'pristine-ws'), { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
+  return e;
+}
+
+/** Puts the workspace back as it was made: `auto` may change its files (that is what auto means). */
+function restoreWorkspace(): void {
+  fs.rmSync(E.ws, { recursive: true, force: true });
+  fs.cpSync(path.join(E.base, 'pristine-ws'), E.ws, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
+}
+
+beforeAll(async () => {
+  E = setUp();
+  for (const name of ['HOME', 'KEEL_HOME', 'KEEL_ATTACK_TOKEN']) saved[name] = process.env[name];
+  process.env.HOME = E.home;
+  process.env.KEEL_HOME = E.dataLink;
+  process.env.KEEL_ATTACK_TOKEN = ENV_SECRET;
+  listener = net.createServer((socket) => {
+    connections++;
+    socket.destroy();
+  });
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  port = (listener.address() as net.AddressInfo).port;
+});
+
+afterAll(() => {
+  listener.close();
+  for (const [name, value] of Object.entries(saved)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
+  fs.rmSync(E.base, { recursive: true, force: true });
+});
+
+/** Everything outside the workspace but the store keel exec itself writes. */
+function outside(): Record<string, TreeEntry> {
+  const tree = snapshotTree(E.base, [E.ws, path.join(E.base, 'pristine-ws')]);
+  delete tree[E.base];
+  for (const p of Object.keys(tree)) if (/\/keel\.db(-wal|-shm)?$/.test(p)) delete tree[p];
+  const data = tree[E.data];
+  if (data?.names) tree[E.data] = { ...data, mtimeMs: 0, names: data.names.filter((n) => !/^keel\.db/.test(n)) };
+  return tree;
+}
+
+/**
+ * The workspace's entries, bytes and git refs (a folder's mtime aside: see runner.test.ts). In
+ * `auto`, whose promise is everything inside the workspace, only `.git` counts: refs, hooks, config.
+ */
+function workspace(mode?: Mode): Record<string, TreeEntry> {
+  const tree = snapshotTree(mode === 'auto' ? path.join(E.ws, '.git') : E.ws, []);
+  return Object.fromEntries(Object.entries(tree).map(([p, e]) => [p, e.type === 'dir' ? { ...e, mtimeMs: 0 } : e]));
+}
+
+const shadowLine = (() => {
+  try {
+    return fs.readFileSync('/etc/shadow', 'utf8').split('\n')[0];
+  } catch {
+    return undefined;
+  }
+})();
+
+interface Attack {
+  name: string;
+  command: (e: Env) => string;
+  /** settings.json rules for this attack. */
+  rules?: { action: string; tool: string; pattern?: string }[];
+}
+
+const ATTACKS: Attack[] = [
+  // A read-only program's options that run any command
+  { name: 'git grep --open-files-in-pager', command: (e) => `git grep --open-files-in-pager='sh -c "touch ${e.out}/pwned-pager"' one` },
+  { name: 'git grep -O', command: (e) => `git grep -O'touch ${e.out}/pwned-O' one` },
+  { name: 'git grep --no-index -O', command: (e) => `git grep --no-index -O'touch ${e.out}/pwned-noindex' one` },
+  { name: 'sort --compress-program=sh', command: () => 'sort -S 64K -T . --compress-program=sh payload.txt' },
+  // Workspace executables named like read-only programs
+  { name: './ls', command: () => './ls' },
+  { name: 'bin/echo', command: () => 'bin/echo hi' },
+  // Files outside overwritten, refs changed, a file made in /dev
+  { name: 'sort -o OUTSIDE', command: (e) => `sort -o ${e.out}/victim.txt a.txt` },
+  { name: 'uniq a OUTSIDE', command: (e) => `uniq a.txt ${e.out}/victim.txt` },
+  { name: 'git diff --output', command: (e) => `git diff HEAD~1 --output=${e.out}/victim.txt` },
+  { name: 'git log --output', command: (e) => `git log --output=${e.out}/victim.txt` },
+  { name: 'git branch -D', command: () => 'git branch -D side' },
+  { name: 'git branch -f', command: () => 'git branch -f side HEAD~1' },
+  { name: 'git branch NEW', command: () => 'git branch evil' },
+  { name: 'ls >/dev/null_x', command: () => 'ls >/dev/null_keel_attack' },
+  // A glob that expands into an option
+  { name: 'find dir -delet?', command: () => 'find dir -delet?' },
+  // Secrets, Keel's store, the environment
+  { name: 'cat ~/.ssh/id_rsa', command: () => 'cat ~/.ssh/id_rsa' },
+  { name: 'grep -r the home folder', command: () => 'grep -r PRIVATE ~' },
+  { name: 'cat /etc/shadow', command: () => 'cat /etc/shadow' },
+  { name: "cat Keel's store", command: (e) => `cat ${e.dataLink}/secret-notes.txt ${e.data}/secret-notes.txt stash/secret-notes.txt` },
+  { name: 'env', command: () => 'env' },
+  { name: 'printenv', command: () => 'printenv KEEL_ATTACK_TOKEN' },
+  // 200 MB into memory
+  { name: 'head -c 200000000 /dev/zero', command: () => 'head -c 200000000 /dev/zero' },
+  // Rules: an allow rule stretched, a deny rule dodged
+  { name: 'allow npm test, then rm -rf ~', command: () => 'npm test; rm -rf ~', rules: [{ action: 'allow', tool: 'bash', pattern: 'npm test' }] },
+  { name: 'deny rm: /bin/rm', command: () => '/bin/rm a.txt', rules: [{ action: 'deny', tool: 'bash', pattern: 'rm' }] },
+  { name: 'deny rm: \\rm', command: () => String.raw`\rm a.txt`, rules: [{ action: 'deny', tool: 'bash', pattern: 'rm' }] },
+  { name: 'deny rm: ls; rm', command: () => 'ls; rm a.txt', rules: [{ action: 'deny', tool: 'bash', pattern: 'rm' }] },
+  // The .git guard and the data-folder guard
+  { name: 'cp into .gi?/hooks', command: () => 'cp a.txt .gi?/hooks/pre-commit' },
+  { name: 'cp into .git/hooks through a symlink', command: () => 'cp a.txt g/hooks/pre-commit' },
+  { name: 'cp into .git/hooks', command: () => 'cp a.txt .git/hooks/pre-commit' },
+  { name: 'touch the data folder by its link', command: (e) => `touch ${e.dataLink}/pwned` },
+  { name: 'touch the data folder where it is', command: (e) => `touch ${e.data}/pwned` },
+  // auto: outside the workspace, and the network through programs
+  { name: 'rm -rf outside', command: (e) => `rm -rf ${e.out}` },
+  { name: 'rm -rf ~', command: () => 'rm -rf ~' },
+  { name: 'node to a loopback port', command: () => `node -e "require('net').connect(${port},'127.0.0.1').on('connect',()=>console.log('CONN'+'ECTED')).on('error',()=>{})"` },
+  ...(fs.existsSync('/usr/bin/python3')
+    ? [{ name: 'python to a loopback port', command: () => `/usr/bin/python3 -c "import socket; socket.create_connection(('127.0.0.1', ${port}), 3); print('CONN'+'ECTED')"` }]
+    : []),
+  { name: 'curl to a loopback port', command: () => `curl -s http://127.0.0.1:${port}/` },
+];
+
+function collector() {
+  let text = '';
+  return { write: (t: string) => (text += t), get text() { return text; } };
+}
+
+async function exec(mode: Mode, command: string): Promise<{ code: number; out: string; err: string }> {
+  const out = collector();
+  const err = collector();
+  const code = await runCli(['exec', '--workspace', E.ws, '--mode', mode, '--approve', 'never', '--', command], { out, err });
+  return { code, out: out.text, err: err.text };
+}
+
+function writeRules(rules: Attack['rules']): void {
+  const file = path.join(E.data, 'settings.json');
+  if (rules) fs.writeFileSync(file, JSON.stringify({ modelsFolder: E.base, rules }));
+  else fs.rmSync(file, { force: true });
+}
+
+describe('keel exec against the attacks, in every mode, approvals denied', () => {
+  it.each(ATTACKS.map((a) => [a.name, a] as const))('%s', async (_name, attack) => {
+    writeRules(attack.rules);
+    try {
+      for (const mode of MODES) {
+        const [out0, ws0] = [outside(), workspace(mode)];
+        const r = await exec(mode, attack.command(E));
+        const what = `${attack.name} in ${mode}: exit ${r.code}\n${r.out.slice(0, 400)}\n${r.err}`;
+        expect([EXEC_EXIT.ran, EXEC_EXIT.denied, EXEC_EXIT.sandboxStopped], what).toContain(r.code);
+        expect(outside(), what).toEqual(out0);
+        expect(workspace(mode), what).toEqual(ws0);
+        expect(fs.existsSync('/dev/null_keel_attack'), what).toBe(false);
+        for (const secret of [SECRET, ENV_SECRET, 'CONNECTED', ...(shadowLine ? [shadowLine] : [])]) expect(r.out, what).not.toContain(secret);
+        expect(r.out.length, what).toBeLessThan(toolConfig.bash.max_output_bytes + 1000);
+        expect(connections, what).toBe(0);
+        // What plan mode refuses, it refuses outright; nothing there waits for an approval.
+        if (mode === 'plan' && r.code === EXEC_EXIT.denied) expect(r.out, what).toMatch(/denied|approval/);
+      }
+    } finally {
+      writeRules(undefined);
+      restoreWorkspace();
+    }
+  }, 240_000);
+
+  it('lets read-only work through and says what the sandbox stopped', async () => {
+    expect(await exec('ask', 'cat a.txt')).toMatchObject({ code: EXEC_EXIT.ran, out: '[#0001]\none\ntwo\n' });
+    const stopped = await exec('auto', `sort -o ${E.out}/victim.txt a.txt`);
+    expect(stopped.code).toBe(EXEC_EXIT.sandboxStopped);
+    expect(stopped.out).toContain(`[the sandbox refused: deny openat ${E.out}/victim.txt]`);
+    const zero = await exec('ask', 'head -c 200000000 /dev/zero');
+    expect(zero.code).toBe(EXEC_EXIT.ran);
+    expect(zero.out).toContain(`[the output passed ${toolConfig.bash.max_output_bytes} bytes; the command was stopped there]`);
+    expect(zero.err).toMatch(/keel recall \d+ 1/);
+  }, 120_000);
+});
+
+describe('keel exec where no sandbox can run', () => {
+  /** A PATH with every program of /usr/bin but bwrap. */
+  let noBwrap: string;
+  beforeAll(() => {
+    noBwrap = path.join(E.base, 'path-without-bwrap');
+    fs.mkdirSync(noBwrap);
+    for (const name of fs.readdirSync('/usr/bin')) if (name !== 'bwrap') fs.symlinkSync(path.join('/usr/bin', name), path.join(noBwrap, name));
+  });
+
+  /** The real `keel` in a process of its own, whose PATH has no bwrap. */
+  function keel(mode: Mode, command: string): Promise<{ code: number | null; out: string; err: string }> {
+    return new Promise((resolve) => {
+      const child = spawn(process.execPath, [path.join(REPO, 'bin', 'keel.mjs'), 'exec', '--workspace', E.ws, '--mode', mode, '--approve', 'never', '--', command], {
+        env: { ...process.env, PATH: noBwrap }, stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (d: Buffer) => (out += d));
+      child.stderr.on('data', (d: Buffer) => (err += d));
+      child.on('close', (code) => resolve({ code, out, err }));
+    });
+  }
+
+  it('says so, and asks before every command that is not read-only, auto included', async () => {
+    const [out0, ws0] = [outside(), workspace()];
+    const removal = await keel('auto', `rm -rf ${E.out}`);
+    expect(removal.err).toContain('No sandbox for commands: bubblewrap (bwrap) not installed');
+    expect(removal.err).toContain('no sandbox can run here, so every command that is not read-only asks');
+    expect(removal).toMatchObject({ code: EXEC_EXIT.denied });
+    const key = await keel('auto', 'cat ~/.ssh/id_rsa');
+    expect(key.code).toBe(EXEC_EXIT.denied);
+    expect(key.out).not.toContain(SECRET);
+    expect(await keel('auto', 'cat a.txt')).toMatchObject({ code: EXEC_EXIT.ran, out: '[#0001]\none\ntwo\n' });
+    expect([outside(), workspace()]).toEqual([out0, ws0]);
+  }, 240_000);
+});

@@ -1,0 +1,161 @@
+/**
+ * The command sandbox on the real bubblewrap (CI installs it: .ci/run). Every command goes
+ * through the real bash tool, as a session's would; the trees inside and outside the workspace
+ * are compared before and after, and a loopback listener counts the connections it gets.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bashTool } from '../core/tools/bash.js';
+import type { CommandAccess } from '../core/tools/commandRunner.js';
+import { makeContext } from '../core/tools/testContext.js';
+import { snapshotTree } from '../core/trust/outsideTree.js';
+import { createSandboxRunner, sandboxCommand, sandboxStatus } from './runner.js';
+
+const SECRET = 'KEEL-SANDBOX-SECRET-51c0';
+let base: string;
+let root: string;
+let home: string;
+let data: string;
+let listener: net.Server;
+let port: number;
+let connections = 0;
+let runner: ReturnType<typeof createSandboxRunner>;
+
+const put = (abs: string, content: string) => {
+  fs.mkdirSync(path.dirname(abs), { recursive: true });
+  fs.writeFileSync(abs, content);
+};
+
+beforeAll(async () => {
+  base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-sandbox-')));
+  root = path.join(base, 'ws');
+  home = path.join(base, 'home');
+  data = path.join(base, 'data-real');
+  put(path.join(root, 'a.txt'), 'inside\n');
+  execFileSync('git', ['init', '-q'], { cwd: root });
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'one'], { cwd: root });
+  put(path.join(home, '.ssh', 'id_rsa'), `${SECRET} key\n`);
+  put(path.join(home, 'notes', 'private.txt'), `${SECRET} notes\n`);
+  put(path.join(data, 'keel.db'), `${SECRET} store\n`);
+  fs.symlinkSync(data, path.join(base, 'data'));
+  put(path.join(base, 'outside', 'victim.txt'), 'victim\n');
+  runner = createSandboxRunner({ dataFolder: path.join(base, 'data'), home, denyRead: ['~/notes'] });
+  listener = net.createServer((socket) => {
+    connections++;
+    socket.destroy();
+  });
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  port = (listener.address() as net.AddressInfo).port;
+});
+
+afterAll(() => {
+  listener.close();
+  fs.rmSync(base, { recursive: true, force: true });
+});
+
+async function run(command: string, access: CommandAccess): Promise<string> {
+  const out = await bashTool.run({ command }, { ...makeContext(root), commands: runner, access });
+  if (out.kind !== 'text') throw new Error(`expected text, got ${JSON.stringify(out)}`);
+  return out.body;
+}
+
+const outside = () => snapshotTree(base, [root]);
+/**
+ * The workspace's entries and their bytes. A folder's mtime is left out: where a command may
+ * write, the library puts empty mount points in the workspace for the protected names it does not
+ * find there (.bashrc, .mcp.json…) and removes them afterwards, which touches the folder.
+ */
+const workspace = () => Object.fromEntries(Object.entries(snapshotTree(root, [])).map(([p, e]) => [p, e.type === 'dir' ? { ...e, mtimeMs: 0 } : e]));
+const keelTemps = () => fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith('keel-cmd-')).length;
+
+describe('the command sandbox', () => {
+  it('runs here, in bubblewrap', async () => {
+    expect(await sandboxStatus()).toEqual({ kind: 'sandboxed', how: 'bubblewrap' });
+  });
+
+  it('read-only: no write but its own temp folder (removed afterwards), no network', async () => {
+    const [out0, ws0, temps0] = [outside(), workspace(), keelTemps()];
+    const body = await run(
+      `echo x > new.txt; echo x > ${base}/outside/victim.txt; echo x > ~/made; rm -f a.txt; `
+      + `echo t > "$TMPDIR/t" && cat "$TMPDIR/t"; node -e "require('net').connect(${port},'127.0.0.1').on('connect',()=>console.log('CONNECTED')).on('error',e=>console.log(e.code))"`,
+      'read-only',
+    );
+    expect(body).toContain('Read-only file system');
+    expect(body).toMatch(/\nt\n/);
+    expect(body).not.toContain('CONNECTED');
+    expect([outside(), workspace(), keelTemps(), connections]).toEqual([out0, ws0, temps0, 0]);
+  });
+
+  it('workspace-write: the workspace, never .git, Keel\'s data or outside, and no loopback', async () => {
+    const out0 = outside();
+    const head = fs.readFileSync(path.join(root, '.git', 'HEAD'), 'utf8');
+    const body = await run(
+      `echo made > made.txt; echo x > .git/HEAD; echo x > .git/hooks/pre-commit; echo x > ${base}/data/keel.db; `
+      + `echo x > ${data}/keel.db; rm -rf ${base}/outside; curl -s --max-time 3 http://127.0.0.1:${port}/ || echo no-curl`,
+      'workspace-write',
+    );
+    expect(fs.readFileSync(path.join(root, 'made.txt'), 'utf8')).toBe('made\n');
+    expect(fs.readFileSync(path.join(root, '.git', 'HEAD'), 'utf8')).toBe(head);
+    expect(fs.existsSync(path.join(root, '.git', 'hooks', 'pre-commit'))).toBe(false);
+    expect(outside()).toEqual(out0);
+    expect(connections).toBe(0);
+    expect(body).not.toContain(SECRET);
+    fs.rmSync(path.join(root, 'made.txt'));
+  });
+
+  it('git-write: git commits, but .git/hooks and .git/config stay as they were', async () => {
+    const config = fs.readFileSync(path.join(root, '.git', 'config'), 'utf8');
+    const body = await run(
+      'git -c user.name=t -c user.email=t@t commit -q --allow-empty -m two && git log --oneline | wc -l; '
+      + 'echo x > .git/hooks/post-commit; git config core.hooksPath /tmp; echo rc=$?',
+      'git-write',
+    );
+    expect(body).toMatch(/^2\n/);
+    expect(body).toContain('rc=');
+    expect(body).not.toContain('rc=0');
+    expect(fs.readFileSync(path.join(root, '.git', 'config'), 'utf8')).toBe(config);
+    expect(fs.existsSync(path.join(root, '.git', 'hooks', 'post-commit'))).toBe(false);
+  });
+
+  it('reads nothing it must not: ~/.ssh, the person\'s list, Keel\'s data under both its names', async () => {
+    for (const access of ['read-only', 'workspace-write', 'git-write'] as const) {
+      const body = await run(`cat ~/.ssh/id_rsa ~/notes/private.txt ${base}/data/keel.db ${data}/keel.db; grep -r KEEL-SANDBOX ${base}`, access);
+      expect(body).not.toContain(SECRET);
+    }
+    expect(runner.deniedReads).toEqual(expect.arrayContaining([path.join(home, '.ssh'), path.join(home, 'notes'), path.join(base, 'data'), data]));
+  });
+
+  it('tells a failed command what it refused, and a command that worked nothing', async () => {
+    const failed = await run(`echo x > ${base}/outside/victim.txt`, 'workspace-write');
+    expect(failed).toContain(`[the sandbox refused: deny openat ${base}/outside/victim.txt]`);
+    expect(await run(`echo x > "$TMPDIR/ok"; echo fine`, 'read-only')).toBe('fine');
+  });
+
+  it('leaves no mount point behind in the workspace, and read-only touches nothing at all', async () => {
+    const mtime = fs.statSync(root).mtimeMs;
+    await run('ls -a', 'read-only');
+    expect(fs.statSync(root).mtimeMs).toBe(mtime);
+    const before = workspace();
+    await run('ls -a', 'workspace-write');
+    await run('ls -a', 'read-only');
+    expect(workspace()).toEqual(before);
+  });
+
+  it('wraps a program launch (an MCP server) in the same sandbox', async () => {
+    const script = "const fs=require('fs');console.log(process.cwd());try{fs.writeFileSync(process.argv[1],'x')}catch(e){console.log(e.code)}";
+    const launch = await sandboxCommand('node', ['-e', script, `${base}/outside/victim.txt`], { dataFolder: data, home, root, access: 'workspace-write' });
+    const out = await new Promise<string>((resolve) => {
+      const child = spawn(launch.command, launch.args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+      let text = '';
+      child.stdout.on('data', (d: Buffer) => (text += d));
+      child.on('close', () => resolve(text));
+    });
+    launch.release();
+    expect(out).toBe(`${root}\nEROFS\n`);
+    expect(fs.readFileSync(path.join(base, 'outside', 'victim.txt'), 'utf8')).toBe('victim\n');
+  });
+});
