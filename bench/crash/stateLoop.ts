@@ -4,7 +4,7 @@
  * SIGKILL at seeded random moments — most of them inside a save — and checks what a kill must never do:
  *
  * - the metadata (`session-N.bin.json`) is readable and names a complete state (its size is the
- *   size recorded) whose token count is the last acknowledged save's or the one begun after it; a
+ *   size recorded) whose token count is the last acknowledged save's or one begun after it; a
  *   session with an acknowledged save never loses its metadata;
  * - no stray state files pile up: beside each metadata and the state it names, only the current
  *   session may have one save's leftovers (its half-written state file and a metadata temp file);
@@ -113,9 +113,9 @@ export async function runStateKillLoop(o: StateLoopOptions): Promise<StateLoopFi
   const problem = (what: string): void => {
     if (f.problems.length < 50) f.problems.push(`iteration ${f.iterations}: ${what}`);
   };
-  /** Per session: the tokens of its last acknowledged save, and of the save begun after it (if any). */
+  /** Per session: the tokens of its last acknowledged save, and of the saves begun since (a kill may have cut any short). */
   const acked = new Map<number, number>();
-  const begun = new Map<number, number>();
+  const begun = new Map<number, Set<number>>();
   let current: number | undefined;
   let expects = new Map<number, Expect>();
 
@@ -163,7 +163,7 @@ export async function runStateKillLoop(o: StateLoopOptions): Promise<StateLoopFi
     }
     for (const e of res.events) {
       if (e.t === 'restored' || e.t === 'session') current = e.s;
-      if (e.t === 'save-begin') begun.set(e.s, e.tokens);
+      if (e.t === 'save-begin') begun.set(e.s, (begun.get(e.s) ?? new Set()).add(e.tokens));
       if (e.t === 'save-end') {
         acked.set(e.s, e.tokens);
         begun.delete(e.s);
@@ -204,7 +204,7 @@ export async function runStateKillLoop(o: StateLoopOptions): Promise<StateLoopFi
  * files beside them; returns what each session's restore must do.
  */
 function checkDisk(
-  stateDir: string, acked: Map<number, number>, begun: Map<number, number>, current: number | undefined,
+  stateDir: string, acked: Map<number, number>, begun: Map<number, Set<number>>, current: number | undefined,
   f: StateLoopFigures, problem: (what: string) => void,
 ): Map<number, Expect> {
   const expects = new Map<number, Expect>();
@@ -226,14 +226,14 @@ function checkDisk(
       const stateFile = path.join(stateDir, meta.state);
       const size = fs.existsSync(stateFile) ? fs.statSync(stateFile).size : -1;
       f.maxStateBytes = Math.max(f.maxStateBytes, size);
-      const expected = [acked.get(s), begun.get(s)].filter((n) => n !== undefined);
+      const expected = [acked.get(s), ...(begun.get(s) ?? [])];
       if (size !== meta.bytes) {
         f.stateProblems++;
         problem(`session ${s}: the metadata names ${meta.state} of ${meta.bytes} bytes; it is ${size < 0 ? 'missing' : `${size} bytes`}`);
         expects.set(s, { kind: 'damaged' });
       } else if (!expected.includes(meta.tokens)) {
         f.stateProblems++;
-        problem(`session ${s}: the metadata names a state of ${meta.tokens} tokens; acknowledged ${acked.get(s)}, begun since ${begun.get(s)}`);
+        problem(`session ${s}: the metadata names a state of ${meta.tokens} tokens; acknowledged ${acked.get(s)}, begun since ${[...(begun.get(s) ?? [])].join(', ') || 'none'}`);
         expects.set(s, { kind: 'complete', tokens: meta.tokens });
       } else {
         expects.set(s, { kind: 'complete', tokens: meta.tokens });
