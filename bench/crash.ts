@@ -9,21 +9,36 @@
  *   KEEL_KILL_MIN_MS, KEEL_KILL_MAX_MS   when a kill lands after the child is ready (default 5..250)
  *   KEEL_KILL_KEEP=1           keep the folder with the database and workspace, and print it
  *
+ * Then the second loop, on saved KV states (bench/crash/stateLoop.ts): a child on a generated model
+ * sends messages and saves its state over and over and is killed, most often inside a save.
+ *   KEEL_KILL_STATE_ITERATIONS=<n>   its iterations (default 25; 0 skips it)
+ *   KEEL_KILL_STATE_SEED=<int>       another schedule of its kills
+ *
  * Exits 1 when an acknowledged result was lost, a file was torn, the database failed its integrity
- * check, turns and results did not fit together, or a child died by itself.
+ * check, turns and results did not fit together, or a child died by itself; or when a saved state
+ * was lost, torn or left stray files piling up, a restore threw, blocked or restored other tokens,
+ * or a session did not answer after it.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { median } from './measure.js';
 import { runKillLoop } from './crash/killLoop.js';
+import { runStateKillLoop } from './crash/stateLoop.js';
 
 const iterations = Number(process.env.KEEL_KILL_ITERATIONS ?? 200);
 const seed = Number(process.env.KEEL_KILL_SEED ?? 0x6b696c6c);
 const minMs = Number(process.env.KEEL_KILL_MIN_MS ?? 5);
 const maxMs = Number(process.env.KEEL_KILL_MAX_MS ?? 250);
 const keep = process.env.KEEL_KILL_KEEP === '1';
+const stateIterations = Number(process.env.KEEL_KILL_STATE_ITERATIONS ?? 25);
+const stateSeed = Number(process.env.KEEL_KILL_STATE_SEED ?? 0x73746174);
 if (!Number.isInteger(iterations) || iterations < 1 || !(minMs >= 0 && maxMs >= minMs)) {
   console.error('KEEL_KILL_ITERATIONS must be a positive integer and 0 <= KEEL_KILL_MIN_MS <= KEEL_KILL_MAX_MS.');
+  process.exit(2);
+}
+if (!Number.isInteger(stateIterations) || stateIterations < 0) {
+  console.error('KEEL_KILL_STATE_ITERATIONS must be a whole number (0 skips the state loop).');
   process.exit(2);
 }
 const dir = keep ? fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-crash-'))) : undefined;
@@ -45,10 +60,42 @@ const rows: [string, number | string][] = [
   ['database + WAL size', `${(f.dbBytes / 1024 / 1024).toFixed(1)} MiB`],
   ['elapsed', `${(f.elapsedMs / 1000).toFixed(1)} s (${(f.elapsedMs / f.iterations).toFixed(0)} ms per iteration)`],
 ];
-const width = Math.max(...rows.map(([k]) => k.length));
-for (const [k, v] of rows) console.log(`  ${k.padEnd(width)}  ${v}`);
+const print = (table: [string, number | string][]): void => {
+  const width = Math.max(...table.map(([k]) => k.length));
+  for (const [k, v] of table) console.log(`  ${k.padEnd(width)}  ${v}`);
+};
+print(rows);
 if (dir) console.log(`kept: ${dir}`);
 for (const p of f.problems) console.log(`  problem: ${p}`);
 const failed = f.lost > 0 || f.tornFiles > 0 || f.integrityFailures > 0 || f.inconsistencies > 0 || f.childFailures > 0;
 console.log(failed ? 'FAILED' : 'ok: nothing acknowledged was lost, nothing torn, every reopen clean');
-process.exit(failed ? 1 : 0);
+
+let stateFailed = false;
+if (stateIterations > 0) {
+  const stateDir = keep ? fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-crash-state-'))) : undefined;
+  console.log(`state kill loop: ${stateIterations} iterations, seed ${stateSeed}, 3 in 4 kills aimed inside a save`);
+  const s = await runStateKillLoop({ iterations: stateIterations, seed: stateSeed, dir: stateDir, keep, log: (line) => console.log(line) });
+  const ms = (values: number[]) => (values.length === 0 ? '–' : `${median(values).toFixed(0)} ms median, ${Math.max(...values).toFixed(0)} ms max`);
+  print([
+    ['iterations (then one check, not killed)', s.iterations],
+    ['saves acknowledged', s.savesAcknowledged],
+    ['kills during a save / elsewhere', `${s.killsDuringSave} / ${s.killsElsewhere}`],
+    ['restores: restored / discarded with a reason / none saved yet', `${s.restored} / ${s.discarded} / ${s.noState}`],
+    ['restores that threw, blocked or went wrong', s.restoreFailures],
+    ['states lost, torn or unexpected', s.stateProblems],
+    ['sessions that did not answer after a restore', s.unanswered],
+    ['stray files beyond one save\'s leftovers', `${s.strayPileUps} (most beside one state: ${s.maxStray})`],
+    ['children that died by themselves', s.childFailures],
+    ['least share of restored tokens reused', s.restored > 0 ? s.minReuse.toFixed(3) : '–'],
+    ['save time', ms(s.saveMs)],
+    ['restore time', ms(s.restoreMs)],
+    ['largest state', `${(s.maxStateBytes / 1024 / 1024).toFixed(1)} MiB`],
+    ['elapsed', `${(s.elapsedMs / 1000).toFixed(1)} s (${(s.elapsedMs / (s.iterations + 1)).toFixed(0)} ms per child)`],
+  ]);
+  for (const [why, n] of s.reasons) console.log(`  discarded ${n}×: ${why}`);
+  if (stateDir) console.log(`kept: ${stateDir}`);
+  for (const p of s.problems) console.log(`  problem: ${p}`);
+  stateFailed = s.restoreFailures > 0 || s.stateProblems > 0 || s.unanswered > 0 || s.strayPileUps > 0 || s.childFailures > 0;
+  console.log(stateFailed ? 'FAILED' : 'ok: every kill left the previous state or the new one, every restore returned, every session answered');
+}
+process.exit(failed || stateFailed ? 1 : 0);

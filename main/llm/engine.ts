@@ -9,7 +9,7 @@ import { chatHistory, toolFunctions } from './history.js';
 import type { LoadedModel } from './model.js';
 import { replyFormat, type ReplyFormat } from './replyFormat.js';
 import { runRequest } from './request.js';
-import { commitState, newStateFile, pruneStates, readMeta } from './stateFiles.js';
+import { commitState, newStateFile, pruneStates, readMeta, removeLeftovers } from './stateFiles.js';
 import { callSyntax, type CallSyntax } from './toolCalls.js';
 import { renderPrompt, sessionWrapper } from './wrapper.js';
 
@@ -96,6 +96,7 @@ export class LlamaEngine implements Engine {
   /** Atomic (see stateFiles.ts): a kill at any point leaves the previous state or the new one. */
   async saveState(file: string, meta: StateMeta): Promise<void> {
     fs.mkdirSync(path.dirname(file), { recursive: true });
+    removeLeftovers(file);
     const stateFile = newStateFile(file);
     await this.sequence.saveStateToFile(stateFile);
     commitState(file, stateFile, { identity: this.stateIdentity(), tokens: this.sequence.nextTokenIndex, ...meta });
@@ -104,6 +105,7 @@ export class LlamaEngine implements Engine {
 
   async restoreState(file: string): Promise<StateRestore> {
     const saved = readMeta(file);
+    removeLeftovers(file);
     if (!saved.ok) return { restored: false, reason: saved.reason };
     const { meta } = saved;
     if (meta.identity !== this.stateIdentity()) return { restored: false, reason: 'saved state unusable: it was made by another model or with other cache settings' };

@@ -7,7 +7,8 @@ import { DEFAULT_PROMPTS_DIR } from '../core/prompts/buildSystemPrompt.js';
 import { ToolRegistry } from '../core/tools/registry.js';
 import { engineFixture, type EngineFixture } from './fixture.js';
 import { loadModel } from './model.js';
-import { readMeta } from './stateFiles.js';
+import type { LlamaContextSequence } from 'node-llama-cpp';
+import { newStateFile, readMeta } from './stateFiles.js';
 
 let f: EngineFixture | undefined;
 afterEach(async () => {
@@ -96,6 +97,36 @@ describe('saved KV state: never locks a session', { timeout: 120_000 }, () => {
     // The state is still there for the engine it belongs to.
     const agent = await f.reopen(false);
     expect(await agent.restoreState()).toBe(true);
+  });
+
+  it('removes what saves cut short left, when the state is restored and before each save: leftovers never pile up', async () => {
+    let file: string;
+    ({ f, file } = await saved());
+    const files = () => fs.readdirSync(path.dirname(file)).filter((n) => n.startsWith(path.basename(file))).sort();
+    const named = () => {
+      const meta = readMeta(file);
+      if (!meta.ok) throw new Error('no metadata');
+      return [`${path.basename(file)}.json`, meta.meta.state].sort();
+    };
+    // Two saves a kill cut short: each left half a state under its new name, one its metadata temp file too.
+    for (const leftover of [newStateFile(file), `${newStateFile(file)}b`, `${file}.json.tmp`]) fs.writeFileSync(leftover, 'half a state');
+    expect(files()).toHaveLength(5);
+    const agent = await f.reopen(false);
+    expect(await agent.restoreState()).toBe(true);
+    expect(files()).toEqual(named());
+    // Saves that fail midway (a full disk) each leave half a file; each next save removes the last one's first.
+    const sequence = (agent.engine as unknown as { sequence: LlamaContextSequence }).sequence;
+    const write = sequence.saveStateToFile.bind(sequence);
+    sequence.saveStateToFile = (async (p: string) => {
+      fs.writeFileSync(p, 'half a state');
+      throw new Error('No space left on device');
+    }) as typeof sequence.saveStateToFile;
+    for (let i = 0; i < 3; i++) await expect(agent.saveState()).rejects.toThrow('No space left');
+    expect(files()).toHaveLength(3);
+    expect(files()).toEqual(expect.arrayContaining(named()));
+    sequence.saveStateToFile = write;
+    await agent.saveState();
+    expect(files()).toEqual(named());
   });
 
   it('keeps one state file per session: a new save replaces the old and removes it', async () => {

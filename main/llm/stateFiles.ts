@@ -71,6 +71,17 @@ export function removeStates(file: string, keep?: string): string[] {
 }
 
 /**
+ * Removes what saves cut short left beside `file`'s state (files its metadata does not name, a
+ * metadata temp file): called when the state is restored and before each save, so a session whose
+ * saves keep being killed, or keep failing (a full disk), holds at most one save's leftovers.
+ * Unreadable metadata goes too: it names nothing.
+ */
+export function removeLeftovers(file: string): void {
+  const saved = readMeta(file);
+  removeStates(file, saved.ok ? saved.meta.state : undefined);
+}
+
+/**
  * Keeps the folder's saved states within `budget` bytes: the most recently saved stay, the oldest go
  * (a session whose state went simply reads its prompt again). `keep` (the one just saved) always stays.
  */
