@@ -7,7 +7,7 @@
  *
  *   node --import tsx bench/crash/stateChild.ts <dir> <model.gguf> [--check]
  *
- * <dir> holds keel.db, workspace/ and state/ (the app's layout: main/app/agentPool.ts stateFile).
+ * <dir> holds keel.db, workspace/ and state/ (the app's layout: main/keelHome.ts sessionStateFile).
  * It tells the parent, one JSON line per event on stdout (written synchronously, one write each):
  *   {"t":"opening"}                                            before anything is opened
  *   {"t":"restored","s":ID,"restored":B,"reason":R,"tokens":N,"ms":M}
@@ -21,7 +21,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { stateFile } from '../../main/app/agentPool.js';
+import { sessionStateFile as stateFile } from '../../main/keelHome.js';
 import { DEFAULT_PROMPTS_DIR } from '../../main/core/prompts/buildSystemPrompt.js';
 import type { AgentLoop } from '../../main/core/session/loop.js';
 import { Session, type SessionDeps } from '../../main/core/session/session.js';
@@ -42,7 +42,7 @@ function open(deps: SessionDeps, session: Session, model: LoadedModel, dir: stri
   const replies: string[] = [];
   const notices: string[] = [];
   const agent = openAgent({
-    session, store: deps.store, tools: deps.tools, engine: openEngine({ kind: 'local', model }), maxReplyTokens: 64,
+    session, store: deps.store, engine: openEngine({ kind: 'local', model }), maxReplyTokens: 64,
     script: { next: () => replies.shift() }, stateFile: stateFile(dir, session.id),
     onEvent: (e) => {
       if (e.type === 'notice') notices.push(e.text);

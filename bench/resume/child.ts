@@ -18,7 +18,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { KeelEvent } from '../../main/contract.js';
-import { AgentPool, stateFile } from '../../main/app/agentPool.js';
+import { AgentPool } from '../../main/app/agentPool.js';
+import { sessionStateFile as stateFile } from '../../main/keelHome.js';
 import { ModelCatalog } from '../../main/app/catalog.js';
 import { loopConfig } from '../../main/core/config.js';
 import { DEFAULT_PROMPTS_DIR } from '../../main/core/prompts/buildSystemPrompt.js';
