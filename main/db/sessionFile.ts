@@ -28,6 +28,7 @@ const NOTE_FIELDS: Record<string, Shape> = {
   mode: { kind: req(['mode']), mode: req(MODES), body: req('string') },
   instructions: { kind: req(['instructions']), path: req('string'), hash: req('string'), body: req('string') },
   plan: { kind: req(['plan']), body: req('string') },
+  server: { kind: req(['server']), server: req('string'), body: req('string') },
 };
 const PLAN_ITEM: Shape = { text: req('string'), status: req(['todo', 'doing', 'done']) };
 const CALL: Shape = { name: req('string'), args: req('json'), number: req('integer'), raw: req('string') };
@@ -52,6 +53,7 @@ const SHAPES = {
     kind: req(['agent', 'chat']), root: req('string'), title: req('string'), mode: req(MODES), systemPrompt: req('string'),
     promptMode: req(MODES), promptInstructionsHash: req('string'), epoch: req('integer'), plan: req(arrayOf(() => PLAN_ITEM)),
     model: req('string'), promptDate: req('string'), planNotePending: req('boolean'), createdAt: req('string'),
+    tools: opt('json'), serverInstructions: opt('json'),
   },
   turn: {
     type: req(['turn']), seq: req('integer'), epoch: req('integer'), status: req(['open', 'done', 'undone']), words: opt('string'),
