@@ -7,5 +7,7 @@ export default defineConfig({
     exclude: ['**/node_modules/**', 'out/**'],
     // Separate processes: tests load native modules (better-sqlite3, node-llama-cpp).
     pool: 'forks',
+    // Engine tests load real models in their hooks: on a busy 2-core machine that takes more than the default 10 s.
+    hookTimeout: 60_000,
   },
 });

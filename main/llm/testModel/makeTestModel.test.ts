@@ -99,7 +99,7 @@ describe('makeTestModel', () => {
   });
 });
 
-describe('test models in node-llama-cpp', () => {
+describe('test models in node-llama-cpp', { timeout: 180_000 }, () => {
   let nlc: NodeLlamaCpp;
   let llama: Llama;
 
@@ -233,7 +233,7 @@ describe('test models in node-llama-cpp', () => {
     'granite-3.3': 'JinjaTemplateChatWrapper',
   };
 
-  it('loads a model for each shared chat template and resolves its wrapper', { timeout: 60_000 }, async () => {
+  it('loads a model for each shared chat template and resolves its wrapper', { timeout: 240_000 }, async () => {
     const resolved: Record<string, string> = {};
     for (const name of TEMPLATE_NAMES) {
       const modelPath = path.join(tmp, `template-${name}.gguf`);
