@@ -119,7 +119,7 @@ describe('a CLI session on MCP servers', { timeout: 180_000 }, () => {
     const err = collector();
     try {
       const c = await newConversation(store, {
-        workspace: ws, model, kind: 'agent', mode: 'auto', threads: 1, contextSize: 65536, script: { next: () => replies.shift() },
+        workspace: ws, model, kind: 'agent', mode: 'auto', threads: 1, contextSize: 32768, script: { next: () => replies.shift() },
       }, { out, err });
       try {
         expect(c.session.tools.map((t) => t.name)).toContain('mcp__everything__echo');

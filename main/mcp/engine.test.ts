@@ -30,7 +30,7 @@ describe('a session using MCP tools end to end', { timeout: 240_000 }, () => {
     writeConfig(path.join(tmp, 'mcp.json'), { everything: entry(nodeServer(EVERYTHING, ['stdio'])), files: entry(nodeServer(FILESYSTEM, [shared])) });
     hub = new McpHub({ root: tmp, dataFolder: tmp });
     await hub.start();
-    f = await engineFixture({ mode: 'auto', external: hub, contextSize: 65536 });
+    f = await engineFixture({ mode: 'auto', external: hub, contextSize: 32768 });
     const call = (name: string, args: unknown) => formatCall(f!.syntax(), name, args);
 
     const prompt0 = f.agent.promptText();
