@@ -13,6 +13,7 @@ const repoRoot = import.meta.dirname;
  *   dirs:     repo-relative folders or extension-less files ('main/llm', 'main/index'); relative
  *             imports are resolved against the importing file before matching.
  *   allowTypeImports: true allows `import type`/`export type` (and `import('…').T`) of the targets.
+ *   except:   repo-relative folders or files inside `dirs` that may be imported all the same.
  *   reason:   the layer's rule, shown in the message.
  * Covers static imports, re-exports, dynamic import(), require(), `import x = require()` and
  * import types.
@@ -28,6 +29,7 @@ const layersRule = {
           packages: { type: 'array', items: { type: 'string' } },
           dirs: { type: 'array', items: { type: 'string' } },
           allowTypeImports: { type: 'boolean' },
+          except: { type: 'array', items: { type: 'string' } },
           reason: { type: 'string' },
         },
         additionalProperties: false,
@@ -36,7 +38,7 @@ const layersRule = {
     messages: { forbidden: "'{{source}}' may not be imported here{{typeNote}}: {{reason}}" },
   },
   create(context) {
-    const { packages = [], dirs = [], allowTypeImports = false, reason = '' } = context.options[0] ?? {};
+    const { packages = [], dirs = [], allowTypeImports = false, except = [], reason = '' } = context.options[0] ?? {};
     const filename = context.filename;
 
     /** Whether a module specifier names a forbidden target. */
@@ -45,7 +47,8 @@ const layersRule = {
         const absolute = path.resolve(path.dirname(filename), source);
         const rel = path.relative(repoRoot, absolute).split(path.sep).join('/');
         const bare = rel.replace(/\.(c|m)?[jt]sx?$/, '');
-        return dirs.some((dir) => bare === dir || rel.startsWith(`${dir}/`));
+        const within = (dir) => bare === dir || rel.startsWith(`${dir}/`);
+        return dirs.some(within) && !except.some(within);
       }
       return packages.some((pkg) =>
         pkg.endsWith('/') ? source.startsWith(pkg) : source === pkg || source.startsWith(`${pkg}/`),
@@ -147,8 +150,25 @@ export default tseslint.config(
         {
           packages: ['electron'],
           dirs: ['main'],
+          except: ['main/contract'],
           allowTypeImports: true,
-          reason: 'the renderer mirrors what main pushes and imports only contract types from main/',
+          reason: 'the renderer mirrors what main pushes and imports from main/ only the contract (main/contract.ts, main/contract/) and types',
+        },
+      ],
+    },
+  },
+  {
+    // The contract holds values and is bundled into the sandboxed preload script and the page:
+    // adapters and Node-only code only as types (contract.test.ts walks its value imports).
+    files: ['main/contract.ts', 'main/contract/**'],
+    rules: {
+      'keel/layers': [
+        'error',
+        {
+          packages: ['electron', 'node-llama-cpp', '@node-llama-cpp/', 'better-sqlite3', 'ws', '@modelcontextprotocol/'],
+          dirs: ['main/app', 'main/db', 'main/llm', 'main/ipc', 'main/server', 'main/cli', 'main/mcp', 'main/sandbox', 'main/index', 'main/appHost', 'main/openEngine'],
+          allowTypeImports: true,
+          reason: 'the contract runs in the preload script and the page: values only from leaf modules of main/core',
         },
       ],
     },

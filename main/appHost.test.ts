@@ -3,10 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startHost } from './appHost.js';
-import type { KeelEvent } from './contract.js';
-import { METHOD_ARGS } from './contract.js';
 import { DEFAULT_PROMPTS_DIR } from './core/prompts/buildSystemPrompt.js';
-import { METHODS } from './methods.js';
+import { CONTRACT, METHODS, type KeelEvent } from './contract.js';
+import { KeelService } from './app/service.js';
 
 let tmp: string;
 
@@ -19,8 +18,10 @@ afterEach(() => {
 });
 
 describe('startHost', () => {
-  it('lists exactly the contract’s methods', () => {
-    expect([...METHODS].sort()).toEqual(Object.keys(METHOD_ARGS).sort());
+  it('the service has a function for every method of the contract, and the contract no other name', () => {
+    expect([...METHODS].sort()).toEqual(Object.keys(CONTRACT).sort());
+    const service = KeelService.prototype as unknown as Record<string, unknown>;
+    expect(METHODS.filter((m) => typeof service[m] !== 'function')).toEqual([]);
   });
 
   it('opens <dataFolder>/keel.db, checks calls and fans events out', async () => {

@@ -4,12 +4,11 @@
  * drift apart. Plain Node: no Electron import.
  */
 import path from 'node:path';
-import type { AppState, KeelApi, KeelEvent } from './contract.js';
 import { checkCall } from './app/checkCall.js';
 import { KeelService, type ServiceOptions } from './app/service.js';
 import { readSettings } from './app/settings.js';
 import { SqliteStore, StoreError, type StoreOptions } from './db/store.js';
-import { METHODS, type CallReply } from './methods.js';
+import { METHODS, type AppState, type CallReply, type KeelApi, type KeelEvent } from './contract.js';
 
 export interface HostOptions {
   /** The data folder (keelHome()); the store is `<dataFolder>/keel.db`. */

@@ -1,275 +1,102 @@
 /**
- * The one contract between the UI and main: every call the UI can make and every event main
- * pushes. Types only (the renderer imports nothing else from main). Main binds it to ipcMain
- * (main/ipc), preload exposes exactly it, and the loopback server (main/server) speaks it over a
- * WebSocket. The renderer mirrors what main pushes; it never computes hygiene or token counts.
+ * The one contract between the UI and main, written once: every call the UI can make (the table
+ * below: each method's argument schemas and signature), every event main pushes, and the views
+ * both carry. Main binds it to ipcMain (main/ipc), preload exposes exactly it, the loopback server
+ * (main/server) speaks it over a WebSocket, and the renderer's clients are built from it.
+ * `KeelApi`, `METHODS` and the argument checks all derive from `CONTRACT`: adding a method is one
+ * entry here (and its implementation in main/app/service.ts, which `implements KeelApi`).
+ *
+ * This module holds values, so main, the preload script and the renderer can all import it: it
+ * may import values only from leaf modules with no Node code (the enums of main/core), and types
+ * from anywhere. The renderer mirrors what main pushes; it never computes hygiene or token counts.
  */
-import type { ElidedMark } from './core/hygiene/cap.js';
-import type { ApprovalAnswer, ApprovalRequest } from './core/permissions/approval.js';
-import type { Mode, RequestRow, SessionKind } from './core/session/types.js';
+import { APPROVAL_ANSWERS, type ApprovalAnswer } from './core/permissions/answers.js';
+import { MODES, SESSION_KINDS, type Mode, type RequestRow, type SessionKind } from './core/session/types.js';
+import { PLAN_STATUSES, type PlanItem } from './core/tools/types.js';
 import type { Choice, DoctorReport, LocalSettings, LocalSettingsText, LocalSetup } from './llm/localSettings.js';
+import { optional, takes, type SignatureOf } from './contract/shape.js';
+import type {
+  AppState, ApprovalView, McpServersView, ModelFile, RecallView, SessionSummary, SessionView,
+} from './contract/views.js';
+import type { ElidedMark } from './core/hygiene/cap.js';
 
+export type * from './contract/views.js';
+export type { KeelEvent } from './contract/events.js';
+export { CALL_CHANNEL, EVENT_CHANNEL, type CallReply } from './contract/transport.js';
 export type { ApprovalAnswer, Choice, DoctorReport, ElidedMark, LocalSettings, LocalSettingsText, LocalSetup, Mode, RequestRow, SessionKind };
 
-export interface SessionSummary {
-  id: number;
-  kind: SessionKind;
-  workspace: string;
-  title: string;
-  model: string;
-  mode: Mode;
-  turns: number;
-  createdAt: string;
-}
-
-/** A note Keel appended to a person's message, as the UI shows it. */
-export interface NoteView {
-  kind: 'date' | 'mode' | 'instructions' | 'plan' | 'server';
-  text: string;
-}
-
-/** A tool call and its result exactly as the model got it. */
-export interface ToolView {
-  number: number;
-  id: string;
-  name: string;
-  args: unknown;
-  text: string;
-  /** The text's length in the model's tokens, as the engine counted it. */
-  tokens?: number;
-  /** Where the text's elided line is, when the result was capped (spec §3). */
-  elided?: ElidedMark;
-}
-
-export type ReplyPart = { type: 'text'; text: string } | { type: 'tool'; tool: ToolView };
-
-export interface TurnView {
-  seq: number;
-  status: 'open' | 'done' | 'undone';
-  /** The person's own words; notes are separate and never look like them. */
-  words?: string;
-  notes: NoteView[];
-  parts: ReplyPart[];
-}
-
-export interface SessionView {
-  summary: SessionSummary;
-  /** The summary and table that replaced the history at the last compaction, if any. */
-  compacted?: string;
-  turns: TurnView[];
-  plan: { text: string; status: 'todo' | 'doing' | 'done' }[];
-  /** The person changed the plan and the model hears of it with the next message. */
-  planPending: boolean;
-  systemPromptSha: string;
-  running: boolean;
-}
-
-export interface RecallView {
-  id: string;
-  number: number;
-  tool: string;
-  args: unknown;
-  pathGiven?: string;
-  pathResolved?: string;
-  fileHash?: string;
-  kind: string;
-  insertedAt: string;
-  /** Whether this result's text is among those the next request sends. */
-  inRequest: boolean;
-  /** The text as the model got it. */
-  inserted: string;
-  /** Where the inserted text's elided line is, when the result was capped. */
-  elided?: ElidedMark;
-  /** A page of the full stored body. */
-  offset: number;
-  lines: string[];
-  totalLines: number;
-  /** How many lines a page holds (loop.json `loop.recall_page`). */
-  pageSize: number;
-}
-
-/** An action waiting for the person: exactly what will happen (the diff, the command line), before it does. */
-export type ApprovalView = ApprovalRequest & { approvalId: number };
-
-export interface ModelFile {
-  path: string;
-  name: string;
-  sizeBytes: number;
-}
-
-export interface AppState {
-  modelsFolder: string;
-  lastModel?: string;
-  loadedModel?: string;
-  dataFolder: string;
-  /** A problem main wants the person to see (a database it cannot use, say). */
-  problem?: string;
-  /** Whether pickFolder() opens a native folder dialog (the desktop app; not browser mode). */
-  canPickFolder?: boolean;
-  /** Whether commands run in an OS sandbox here, and in plain words what that means (or why not). */
-  sandbox?: { on: boolean; text: string };
-  /** What each loaded model actually uses (backend, context size…), by its path. */
-  loadedSetups?: Record<string, LocalSetup>;
-}
-
-/** An MCP configuration file of a workspace: the person's own (`user`) or the workspace's `.mcp.json`. */
-export interface McpFileView {
-  file: string;
-  scope: 'user' | 'workspace' | 'given';
-  exists: boolean;
-  /** SHA-256 of its content: what approveMcpFile approves. */
-  hash: string;
-  /** A workspace file whose servers wait for the person's approval of it as it is now. */
-  needsApproval: boolean;
-  servers: string[];
-  /** What is wrong with it or an entry (each left out), naming the file. */
-  problems: string[];
-}
-
-export interface McpServerView {
-  name: string;
-  scope: 'user' | 'workspace' | 'given';
-  file: string;
-  /** The command line, or the URL and transport. */
-  launch: string;
-  state: 'stopped' | 'connecting' | 'connected' | 'failed' | 'disconnected' | 'not approved';
-  /** How it was reached: stdio, streamable-http or sse. */
-  via?: string;
-  lastError?: string;
-  instructions?: string;
-  /** The person trusts its read-only hints (its read-only tools then run without asking). */
-  trusted: boolean;
-  tools: { name: string; tool: string; description: string; readOnly: boolean }[];
-  /** Tools it lists that cannot be offered, each with why. */
-  leftOut: string[];
-  /** With a session: tools listed now that the session's fixed list lacks (or lists otherwise); they join the next session. */
-  waiting?: { name: string; change: 'new' | 'changed' }[];
-}
-
-export interface McpServersView {
-  workspace: string;
-  files: McpFileView[];
-  servers: McpServerView[];
-}
+const SESSION_ID = { type: 'integer', minimum: 1 } as const;
+/** A turn's number in its session (TurnView.seq). */
+const SEQ = { type: 'integer', minimum: 1 } as const;
+const TEXT = { type: 'string' } as const;
+const PATH = { type: 'string' } as const;
 
 /** Every call the UI can make. Each returns a promise; failures reject with a readable message. */
-export interface KeelApi {
-  getState(): Promise<AppState>;
-  listSessions(): Promise<SessionSummary[]>;
-  createSession(o: { workspace: string; kind: SessionKind; mode?: Mode; title?: string }): Promise<SessionSummary>;
-  openSession(id: number): Promise<SessionView>;
-  deleteSession(id: number): Promise<void>;
+export const CONTRACT = {
+  getState: takes().as<() => Promise<AppState>>(),
+  listSessions: takes().as<() => Promise<SessionSummary[]>>(),
+  createSession: takes({ type: 'object', required: ['workspace', 'kind'], properties: {
+    workspace: PATH, kind: { type: 'string', enum: SESSION_KINDS }, mode: { type: 'string', enum: MODES }, title: TEXT,
+  } }).as<(o: { workspace: string; kind: SessionKind; mode?: Mode; title?: string }) => Promise<SessionSummary>>(),
+  openSession: takes(SESSION_ID).as<(id: number) => Promise<SessionView>>(),
+  deleteSession: takes(SESSION_ID).as<(id: number) => Promise<void>>(),
   /** Sends a message; the reply streams as events; resolves when the turn ends. */
-  send(id: number, text: string): Promise<void>;
-  stop(id: number): Promise<void>;
-  undo(id: number): Promise<void>;
+  send: takes(SESSION_ID, TEXT).as<(id: number, text: string) => Promise<void>>(),
+  stop: takes(SESSION_ID).as<(id: number) => Promise<void>>(),
+  undo: takes(SESSION_ID).as<(id: number) => Promise<void>>(),
   /** Takes back turn `seq` (the person's message) and every later turn; files on disk stay as they are. */
-  rewind(id: number, seq: number): Promise<void>;
+  rewind: takes(SESSION_ID, SEQ).as<(id: number, seq: number) => Promise<void>>(),
   /** Rewinds to turn `seq` and sends `text` in its place; resolves when the new turn ends. */
-  editAndResend(id: number, seq: number, text: string): Promise<void>;
+  editAndResend: takes(SESSION_ID, SEQ, TEXT).as<(id: number, seq: number, text: string) => Promise<void>>(),
   /** Takes back one turn and keeps the later ones; refused (with why) where a later stub names its results. */
-  deleteTurn(id: number, seq: number): Promise<void>;
-  regenerate(id: number): Promise<void>;
-  compact(id: number): Promise<void>;
-  setMode(id: number, mode: Mode): Promise<void>;
-  recall(id: number, result: string, offset?: number): Promise<RecallView>;
-  requests(id: number): Promise<RequestRow[]>;
-  listModels(): Promise<ModelFile[]>;
-  setModelsFolder(folder: string): Promise<void>;
+  deleteTurn: takes(SESSION_ID, SEQ).as<(id: number, seq: number) => Promise<void>>(),
+  regenerate: takes(SESSION_ID).as<(id: number) => Promise<void>>(),
+  compact: takes(SESSION_ID).as<(id: number) => Promise<void>>(),
+  setMode: takes(SESSION_ID, { type: 'string', enum: MODES }).as<(id: number, mode: Mode) => Promise<void>>(),
+  recall: takes(SESSION_ID, { type: 'string' }, optional({ type: 'integer', minimum: 1 }))
+    .as<(id: number, result: string, offset?: number) => Promise<RecallView>>(),
+  requests: takes(SESSION_ID).as<(id: number) => Promise<RequestRow[]>>(),
+  listModels: takes().as<() => Promise<ModelFile[]>>(),
+  setModelsFolder: takes(PATH).as<(folder: string) => Promise<void>>(),
   /** Loads a GGUF (progress arrives as events) and makes it the app's model. */
-  loadModel(path: string): Promise<void>;
-  switchModel(id: number, path: string): Promise<void>;
-  /** Downloads the recommended model (or `uri`) into the models folder, then loads it; progress as model-progress events. */
-  downloadModel(uri?: string): Promise<string>;
-  /** The person edited the plan: it is kept, and the model hears of it as a note on the next message. */
-  setPlan(id: number, items: { text: string; status: 'todo' | 'doing' | 'done' }[]): Promise<void>;
-  /** Opens the native folder dialog; undefined when the person cancels or there is none (browser mode). */
-  pickFolder(): Promise<string | undefined>;
+  loadModel: takes(PATH).as<(path: string) => Promise<void>>(),
+  switchModel: takes(SESSION_ID, PATH).as<(id: number, path: string) => Promise<void>>(),
   /** Answers an approval request (Allow once / Always for this session / Deny, with what to tell the model). */
-  answerApproval(approvalId: number, answer: ApprovalAnswer, reason?: string): Promise<void>;
+  answerApproval: takes({ type: 'integer', minimum: 1 }, { type: 'string', enum: APPROVAL_ANSWERS }, optional(TEXT))
+    .as<(approvalId: number, answer: ApprovalAnswer, reason?: string) => Promise<void>>(),
   /** Approvals still waiting (after a reload of the window, say). */
-  pendingApprovals(): Promise<ApprovalView[]>;
+  pendingApprovals: takes().as<() => Promise<ApprovalView[]>>(),
+  /** Opens the native folder dialog; undefined when the person cancels or there is none (browser mode). */
+  pickFolder: takes().as<() => Promise<string | undefined>>(),
+  /** Downloads the recommended model (or `uri`) into the models folder, then loads it; progress as model-progress events. */
+  downloadModel: takes(optional({ type: 'string' })).as<(uri?: string) => Promise<string>>(),
+  /** The person edited the plan: it is kept, and the model hears of it as a note on the next message (status: default todo). */
+  setPlan: takes(SESSION_ID, { type: 'array', items: { type: 'object', required: ['text'], properties: {
+    text: TEXT, status: { type: 'string', enum: PLAN_STATUSES },
+  } } }).as<(id: number, items: { text: string; status?: PlanItem['status'] }[]) => Promise<void>>(),
   /** The local engine settings as saved (each 'auto' unless the person chose). */
-  localSettings(): Promise<LocalSettings>;
+  localSettings: takes().as<() => Promise<LocalSettings>>(),
   /**
    * Checks and saves the settings, then loads the app's model again with them. A value Keel cannot
    * use, or one that does not fit with the model, is refused in words and nothing changes.
    */
-  setLocalSettings(settings: LocalSettingsText): Promise<LocalSettings>;
+  setLocalSettings: takes({ type: 'object', properties: {
+    backend: TEXT, gpuLayers: TEXT, contextSize: TEXT, threads: TEXT, kvCacheType: TEXT,
+  } }).as<(settings: LocalSettingsText) => Promise<LocalSettings>>(),
   /** The machine (backend, devices, free memory) and, for `model` (default: the app's), what a load would use and why. */
-  doctor(model?: string): Promise<DoctorReport>;
+  doctor: takes(optional(PATH)).as<(model?: string) => Promise<DoctorReport>>(),
   /** A workspace's MCP servers (connecting those that may run); with a session, the tools waiting for the next one. */
-  mcpServers(workspace: string, sessionId?: number): Promise<McpServersView>;
+  mcpServers: takes(PATH, optional(SESSION_ID)).as<(workspace: string, sessionId?: number) => Promise<McpServersView>>(),
   /** Approves the workspace's `.mcp.json` as shown (its hash), then starts its servers; a file changed since is refused. */
-  approveMcpFile(workspace: string, hash: string): Promise<void>;
-  restartMcpServer(workspace: string, name: string): Promise<void>;
+  approveMcpFile: takes(PATH, TEXT).as<(workspace: string, hash: string) => Promise<void>>(),
+  restartMcpServer: takes(PATH, TEXT).as<(workspace: string, name: string) => Promise<void>>(),
   /** Trusts (or no longer trusts) a server's read-only hints. */
-  trustMcpServer(workspace: string, name: string, trusted: boolean): Promise<void>;
-}
+  trustMcpServer: takes(PATH, TEXT, { type: 'boolean' }).as<(workspace: string, name: string, trusted: boolean) => Promise<void>>(),
+};
 
+/** Every call the UI can make, as TypeScript sees it. */
+export type KeelApi = { [M in keyof typeof CONTRACT]: SignatureOf<(typeof CONTRACT)[M]> };
 export type KeelMethod = keyof KeelApi;
 
-/** Everything main pushes. */
-export type KeelEvent =
-  | { type: 'session-changed'; sessionId: number }
-  /** Sessions were created or deleted outside this window (by `keel` on the same store). */
-  | { type: 'sessions-changed' }
-  | { type: 'message'; sessionId: number; sent: string }
-  | { type: 'text'; sessionId: number; delta: string }
-  | { type: 'tool'; sessionId: number; tool: ToolView }
-  | { type: 'request'; sessionId: number; request: RequestRow }
-  | { type: 'turn-ended'; sessionId: number }
-  | { type: 'approval'; approval: ApprovalView }
-  | { type: 'approval-answered'; approvalId: number; answer: ApprovalAnswer }
-  | { type: 'model-progress'; path: string; fraction: number }
-  | { type: 'model-loaded'; path: string }
-  | { type: 'error'; sessionId?: number; message: string }
-  /** A workspace's MCP server changed state, tools (list_changed) or error: read mcpServers again. */
-  | { type: 'mcp-changed'; workspace: string }
-  | { type: 'mcp-progress'; sessionId: number; tool: string; progress: number; total?: number; message?: string };
-
-/** Methods whose trailing arguments may be left out: from this index on. Every other argument is required. */
-export const OPTIONAL_FROM: Partial<Record<KeelMethod, number>> = { recall: 2, downloadModel: 0, answerApproval: 2, doctor: 0, mcpServers: 1 };
-
-/** The shape of each method's arguments, checked in main before anything runs. */
-export const METHOD_ARGS = {
-  getState: [],
-  listSessions: [],
-  createSession: [{ type: 'object', required: ['workspace', 'kind'], properties: {
-    workspace: { type: 'string' }, kind: { type: 'string', enum: ['agent', 'chat'] },
-    mode: { type: 'string', enum: ['ask', 'accept-edits', 'plan', 'auto'] }, title: { type: 'string' },
-  } }],
-  openSession: [{ type: 'integer', minimum: 1 }],
-  deleteSession: [{ type: 'integer', minimum: 1 }],
-  send: [{ type: 'integer', minimum: 1 }, { type: 'string' }],
-  stop: [{ type: 'integer', minimum: 1 }],
-  undo: [{ type: 'integer', minimum: 1 }],
-  rewind: [{ type: 'integer', minimum: 1 }, { type: 'integer', minimum: 1 }],
-  editAndResend: [{ type: 'integer', minimum: 1 }, { type: 'integer', minimum: 1 }, { type: 'string' }],
-  deleteTurn: [{ type: 'integer', minimum: 1 }, { type: 'integer', minimum: 1 }],
-  regenerate: [{ type: 'integer', minimum: 1 }],
-  compact: [{ type: 'integer', minimum: 1 }],
-  setMode: [{ type: 'integer', minimum: 1 }, { type: 'string', enum: ['ask', 'accept-edits', 'plan', 'auto'] }],
-  recall: [{ type: 'integer', minimum: 1 }, { type: 'string' }, { type: 'integer', minimum: 1 }],
-  requests: [{ type: 'integer', minimum: 1 }],
-  listModels: [],
-  setModelsFolder: [{ type: 'string' }],
-  loadModel: [{ type: 'string' }],
-  switchModel: [{ type: 'integer', minimum: 1 }, { type: 'string' }],
-  answerApproval: [{ type: 'integer', minimum: 1 }, { type: 'string', enum: ['allow', 'allow-session', 'deny'] }, { type: 'string' }],
-  pendingApprovals: [],
-  pickFolder: [],
-  downloadModel: [{ type: 'string' }],
-  setPlan: [{ type: 'integer', minimum: 1 }, { type: 'array', items: { type: 'object', required: ['text'], properties: {
-    text: { type: 'string' }, status: { type: 'string', enum: ['todo', 'doing', 'done'] },
-  } } }],
-  localSettings: [],
-  setLocalSettings: [{ type: 'object', properties: {
-    backend: { type: 'string' }, gpuLayers: { type: 'string' }, contextSize: { type: 'string' }, threads: { type: 'string' }, kvCacheType: { type: 'string' },
-  } }],
-  doctor: [{ type: 'string' }],
-  mcpServers: [{ type: 'string' }, { type: 'integer', minimum: 1 }],
-  approveMcpFile: [{ type: 'string' }, { type: 'string' }],
-  restartMcpServer: [{ type: 'string' }, { type: 'string' }],
-  trustMcpServer: [{ type: 'string' }, { type: 'string' }, { type: 'boolean' }],
-} as const satisfies Record<KeelMethod, readonly object[]>;
+/** The method names as values: what the preload exposes, the clients build and main binds. */
+export const METHODS = Object.keys(CONTRACT) as KeelMethod[];

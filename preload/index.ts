@@ -1,13 +1,13 @@
 /**
  * Preload: exposes exactly the typed contract to the renderer as `window.keel`, nothing more: one
- * function per method of KeelApi (generated from METHODS, which the compiler keeps equal to the
- * contract) plus `onEvent`. No ipcRenderer, no generic send/on, no channel names reach the page.
+ * function per method of the contract (METHODS, read off main/contract.ts's one table) plus
+ * `onEvent`. No ipcRenderer, no generic send/on, no channel names reach the page.
  * Built as CommonJS because sandboxed preload scripts cannot be ES modules; it imports only
- * `electron` and the tiny main/methods.ts (no Node code), which the bundler inlines.
+ * `electron` and main/contract.ts (values only from leaf modules, no Node code), which the bundler
+ * inlines.
  */
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
-import type { KeelApi, KeelEvent } from '../main/contract.js';
-import { CALL_CHANNEL, EVENT_CHANNEL, METHODS, type CallReply } from '../main/methods.js';
+import { CALL_CHANNEL, EVENT_CHANNEL, METHODS, type CallReply, type KeelApi, type KeelEvent } from '../main/contract.js';
 
 /** What the page sees as `window.keel`. */
 export type KeelBridge = KeelApi & {

@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startHost, type Host } from '../appHost.js';
 import { DEFAULT_PROMPTS_DIR } from '../core/prompts/buildSystemPrompt.js';
-import { CALL_CHANNEL, EVENT_CHANNEL, type CallReply } from '../methods.js';
+import { CALL_CHANNEL, EVENT_CHANNEL, type CallReply } from '../contract.js';
 import { bindIpc, REFUSED } from './bind.js';
 import { ownPageCheck } from './pageChecks.js';
 

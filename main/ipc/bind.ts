@@ -6,7 +6,7 @@
  */
 import { ipcMain, type BrowserWindow, type IpcMainInvokeEvent } from 'electron';
 import type { Host } from '../appHost.js';
-import { CALL_CHANNEL, EVENT_CHANNEL, type CallReply } from '../methods.js';
+import { CALL_CHANNEL, EVENT_CHANNEL, type CallReply } from '../contract.js';
 
 export interface BindOptions {
   host: Pick<Host, 'call' | 'subscribe'>;

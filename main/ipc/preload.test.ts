@@ -1,6 +1,5 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { METHOD_ARGS } from '../contract.js';
-import { CALL_CHANNEL, EVENT_CHANNEL, METHODS } from '../methods.js';
+import { CALL_CHANNEL, CONTRACT, EVENT_CHANNEL, METHODS } from '../contract.js';
 
 const electron = vi.hoisted(() => ({
   exposed: new Map<string, Record<string, unknown>>(),
@@ -24,7 +23,7 @@ beforeAll(async () => {
 describe('preload', () => {
   it('exposes exactly the contract plus onEvent, and nothing else', () => {
     expect([...electron.exposed.keys()]).toEqual(['keel']);
-    expect(Object.keys(keel).sort()).toEqual([...Object.keys(METHOD_ARGS), 'onEvent'].sort());
+    expect(Object.keys(keel).sort()).toEqual([...Object.keys(CONTRACT), 'onEvent'].sort());
     expect(Object.keys(keel).sort()).toEqual([...METHODS, 'onEvent'].sort());
     for (const value of Object.values(keel)) expect(typeof value).toBe('function');
   });

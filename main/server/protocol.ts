@@ -6,8 +6,7 @@
  *                    {event: KeelEvent}            everything main pushes, to every connection
  * Messages are capped (MAX_MESSAGE_BYTES; a bigger one closes the socket with 1009).
  */
-import type { KeelEvent } from '../contract.js';
-import type { CallReply } from '../methods.js';
+import type { CallReply, KeelEvent } from '../contract.js';
 
 export const MAX_MESSAGE_BYTES = 1024 * 1024;
 

@@ -5,6 +5,7 @@ import type { Session } from '../session/session.js';
 import type { RawOutput, Tool, ToolContext } from '../tools/types.js';
 import { NO_RUNNER, type CommandAccess } from '../tools/commandRunner.js';
 import { resolveInWorkspace, resolveReal } from '../workspace/paths.js';
+import type { ApprovalAnswer } from './answers.js';
 import { decide, type GateVerdict, type Rule } from './gate.js';
 
 /** What the person is asked to approve: exactly what will happen, before it does. */
@@ -23,7 +24,7 @@ export interface ApprovalRequest {
   serverTool?: string;
 }
 
-export type ApprovalAnswer = 'allow' | 'allow-session' | 'deny';
+export { APPROVAL_ANSWERS, type ApprovalAnswer } from './answers.js';
 /** An answer, and what the person told the model with a denial ("use pnpm"). */
 export interface ApprovalDecision {
   answer: ApprovalAnswer;

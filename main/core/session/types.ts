@@ -1,7 +1,9 @@
 import type { Attachment, PlanItem, ToolSpec } from '../tools/types.js';
 import type { ReadRecord, ResultKind, TableEntry } from '../hygiene/types.js';
 
-export type SessionKind = 'agent' | 'chat';
+/** A session's kind; a value as well as a type, so the UI contract can check it without copying it. */
+export const SESSION_KINDS = ['agent', 'chat'] as const;
+export type SessionKind = (typeof SESSION_KINDS)[number];
 export const MODES = ['ask', 'accept-edits', 'plan', 'auto'] as const;
 export type Mode = (typeof MODES)[number];
 

@@ -1,8 +1,8 @@
-import type { PlanItem, Tool } from './types.js';
+import { PLAN_STATUSES, type PlanItem, type Tool } from './types.js';
 
 interface Args { items: { text: string; status?: PlanItem['status'] }[] }
 
-export const STATUSES = ['todo', 'doing', 'done'] as const;
+export const STATUSES = PLAN_STATUSES;
 
 /** The plan as the model and the person see it: `1. [ ] text`, `[~]` doing, `[x]` done. */
 export function formatPlan(items: readonly PlanItem[]): string {

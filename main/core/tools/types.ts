@@ -69,7 +69,9 @@ export type RawOutput =
   | { kind: 'recall'; label: string; target?: StoredBody; offset: number; limit: number }
   | { kind: 'error'; message: string };
 
-export interface PlanItem { text: string; status: 'todo' | 'doing' | 'done' }
+/** A plan item's states, in order; a value so the UI contract and plan_write check the same list. */
+export const PLAN_STATUSES = ['todo', 'doing', 'done'] as const;
+export interface PlanItem { text: string; status: (typeof PLAN_STATUSES)[number] }
 
 /** What a tool may use of its session. Passed in, so tools run anywhere (DESIGN: pass I/O in). */
 export interface ToolContext {

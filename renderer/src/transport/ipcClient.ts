@@ -1,4 +1,5 @@
-import { METHODS, type KeelClient } from './types.js';
+import { METHODS } from '../../../main/contract.js';
+import type { KeelClient } from './types.js';
 
 /**
  * In Electron the preload exposes the contract as `window.keel`: one async function per KeelApi

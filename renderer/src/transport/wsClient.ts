@@ -1,5 +1,5 @@
-import type { KeelApi, KeelEvent, KeelMethod } from '../../../main/contract.js';
-import { METHODS, type Connection, type ConnectionListener, type EventListener, type KeelClient } from './types.js';
+import { METHODS, type KeelApi, type KeelEvent, type KeelMethod } from '../../../main/contract.js';
+import type { Connection, ConnectionListener, EventListener, KeelClient } from './types.js';
 
 /** The part of the browser's WebSocket the client uses (a test passes a fake class). */
 export interface SocketLike {

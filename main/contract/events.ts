@@ -1,0 +1,23 @@
+/** Everything main pushes to the UI, over either transport. Types only. */
+import type { ApprovalAnswer } from '../core/permissions/answers.js';
+import type { RequestRow } from '../core/session/types.js';
+import type { ApprovalView, ToolView } from './views.js';
+
+/** Everything main pushes. */
+export type KeelEvent =
+  | { type: 'session-changed'; sessionId: number }
+  /** Sessions were created or deleted outside this window (by `keel` on the same store). */
+  | { type: 'sessions-changed' }
+  | { type: 'message'; sessionId: number; sent: string }
+  | { type: 'text'; sessionId: number; delta: string }
+  | { type: 'tool'; sessionId: number; tool: ToolView }
+  | { type: 'request'; sessionId: number; request: RequestRow }
+  | { type: 'turn-ended'; sessionId: number }
+  | { type: 'approval'; approval: ApprovalView }
+  | { type: 'approval-answered'; approvalId: number; answer: ApprovalAnswer }
+  | { type: 'model-progress'; path: string; fraction: number }
+  | { type: 'model-loaded'; path: string }
+  | { type: 'error'; sessionId?: number; message: string }
+  /** A workspace's MCP server changed state, tools (list_changed) or error: read mcpServers again. */
+  | { type: 'mcp-changed'; workspace: string }
+  | { type: 'mcp-progress'; sessionId: number; tool: string; progress: number; total?: number; message?: string };
