@@ -17,18 +17,18 @@ import { Composer } from './components/transcript/Composer.js';
 import { Transcript } from './components/transcript/Transcript.js';
 import { dispatch } from './events.js';
 import { useShortcuts } from './shortcuts.js';
-import { useApprovals } from './stores/useApprovals.js';
 import { useConnection } from './stores/useConnection.js';
 import { useModel } from './stores/useModel.js';
-import { useSessions } from './stores/useSessions.js';
+import { useKeel } from './stores/store.js';
 import { useTranscript } from './stores/useTranscript.js';
 import { useUi } from './stores/useUi.js';
 
 /** Reads everything main knows again (at start, and after the link comes back). */
 async function sync(): Promise<void> {
-  await Promise.all([useModel.getState().refreshState(), useSessions.getState().refresh(), useApprovals.getState().load()]);
-  const id = useSessions.getState().currentId;
-  if (id !== undefined) await useSessions.getState().open(id);
+  const { model, sessions, approvals } = useKeel.getState();
+  await Promise.all([model.refreshState(), sessions.refresh(), approvals.load()]);
+  const id = useKeel.getState().sessions.currentId;
+  if (id !== undefined) await useKeel.getState().sessions.open(id);
 }
 
 /** Wires the transport to the stores once, for the app's lifetime. */

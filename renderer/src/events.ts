@@ -1,15 +1,10 @@
 import type { KeelEvent } from '../../main/contract.js';
-import { useApprovals } from './stores/useApprovals.js';
-import { report } from './stores/useErrors.js';
-import { useModel } from './stores/useModel.js';
-import { useRequests } from './stores/useRequests.js';
-import { useServers } from './stores/useServers.js';
-import { useSessions } from './stores/useSessions.js';
-import { useTranscript } from './stores/useTranscript.js';
+import { useKeel } from './stores/store.js';
 
 type Handlers = { [K in KeelEvent['type']]: (event: Extract<KeelEvent, { type: K }>) => void };
 
-const isOpen = (sessionId: number) => useTranscript.getState().sessionId === sessionId;
+const state = () => useKeel.getState();
+const isOpen = (sessionId: number) => state().transcript.sessionId === sessionId;
 
 let listTimer: ReturnType<typeof setTimeout> | undefined;
 /** Session list refreshes coalesce: a run sends several session-changed events. */
@@ -17,7 +12,7 @@ function refreshListSoon(): void {
   if (listTimer) return;
   listTimer = setTimeout(() => {
     listTimer = undefined;
-    void useSessions.getState().refresh();
+    void state().sessions.refresh();
   }, 150);
 }
 
@@ -25,30 +20,30 @@ function refreshListSoon(): void {
 const handlers: Handlers = {
   'session-changed': (e) => {
     refreshListSoon();
-    if (isOpen(e.sessionId)) void useTranscript.getState().reload();
+    if (isOpen(e.sessionId)) void state().transcript.reload();
   },
   'sessions-changed': () => refreshListSoon(),
   message: (e) => {
-    if (isOpen(e.sessionId)) useTranscript.getState().onMessage();
+    if (isOpen(e.sessionId)) state().transcript.onMessage();
   },
   text: (e) => {
-    if (isOpen(e.sessionId)) useTranscript.getState().onText(e.delta);
+    if (isOpen(e.sessionId)) state().transcript.onText(e.delta);
   },
   tool: (e) => {
-    if (isOpen(e.sessionId)) useTranscript.getState().onTool(e.tool);
+    if (isOpen(e.sessionId)) state().transcript.onTool(e.tool);
   },
-  request: (e) => useRequests.getState().add(e.sessionId, e.request),
+  request: (e) => state().requests.add(e.sessionId, e.request),
   'turn-ended': (e) => {
     refreshListSoon();
-    if (isOpen(e.sessionId)) void useTranscript.getState().onTurnEnded();
+    if (isOpen(e.sessionId)) void state().transcript.onTurnEnded();
   },
-  'model-progress': (e) => useModel.getState().onProgress(e.path, e.fraction),
-  'model-loaded': (e) => useModel.getState().onLoaded(e.path),
-  error: (e) => report(e.message),
-  approval: (e) => useApprovals.getState().add(e.approval),
-  'approval-answered': (e) => useApprovals.getState().remove(e.approvalId),
-  'mcp-changed': (e) => useServers.getState().onChanged(e.workspace),
-  'mcp-progress': ({ type: _type, ...progress }) => useServers.getState().onProgress(progress),
+  'model-progress': (e) => state().model.onProgress(e.path, e.fraction),
+  'model-loaded': (e) => state().model.onLoaded(e.path),
+  error: (e) => state().errors.push(e.message),
+  approval: (e) => state().approvals.add(e.approval),
+  'approval-answered': (e) => state().approvals.remove(e.approvalId),
+  'mcp-changed': (e) => state().servers.onChanged(e.workspace),
+  'mcp-progress': ({ type: _type, ...progress }) => state().servers.onProgress(progress),
 };
 
 export function dispatch(event: KeelEvent): void {

@@ -1,16 +1,6 @@
 import type { DoctorReport, KeelEvent, RecallView, RequestRow, SessionSummary, SessionView } from '../../../main/contract.js';
 import { setApi, type KeelClient } from '../api.js';
-import { useApprovals } from '../stores/useApprovals.js';
-import { useConnection } from '../stores/useConnection.js';
-import { useErrors } from '../stores/useErrors.js';
-import { useInspector } from '../stores/useInspector.js';
-import { useLocalEngine } from '../stores/useLocalEngine.js';
-import { useModel } from '../stores/useModel.js';
-import { useRequests } from '../stores/useRequests.js';
-import { useServers } from '../stores/useServers.js';
-import { useSessions } from '../stores/useSessions.js';
-import { useTranscript } from '../stores/useTranscript.js';
-import { useUi } from '../stores/useUi.js';
+import { useKeel } from '../stores/store.js';
 import type { EventListener } from '../transport/types.js';
 
 /** A KeelClient whose methods tests override; `emit` plays main pushing an event. */
@@ -97,17 +87,7 @@ export function doctorReport(o: Partial<DoctorReport> = {}): DoctorReport {
   };
 }
 
-/** Puts every store back to its empty state (stores are module singletons). */
+/** Puts the store back to its first state (it is a module singleton). */
 export function resetStores(): void {
-  useTranscript.setState({ sessionId: undefined, view: undefined, live: undefined, pending: undefined, running: false, loading: false, unfolded: {} });
-  useSessions.setState({ list: [], currentId: undefined, loaded: false });
-  useInspector.setState({ tabs: [], active: undefined, view: undefined, loading: false, error: undefined });
-  useRequests.setState({ sessionId: undefined, rows: [] });
-  useModel.setState({ app: undefined, models: [], progress: undefined });
-  useErrors.setState({ items: [] });
-  useApprovals.setState({ items: [], answering: {} });
-  useUi.setState({ tab: 'transcript', inspectorOpen: false, inspectorFocus: 0, pickerOpen: false, settingsOpen: false });
-  useLocalEngine.setState({ settings: undefined, report: undefined, loading: false, saving: false, error: undefined });
-  useConnection.setState({ state: 'connected', detail: undefined });
-  useServers.setState({ workspace: undefined, sessionId: undefined, view: undefined, loading: false, busy: {}, progress: {} });
+  useKeel.setState(useKeel.getInitialState(), true);
 }

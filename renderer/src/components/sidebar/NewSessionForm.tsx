@@ -1,7 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import type { Mode, SessionKind } from '../../../../main/contract.js';
-import { getApi } from '../../api.js';
-import { report } from '../../stores/useErrors.js';
+import { callMain } from '../../stores/store.js';
 import { useModel } from '../../stores/useModel.js';
 import { useSessions } from '../../stores/useSessions.js';
 import { MODES } from '../topbar/ModeSelector.js';
@@ -15,12 +14,8 @@ export function NewSessionForm({ onDone }: { onDone(): void }) {
   const [busy, setBusy] = useState(false);
   const canPick = useModel((s) => Boolean(s.app?.canPickFolder));
   const pick = async () => {
-    try {
-      const folder = await getApi().pickFolder();
-      if (folder) setWorkspace(folder);
-    } catch (err) {
-      report(err);
-    }
+    const got = await callMain((api) => api.pickFolder());
+    if (got.ok && got.value) setWorkspace(got.value);
   };
 
   const submit = async (e: FormEvent) => {

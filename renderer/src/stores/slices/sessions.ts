@@ -1,0 +1,49 @@
+import type { Mode, SessionKind, SessionSummary } from '../../../../main/contract.js';
+import type { SliceContext } from '../store.js';
+
+export interface SessionsSlice {
+  list: SessionSummary[];
+  currentId?: number;
+  loaded: boolean;
+  refresh(): Promise<void>;
+  open(id: number): Promise<void>;
+  create(o: { workspace: string; kind: SessionKind; mode?: Mode; title?: string }): Promise<SessionSummary | undefined>;
+  remove(id: number): Promise<void>;
+}
+
+/** The session list, newest first as main gives it, and which session is open. */
+export function sessionsSlice({ get, set, root, call }: SliceContext<'sessions'>): SessionsSlice {
+  return {
+    list: [],
+    loaded: false,
+    async refresh() {
+      const got = await call((api) => api.listSessions());
+      if (got.ok) set({ list: got.value, loaded: true });
+    },
+    async open(id) {
+      set({ currentId: id });
+      root().inspector.reset();
+      await Promise.all([root().transcript.load(id), root().requests.load(id)]);
+    },
+    async create(o) {
+      const got = await call((api) => api.createSession(o));
+      if (!got.ok) return undefined;
+      await get().refresh();
+      await get().open(got.value.id);
+      return got.value;
+    },
+    async remove(id) {
+      const got = await call((api) => api.deleteSession(id));
+      if (!got.ok) return;
+      if (get().currentId === id) {
+        set({ currentId: undefined });
+        root().transcript.clear();
+        root().requests.clear();
+        root().inspector.reset();
+        // Recall is a session's: with none open, the inspector closes (its button is disabled).
+        root().ui.closeInspector();
+      }
+      await get().refresh();
+    },
+  };
+}
