@@ -9,12 +9,12 @@ import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import type { Mode } from '../main/contract.js';
 import { startHarness, type Harness } from './harness.js';
-import { test } from './runner.js';
+import { test } from '@playwright/test';
 
 const FILES = { 'a.txt': 'one\ntwo\n', 'src/app.ts': 'export const answer = 42;\n' };
 const WAIT = 30_000;
 
-/** Waits until the element's text matches (Playwright's own waits, without its test runner). */
+/** Waits until the element's text matches, reading it again every 50 ms. */
 async function waitForText(locator: Locator, pattern: RegExp, timeout = WAIT): Promise<string> {
   const started = Date.now();
   let last = '';

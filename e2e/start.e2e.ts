@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { REPO } from './harness.js';
-import { test } from './runner.js';
+import { test } from '@playwright/test';
 
 test('npm start without an Electron binary prints the browser-mode address, and the app opens there', async ({ browser }) => {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'keel-start-'));
