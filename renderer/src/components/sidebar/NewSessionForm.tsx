@@ -1,9 +1,8 @@
 import { useState, type FormEvent } from 'react';
-import type { Mode, SessionKind } from '../../../../main/contract.js';
+import { MODES, type Mode, type SessionKind } from '../../../../main/contract.js';
 import { callMain } from '../../stores/store.js';
 import { useModel } from '../../stores/useModel.js';
 import { useSessions } from '../../stores/useSessions.js';
-import { MODES } from '../topbar/ModeSelector.js';
 
 /** Starts a session: a workspace folder (the agent's root), agent or chat, and a mode. */
 export function NewSessionForm({ onDone }: { onDone(): void }) {

@@ -1,7 +1,5 @@
-import type { Mode } from '../../../../main/contract.js';
+import { MODES, type Mode } from '../../../../main/contract.js';
 import { useTranscript } from '../../stores/useTranscript.js';
-
-export const MODES = ['ask', 'accept-edits', 'plan', 'auto'] as const satisfies readonly Mode[];
 
 const HELP = {
   ask: 'Every edit and every command waits for you',
