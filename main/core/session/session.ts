@@ -197,7 +197,7 @@ export class Session {
     if (problem) return { kind: 'error', message: `Error: invalid arguments for ${name}: ${problem}.` };
     const ctx = this.toolContext(signal);
     try {
-      const gate = await passGate(this, tool, args as Record<string, unknown>, ctx, this.deps.permissions ?? {}, this.grants);
+      const gate = await passGate({ sessionId: this.id, mode: this.mode }, tool, args as Record<string, unknown>, ctx, this.deps.permissions ?? {}, this.grants);
       return gate.kind === 'refused' ? gate.output : await tool.run(args as Record<string, unknown>, { ...ctx, access: gate.access });
     } catch (err) {
       if (err instanceof ToolError) return { kind: 'error', message: err.message };
@@ -215,7 +215,7 @@ export class Session {
     if (!external) return unavailable(name, server, 'not configured here');
     const info = external.describe(name);
     if ('kind' in info) return info;
-    const gate = await passExternalGate(this, name, info, args as Record<string, unknown>, this.deps.permissions ?? {}, this.grants);
+    const gate = await passExternalGate({ sessionId: this.id, mode: this.mode, root: this.row.root }, name, info, args as Record<string, unknown>, this.deps.permissions ?? {}, this.grants);
     return gate.kind === 'refused' ? gate.output : external.call(name, args as Record<string, unknown>, { sessionId: this.row.id, signal });
   }
 

@@ -1,9 +1,9 @@
-import type { Attachment, PlanItem, ToolSpec } from '../tools/types.js';
+import type { Attachment, Mode, PlanItem } from '../types.js';
+import type { ToolSpec } from '../tools/types.js';
 import type { ReadRecord, ResultKind, TableEntry } from '../hygiene/types.js';
 
 export type SessionKind = 'agent' | 'chat';
-export const MODES = ['ask', 'accept-edits', 'plan', 'auto'] as const;
-export type Mode = (typeof MODES)[number];
+export { MODES, type Mode } from '../types.js';
 
 /** A note Keel appends to a person's message (spec §10.3). */
 export type Note =

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ToolError, type FileText } from '../tools/types.js';
+import { ToolError, type FileText } from '../types.js';
 
 export function sha256(data: Buffer | string): string {
   return crypto.createHash('sha256').update(data).digest('hex');
