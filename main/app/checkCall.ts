@@ -1,5 +1,5 @@
 import { METHOD_ARGS, OPTIONAL_FROM, type KeelMethod } from '../contract.js';
-import { validateArgs } from '../core/hygiene/validate.js';
+import { validateArgs } from '../core/validate.js';
 import type { JsonSchema } from '../core/tools/types.js';
 
 /**

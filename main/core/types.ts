@@ -8,7 +8,7 @@ export const MODES = ['ask', 'accept-edits', 'plan', 'auto'] as const;
 /** The permission mode of a session. */
 export type Mode = (typeof MODES)[number];
 
-/** A JSON schema, in the subset the tools use (validated by hygiene/validate.ts). */
+/** A JSON schema, in the subset the tools use (validated by validate.ts). */
 export interface JsonSchema {
   type: 'object' | 'string' | 'integer' | 'number' | 'boolean' | 'array';
   description?: string;

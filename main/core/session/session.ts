@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { insertResult } from '../hygiene/insert.js';
 import { compactionText } from '../hygiene/compactionTable.js';
 import type { Inserted, TableEntry } from '../hygiene/types.js';
-import { validateArgs } from '../hygiene/validate.js';
+import { validateArgs } from '../validate.js';
 import { buildSystemPrompt, modeText, readInstructions } from '../prompts/buildSystemPrompt.js';
 import { fill, mcpConfig } from '../config.js';
 import { parseExternalName, unavailable, type ExternalTools, type ServerInstructions } from '../tools/external.js';
