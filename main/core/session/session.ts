@@ -357,13 +357,14 @@ export class Session {
   }
 
   /**
-   * Spec §7: the model's reply to the compaction request becomes the summary (its text before any
-   * tool call, which is not run). An empty summary fails and changes nothing. Otherwise the
+   * Spec §7: the model's reply to the compaction request becomes the summary: its words, the text
+   * before any tool call (which is not run), as the engine read them in the model family's own
+   * format (the core knows no call syntax). An empty summary fails and changes nothing. Otherwise the
    * summary and the table of the reads it covers replace the history, the system prompt is
    * rebuilt, the dedupe table is emptied, and ids go on.
    */
-  compact(reply: string): string {
-    const summary = summaryOf(reply);
+  compact(words: string): string {
+    const summary = words.trim();
     if (summary === '') throw new SessionError('Compaction failed: the summary is empty; the session is unchanged.');
     this.endReply();
     const reads = this.history().flatMap((t) => t.reads);
@@ -425,10 +426,4 @@ function byServer(list: readonly ServerInstructions[]): Record<string, string> {
 
 function sortedServers(list: readonly ServerInstructions[]): ServerInstructions[] {
   return [...list].sort((a, b) => (a.server < b.server ? -1 : a.server > b.server ? 1 : 0));
-}
-
-/** The reply's text before its first tool call, trimmed. */
-export function summaryOf(reply: string): string {
-  const call = reply.indexOf('<tool_call>');
-  return (call >= 0 ? reply.slice(0, call) : reply).trim();
 }
