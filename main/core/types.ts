@@ -68,5 +68,16 @@ export type RawOutput =
 
 export interface PlanItem { text: string; status: 'todo' | 'doing' | 'done' }
 
+/**
+ * A tool as a session offers it to the model: its name, long description and JSON schema. The
+ * session's list of these is built once, kept with the session and sent byte for byte (spec §10.4).
+ * `parameters` is whatever schema the tool has: a built-in's (JsonSchema, tools/schema.ts) or an MCP server's, as listed.
+ */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: object;
+}
+
 /** A refusal or failure a tool reports to the model; its message names absolute paths. */
 export class ToolError extends Error {}

@@ -1,7 +1,8 @@
 import { parsePatch } from 'diff';
 import { diffHunks } from '../hygiene/diff.js';
 import type { ExternalToolInfo } from '../tools/external.js';
-import type { RawOutput, Tool, ToolContext } from '../tools/types.js';
+import type { Tool, ToolContext } from '../tools/types.js';
+import type { RawOutput } from '../types.js';
 import { NO_RUNNER, type CommandAccess } from '../tools/commandRunner.js';
 import { resolveInWorkspace, resolveReal } from '../workspace/paths.js';
 import { decide, type GateVerdict } from './gate.js';

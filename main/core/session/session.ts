@@ -9,7 +9,8 @@ import { parseExternalName, unavailable, type ExternalTools, type ServerInstruct
 import { formatPlan } from '../tools/planWrite.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { CommandRunner } from '../tools/commandRunner.js';
-import { ToolError, type PlanItem, type RawOutput, type ToolContext, type ToolSpec } from '../tools/types.js';
+import type { ToolContext } from '../tools/types.js';
+import { ToolError, type PlanItem, type RawOutput, type ToolSpec } from '../types.js';
 import { passExternalGate, passGate, type PermissionOptions } from '../permissions/approval.js';
 import { lastTold, localDate, messageWithNotes } from './notes.js';
 import { applyToTurn, restoreKnownHashes, restoreTurns } from './restore.js';

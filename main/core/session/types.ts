@@ -1,5 +1,4 @@
-import type { Attachment, Mode, PlanItem } from '../types.js';
-import type { ToolSpec } from '../tools/types.js';
+import type { Attachment, Mode, PlanItem, ToolSpec } from '../types.js';
 import type { ReadRecord, ResultKind, TableEntry } from '../hygiene/types.js';
 
 export type SessionKind = 'agent' | 'chat';

@@ -8,7 +8,7 @@ import type { CommandAccess, CommandRunner } from './commandRunner.js';
 
 // The shared vocabulary lives in the leaf module ../types.ts; re-exported for the tools' importers.
 export { ToolError } from '../types.js';
-export type { Attachment, FileChange, FileText, JsonSchema, PlanItem, RawOutput, StoredBody } from '../types.js';
+export type { Attachment, FileChange, FileText, JsonSchema, PlanItem, RawOutput, StoredBody, ToolSpec } from '../types.js';
 
 export const TOOL_NAMES = [
   'read', 'write', 'edit', 'multiedit', 'apply_patch', 'list', 'glob', 'grep', 'search', 'bash',
@@ -43,17 +43,6 @@ export interface ToolContext {
   access?: CommandAccess;
   /** Work out the change without writing anything: what an approval shows before it happens. */
   dryRun?: boolean;
-}
-
-/**
- * A tool as a session offers it to the model: its name, long description and JSON schema. The
- * session's list of these is built once, kept with the session and sent byte for byte (spec §10.4).
- * `parameters` is whatever schema the tool has: a built-in's (the subset above) or an MCP server's, as listed.
- */
-export interface ToolSpec {
-  name: string;
-  description: string;
-  parameters: object;
 }
 
 export interface Tool<A = Record<string, unknown>> {
