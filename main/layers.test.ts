@@ -1,6 +1,12 @@
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
+
+/** The part of ESLint's API used here (eslint 9.9 ships no types). */
+interface Linter {
+  lintText(code: string, o: { filePath: string }): Promise<{ messages: { ruleId: string | null; message: string }[] }[]>;
+}
+const { ESLint } = createRequire(import.meta.url)('eslint') as { ESLint: new (o: { cwd: string }) => Linter };
 
 /**
  * The layer rule of eslint.config.js (keel/layers), run on probe sources as if they lived in each
