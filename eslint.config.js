@@ -12,8 +12,8 @@ const repoRoot = import.meta.dirname;
  *             one ending in '/' is a scope prefix ('@node-llama-cpp/').
  *   dirs:     repo-relative folders or extension-less files ('main/llm', 'main/index'); relative
  *             imports are resolved against the importing file before matching.
+ *   allow:    repo-relative folders or files exempt from `dirs` ('main/db/store' inside a banned 'main/db').
  *   allowTypeImports: true allows `import type`/`export type` (and `import('…').T`) of the targets.
- *   except:   repo-relative folders or files inside `dirs` that may be imported all the same.
  *   reason:   the layer's rule, shown in the message.
  * Covers static imports, re-exports, dynamic import(), require(), `import x = require()` and
  * import types.
@@ -28,8 +28,8 @@ const layersRule = {
         properties: {
           packages: { type: 'array', items: { type: 'string' } },
           dirs: { type: 'array', items: { type: 'string' } },
+          allow: { type: 'array', items: { type: 'string' } },
           allowTypeImports: { type: 'boolean' },
-          except: { type: 'array', items: { type: 'string' } },
           reason: { type: 'string' },
         },
         additionalProperties: false,
@@ -38,7 +38,7 @@ const layersRule = {
     messages: { forbidden: "'{{source}}' may not be imported here{{typeNote}}: {{reason}}" },
   },
   create(context) {
-    const { packages = [], dirs = [], allowTypeImports = false, except = [], reason = '' } = context.options[0] ?? {};
+    const { packages = [], dirs = [], allow = [], allowTypeImports = false, reason = '' } = context.options[0] ?? {};
     const filename = context.filename;
 
     /** Whether a module specifier names a forbidden target. */
@@ -47,8 +47,8 @@ const layersRule = {
         const absolute = path.resolve(path.dirname(filename), source);
         const rel = path.relative(repoRoot, absolute).split(path.sep).join('/');
         const bare = rel.replace(/\.(c|m)?[jt]sx?$/, '');
-        const within = (dir) => bare === dir || rel.startsWith(`${dir}/`);
-        return dirs.some(within) && !except.some(within);
+        const under = (dir) => bare === dir || rel.startsWith(`${dir}/`);
+        return dirs.some(under) && !allow.some(under);
       }
       return packages.some((pkg) =>
         pkg.endsWith('/') ? source.startsWith(pkg) : source === pkg || source.startsWith(`${pkg}/`),
@@ -109,6 +109,18 @@ const layersRule = {
 
 const keelPlugin = { rules: { layers: layersRule } };
 
+/** The adapters and hosts around the core (main/mcp and main/sandbox adapt MCP servers and the OS sandbox). */
+const ADAPTERS = [
+  'main/db', 'main/app', 'main/cli', 'main/llm', 'main/ipc', 'main/server', 'main/mcp', 'main/sandbox',
+  'main/index', 'main/appHost', 'main/openEngine', 'main/keelHome', 'main/contract', 'main/methods',
+];
+/** What is not the app's code at all: the UI, benches, end-to-end and conformance harnesses, test support. */
+const OUTSIDE_MAIN = ['renderer', 'preload', 'bench', 'e2e', 'conformance', 'scripts', 'test'];
+const ADAPTER_PACKAGES = [
+  'electron', 'node-llama-cpp', '@node-llama-cpp/', 'better-sqlite3', '@anthropic-ai/sandbox-runtime', '@modelcontextprotocol/',
+];
+const CORE_REASON = 'main/core is plain Node (no Electron, no engine, no store, no adapters), testable anywhere';
+
 export default tseslint.config(
   { ignores: ['out/', 'dist/', 'node_modules/', 'test-results/', 'bench/.work/', '.keel-test/'] },
   js.configs.recommended,
@@ -130,14 +142,63 @@ export default tseslint.config(
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
   },
   {
+    // The core is plain Node: no engine, no store, no UI, no host. It reaches adapters only through
+    // the interfaces it declares (Engine, SessionStore, ExternalTools, CommandRunner).
     files: ['main/core/**'],
+    ignores: ['main/core/**/*.test.ts'],
+    rules: { 'keel/layers': ['error', { packages: ADAPTER_PACKAGES, dirs: [...ADAPTERS, ...OUTSIDE_MAIN], reason: CORE_REASON }] },
+  },
+  {
+    // Core tests run against real SQLite files (DESIGN: "real temporary folders, real SQLite files"):
+    // they may open the store, and use the test/ support folder; nothing else outside the core.
+    files: ['main/core/**/*.test.ts'],
+    rules: {
+      'keel/layers': [
+        'error',
+        {
+          packages: ADAPTER_PACKAGES,
+          dirs: [...ADAPTERS, ...OUTSIDE_MAIN.filter((d) => d !== 'test')],
+          allow: ['main/db/store'],
+          reason: `${CORE_REASON}; its tests may open the real store (main/db/store) and use test/`,
+        },
+      ],
+    },
+  },
+  {
+    files: ['main/db/**'],
     rules: {
       'keel/layers': [
         'error',
         {
           packages: ['electron', 'node-llama-cpp', '@node-llama-cpp/', '@anthropic-ai/sandbox-runtime', '@modelcontextprotocol/'],
-          dirs: ['main/llm', 'main/ipc', 'main/server', 'main/index', 'main/sandbox', 'main/mcp'],
-          reason: 'main/core is plain Node (no Electron, no model engine, no adapters), testable anywhere',
+          dirs: ADAPTERS.filter((d) => d !== 'main/db'),
+          reason: 'main/db is the store: it knows the core\'s rows and nothing of engines, hosts or UIs',
+        },
+      ],
+    },
+  },
+  {
+    files: ['main/cli/**'],
+    rules: {
+      'keel/layers': [
+        'error',
+        {
+          packages: ['electron'],
+          dirs: ['main/ipc', 'main/server', 'main/index', 'main/appHost', 'renderer', 'preload'],
+          reason: 'the CLI is a host of its own, in plain Node: it calls the service, never another host',
+        },
+      ],
+    },
+  },
+  {
+    files: ['main/app/**'],
+    rules: {
+      'keel/layers': [
+        'error',
+        {
+          packages: ['electron'],
+          dirs: ['main/ipc', 'main/server', 'main/index', 'main/appHost', 'main/cli', 'renderer', 'preload'],
+          reason: 'the service (main/app) runs in plain Node under any host, and the hosts (CLI, IPC, server) call it',
         },
       ],
     },
@@ -150,7 +211,7 @@ export default tseslint.config(
         {
           packages: ['electron'],
           dirs: ['main'],
-          except: ['main/contract'],
+          allow: ['main/contract'],
           allowTypeImports: true,
           reason: 'the renderer mirrors what main pushes and imports from main/ only the contract (main/contract.ts, main/contract/) and types',
         },

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { bashTool } from '../main/core/tools/bash.js';
 import type { CommandAccess, CommandRunner } from '../main/core/tools/commandRunner.js';
-import { makeContext } from '../main/core/tools/testContext.js';
+import { makeContext } from '../test/toolContext.js';
 import { createSandboxRunner, sandboxStatus, stopSandbox } from '../main/sandbox/runner.js';
 import { median, quantile } from './measure.js';
 

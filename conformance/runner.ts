@@ -122,7 +122,7 @@ async function runStep(run: Run, root: string, step: Step): Promise<string | und
     let text: string;
     storeReply(run);
     try {
-      text = session.compact(step.compact);
+      text = session.compact(wordsOf(step.compact));
     } catch (err) {
       if (!(err instanceof SessionError)) throw err;
       text = `Error: ${err.message.replace(/^./, (c) => c.toLowerCase())}`;
@@ -165,4 +165,13 @@ function writeFile(root: string, rel: string, content: string): void {
 
 function indent(text: string): string {
   return text.split('\n').map((line) => `    | ${line}`).join('\n');
+}
+
+/**
+ * A scripted reply's words: the cases write replies in Qwen's syntax, and the engine, not the
+ * session, cuts a reply at its first call (in the model family's own format).
+ */
+function wordsOf(reply: string): string {
+  const call = reply.indexOf('<tool_call>');
+  return call >= 0 ? reply.slice(0, call) : reply;
 }

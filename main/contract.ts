@@ -11,8 +11,8 @@
  * from anywhere. The renderer mirrors what main pushes; it never computes hygiene or token counts.
  */
 import { APPROVAL_ANSWERS, type ApprovalAnswer } from './core/permissions/answers.js';
-import { MODES, SESSION_KINDS, type Mode, type RequestRow, type SessionKind } from './core/session/types.js';
-import { PLAN_STATUSES, type PlanItem } from './core/tools/types.js';
+import { SESSION_KINDS, type RequestRow, type SessionKind } from './core/session/types.js';
+import { MODES, PLAN_STATUSES, type Mode, type PlanItem } from './core/types.js';
 import type { Choice, DoctorReport, LocalSettings, LocalSettingsText, LocalSetup } from './llm/localSettings.js';
 import { optional, takes, type SignatureOf } from './contract/shape.js';
 import type {

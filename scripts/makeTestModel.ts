@@ -2,7 +2,6 @@
 // test-models/big.gguf (≈26.5M F16 weights, for benchmarks), with --templates one model per chat
 // template in ../shared/templates (test-models/template-NAME.gguf). Same bytes on every run.
 //   npx tsx scripts/makeTestModel.ts [--big] [--templates] [--arch llama|qwen2|qwen3] [--out DIR]
-import crypto from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -13,6 +12,7 @@ import {
   testModelParameterCount,
   writeTestModel,
 } from '../main/llm/testModel/makeTestModel.js';
+import { sha256 } from '../main/core/hash.js';
 import { TEMPLATE_NAMES, templateModelOptions } from '../main/llm/testModel/templates.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -44,7 +44,7 @@ const archOption: TestModelOptions = arch ? { architecture: arch } : {};
 function write(fileName: string, options: TestModelOptions): void {
   const file = path.join(outDir, fileName);
   const bytes = writeTestModel(file, options);
-  const sha = crypto.createHash('sha256').update(bytes).digest('hex');
+  const sha = sha256(bytes);
   const params = testModelParameterCount(options);
   console.log(`${path.relative(process.cwd(), file)}  ${bytes.length} bytes  ${params} weights  sha256 ${sha}`);
 }

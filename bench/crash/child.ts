@@ -16,6 +16,7 @@
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import { sha256 as sha } from '../../main/core/hash.js';
 import { DEFAULT_PROMPTS_DIR } from '../../main/core/prompts/buildSystemPrompt.js';
 import { Session, type SessionDeps } from '../../main/core/session/session.js';
 import { ToolRegistry } from '../../main/core/tools/registry.js';
@@ -25,7 +26,6 @@ import { RESULTS_PER_SESSION, versionContent } from './script.js';
 /** Calls between two endReply(). */
 const CALLS_PER_REPLY = 3;
 
-const sha = (text: string): string => crypto.createHash('sha256').update(text).digest('hex');
 const tell = (event: Record<string, unknown>): void => {
   fs.writeSync(1, JSON.stringify(event) + '\n');
 };

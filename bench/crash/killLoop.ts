@@ -16,12 +16,12 @@
  * left (its WAL recovered by SQLite on open, not by the checker).
  */
 import { spawn } from 'node:child_process';
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import { sha256 as sha } from '../../main/core/hash.js';
 import { Rng } from '../prng.js';
 import { CRASH_FILES, wholeVersion } from './script.js';
 
@@ -259,7 +259,6 @@ const hasSchema = (db: Database.Database): boolean =>
 /** Adds to `lost` every acknowledged result that is not stored in full. */
 function verifyAcks(db: Database.Database, acks: Iterable<Ack>, lost: Set<string>, f: KillLoopFigures, problem: (what: string) => void): void {
   const get = db.prepare('SELECT tool, kind, body, inserted FROM results WHERE session_id = ? AND number = ?');
-  const sha = (text: string): string => crypto.createHash('sha256').update(text).digest('hex');
   for (const a of acks) {
     const row = get.get(a.s, a.n) as { tool: string; kind: string; body: string; inserted: string } | undefined;
     const why = !row ? 'missing'

@@ -14,7 +14,7 @@ import { bashTool } from '../../main/core/tools/bash.js';
 import { editTool } from '../../main/core/tools/edit.js';
 import { grepTool } from '../../main/core/tools/grep.js';
 import { readTool } from '../../main/core/tools/read.js';
-import { makeContext } from '../../main/core/tools/testContext.js';
+import { makeContext } from '../../test/toolContext.js';
 import { ToolError, type JsonSchema, type RawOutput, type Tool } from '../../main/core/tools/types.js';
 import { TOOL_PARAMS, type ToolName } from './script.js';
 

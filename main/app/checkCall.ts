@@ -1,5 +1,5 @@
 import { CONTRACT, type KeelMethod } from '../contract.js';
-import { validateArgs } from '../core/hygiene/validate.js';
+import { validateArgs } from '../core/validate.js';
 
 /**
  * Checks a call from the UI before anything runs: a known method, and arguments of the contract's

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolConfig } from '../core/config.js';
 import { MODES, type Mode } from '../core/session/types.js';
-import { snapshotTree, type TreeEntry } from '../core/trust/outsideTree.js';
+import { snapshotTree, type TreeEntry } from '../../test/outsideTree.js';
 import { EXEC_EXIT } from './commands/exec.js';
 import { runCli } from './index.js';
 

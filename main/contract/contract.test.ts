@@ -3,8 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CONTRACT, METHODS } from '../contract.js';
 import { APPROVAL_ANSWERS } from '../core/permissions/answers.js';
-import { MODES, SESSION_KINDS } from '../core/session/types.js';
-import { PLAN_STATUSES } from '../core/tools/types.js';
+import { SESSION_KINDS } from '../core/session/types.js';
+import { MODES, PLAN_STATUSES } from '../core/types.js';
 import { optional, takes } from './shape.js';
 
 /** The files main/contract.ts pulls in as values (type-only imports are erased), following relative imports. */
@@ -28,7 +28,7 @@ describe('the contract', () => {
     expect(packages).toEqual([]);
     const rel = [...files].map((f) => path.relative(path.resolve(import.meta.dirname, '..'), f)).sort();
     expect(rel).toEqual([
-      'contract.ts', 'contract/shape.ts', 'contract/transport.ts', 'core/permissions/answers.ts', 'core/session/types.ts', 'core/tools/types.ts',
+      'contract.ts', 'contract/shape.ts', 'contract/transport.ts', 'core/permissions/answers.ts', 'core/session/types.ts', 'core/types.ts',
     ]);
   });
 

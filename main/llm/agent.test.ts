@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MODES, type RequestRow } from '../core/session/types.js';
-import { snapshotTree } from '../core/trust/outsideTree.js';
+import { snapshotTree } from '../../test/outsideTree.js';
 import { createSandboxRunner } from '../sandbox/runner.js';
 import { engineFixture, type EngineFixture } from './fixture.js';
 import { openEngine } from '../openEngine.js';

@@ -7,7 +7,8 @@ import type {
 import { ContextFullError } from '../core/session/loop.js';
 import { chatHistory, toolFunctions } from './history.js';
 import type { LoadedModel } from './model.js';
-import { replyFormat, type ReplyFormat } from './replyFormat.js';
+import { replyFormat } from './chooseFormat.js';
+import type { ReplyFormat } from './replyFormat.js';
 import { runRequest } from './request.js';
 import { commitState, newStateFile, pruneStates, readMeta, removeLeftovers } from './stateFiles.js';
 import { callSyntax, type CallSyntax } from './toolCalls.js';

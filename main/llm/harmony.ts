@@ -1,6 +1,5 @@
 import { LlamaText, SpecialTokensText } from 'node-llama-cpp';
-import type { ReplyFormat, ResponseItem } from './replyFormat.js';
-import type { ParsedCall } from './toolCalls.js';
+import type { ParsedCall, ReplyFormat, ResponseItem } from './replyFormat.js';
 
 /**
  * gpt-oss's Harmony format, as its models write it. The prompt ends with `<|start|>assistant`, and

@@ -1,9 +1,20 @@
-import { HarmonyChatWrapper, type ChatModelResponse, type ChatWrapper, type LlamaText } from 'node-llama-cpp';
-import { harmonyFormat } from './harmony.js';
-import { thoughtMarkers } from './thoughts.js';
-import { plainFormat, type CallSyntax, type ParsedCall } from './toolCalls.js';
+// Types only: the formats (toolCalls.ts, harmony.ts) implement ReplyFormat and chooseFormat.ts
+// picks one, so no format imports another through this file.
+import type { ChatModelResponse, LlamaText } from 'node-llama-cpp';
 
 export type ResponseItem = ChatModelResponse['response'][number];
+
+/** A tool call found in generated text, with the exact text it was generated as. */
+export interface ParsedCall {
+  name: string;
+  /** The arguments, or the reason they could not be read (malformed JSON from the model). */
+  args: unknown;
+  problem?: string;
+  /** The call's exact text, from its prefix to its suffix. */
+  raw: string;
+  start: number;
+  end: number;
+}
 
 /** Generated text, read: what the person reads, the exact text before the calls, and the calls. */
 export interface ReadReply {
@@ -29,8 +40,4 @@ export interface ReplyFormat {
   items(reply: { text: string; raw?: string }): ResponseItem[];
   /** A call's exact text as the prompt carries it, special tokens marked as such. */
   callText(raw: string): LlamaText;
-}
-
-export function replyFormat(wrapper: ChatWrapper, syntax: CallSyntax): ReplyFormat {
-  return wrapper instanceof HarmonyChatWrapper ? harmonyFormat : plainFormat(syntax, thoughtMarkers(wrapper));
 }

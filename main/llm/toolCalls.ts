@@ -1,19 +1,7 @@
 import { LlamaText, type ChatWrapper, type ChatWrapperSettings } from 'node-llama-cpp';
-import type { ReplyFormat } from './replyFormat.js';
+import type { ParsedCall, ReplyFormat } from './replyFormat.js';
 import { TemplateToolsWrapper } from './templateTools.js';
 import { hasThoughts, thoughtItems, withoutThoughts, type ThoughtMarkers } from './thoughts.js';
-
-/** A tool call found in generated text, with the exact text it was generated as. */
-export interface ParsedCall {
-  name: string;
-  /** The arguments, or the reason they could not be read (malformed JSON from the model). */
-  args: unknown;
-  problem?: string;
-  /** The call's exact text, from its prefix to its suffix. */
-  raw: string;
-  start: number;
-  end: number;
-}
 
 /** The call syntax of a wrapper (prefix, name, params prefix, JSON params, suffix) as text. */
 export interface CallSyntax {

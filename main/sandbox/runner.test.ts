@@ -11,8 +11,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bashTool } from '../core/tools/bash.js';
 import type { CommandAccess } from '../core/tools/commandRunner.js';
-import { makeContext } from '../core/tools/testContext.js';
-import { snapshotTree } from '../core/trust/outsideTree.js';
+import { makeContext } from '../../test/toolContext.js';
+import { snapshotTree } from '../../test/outsideTree.js';
 import { createSandboxRunner, sandboxCommand, sandboxStatus } from './runner.js';
 
 const SECRET = 'KEEL-SANDBOX-SECRET-51c0';

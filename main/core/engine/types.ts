@@ -6,7 +6,7 @@
  * server) fits without touching it. main/llm implements it on node-llama-cpp in process.
  */
 import type { BreakCause } from '../session/types.js';
-import type { ToolSpec } from '../tools/types.js';
+import type { ToolSpec } from '../types.js';
 
 /** A tool as the model is told of it: kept with the session, the same bytes every request. */
 export type { ToolSpec };

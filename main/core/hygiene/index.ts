@@ -4,5 +4,4 @@ export { capBody } from './cap.js';
 export { diffHunks } from './diff.js';
 export { formatId, parseId } from './ids.js';
 export { stableJson } from './stableJson.js';
-export { validateArgs } from './validate.js';
 export type { Inserted, ReadRecord, ResultKind, TableEntry } from './types.js';

@@ -1,5 +1,5 @@
 import { contextConfig, fill } from '../config.js';
-import type { FileChange, RawOutput } from '../tools/types.js';
+import type { FileChange, RawOutput } from '../types.js';
 import { splitLines } from '../workspace/text.js';
 import { capBody } from './cap.js';
 import { diffHunks } from './diff.js';

@@ -1,48 +1,20 @@
 import { parsePatch } from 'diff';
 import { diffHunks } from '../hygiene/diff.js';
 import type { ExternalToolInfo } from '../tools/external.js';
-import type { Session } from '../session/session.js';
-import type { RawOutput, Tool, ToolContext } from '../tools/types.js';
+import type { Tool, ToolContext } from '../tools/types.js';
+import type { RawOutput } from '../types.js';
 import { NO_RUNNER, type CommandAccess } from '../tools/commandRunner.js';
 import { resolveInWorkspace, resolveReal } from '../workspace/paths.js';
-import type { ApprovalAnswer } from './answers.js';
-import { decide, type GateVerdict, type Rule } from './gate.js';
+import { decide, type GateVerdict } from './gate.js';
+import type { ApprovalAnswer, ApprovalDecision, ApprovalRequest, GateSession, PermissionOptions } from './types.js';
 
-/** What the person is asked to approve: exactly what will happen, before it does. */
-export interface ApprovalRequest {
-  sessionId: number;
-  tool: string;
-  args: unknown;
-  /** Resolved paths a file tool would change. */
-  paths: string[];
-  command?: string;
-  /** The diff of an edit (worked out without writing), the command line, or an MCP call's server, tool and arguments. */
-  preview: string;
-  reason: string;
-  /** For an MCP tool: its server, and the tool's name as the server lists it. */
-  server?: string;
-  serverTool?: string;
-}
-
-export { APPROVAL_ANSWERS, type ApprovalAnswer } from './answers.js';
-/** An answer, and what the person told the model with a denial ("use pnpm"). */
-export interface ApprovalDecision {
-  answer: ApprovalAnswer;
-  reason?: string;
-}
-export type Approver = (request: ApprovalRequest) => Promise<ApprovalAnswer | ApprovalDecision>;
+export type { ApprovalAnswer, ApprovalDecision, ApprovalRequest, Approver, GateSession, PermissionOptions } from './types.js';
+export { APPROVAL_ANSWERS } from './answers.js';
 
 /** An approver's answer, and what the person said with it as a sentence for the model ('' for nothing). */
 export function readDecision(decision: ApprovalAnswer | ApprovalDecision): { answer: ApprovalAnswer; said: string } {
   const { answer, reason } = typeof decision === 'string' ? { answer: decision, reason: undefined } : decision;
   return { answer, said: reason?.trim() ? ` They said: ${reason.trim()}` : '' };
-}
-
-export interface PermissionOptions {
-  approve?: Approver;
-  rules?: Rule[];
-  /** Folders never written without asking (Keel's own data folder). */
-  protectedFolders?: string[];
 }
 
 /** The files a writer names (unresolvable ones are left to the tool, which refuses them). */
@@ -72,7 +44,7 @@ export type Passage = { kind: 'refused'; output: RawOutput } | { kind: 'pass'; a
  * git-write once the person approved it.
  */
 export async function passGate(
-  session: Session, tool: Tool, args: Record<string, unknown>, ctx: ToolContext, o: PermissionOptions, grants: Set<string>,
+  session: GateSession, tool: Tool, args: Record<string, unknown>, ctx: ToolContext, o: PermissionOptions, grants: Set<string>,
 ): Promise<Passage> {
   const paths = targetPaths(tool.name, args, ctx.root);
   const command = tool.name === 'bash' && typeof args.command === 'string' ? args.command : undefined;
@@ -84,7 +56,7 @@ export async function passGate(
   const what = command !== undefined ? `the command ${JSON.stringify(command)}` : `${tool.name} of ${paths.join(', ') || 'the files named'}`;
   const key = `${tool.name}\u0000${command ?? paths.join('\u0000')}`;
   return settle(verdict, what, key, grants, o, async () => ({
-    sessionId: session.id, tool: tool.name, args, paths, command, preview: command ?? (await previewChange(tool, args, ctx)), reason: verdict.reason,
+    sessionId: session.sessionId, tool: tool.name, args, paths, command, preview: command ?? (await previewChange(tool, args, ctx)), reason: verdict.reason,
   }));
 }
 
@@ -93,7 +65,7 @@ export async function passGate(
  * "always for this session" covers that tool with any arguments.
  */
 export async function passExternalGate(
-  session: Session, name: string, info: ExternalToolInfo, args: Record<string, unknown>, o: PermissionOptions, grants: Set<string>,
+  session: GateSession & { root: string }, name: string, info: ExternalToolInfo, args: Record<string, unknown>, o: PermissionOptions, grants: Set<string>,
 ): Promise<Passage> {
   const verdict = decide({
     tool: name, paths: [], mode: session.mode, root: session.root, rules: o.rules ?? [], protectedFolders: o.protectedFolders ?? [],
@@ -101,7 +73,7 @@ export async function passExternalGate(
   });
   const preview = `MCP server: ${info.server}\nTool: ${info.tool}\nArguments: ${JSON.stringify(args, null, 2)}`;
   return settle(verdict, `the MCP call ${name}`, `${name}\u0000`, grants, o, async () => ({
-    sessionId: session.id, tool: name, args, paths: [], preview, reason: verdict.reason, server: info.server, serverTool: info.tool,
+    sessionId: session.sessionId, tool: name, args, paths: [], preview, reason: verdict.reason, server: info.server, serverTool: info.tool,
   }));
 }
 

@@ -2,22 +2,14 @@ import os from 'node:os';
 import path from 'node:path';
 import picomatch from 'picomatch';
 import { mcpConfig } from '../config.js';
-import type { Mode } from '../session/types.js';
+import type { Mode } from '../types.js';
+import type { Decision, Rule } from './types.js';
 import type { CommandAccess } from '../tools/commandRunner.js';
 import { baseName, classifyCommand, classifyWords, pathWords, programRuns, splitCommands } from './command.js';
 import { RECURSIVE_READERS } from './programs.js';
 
-export type Decision = 'allow' | 'ask' | 'deny';
-
-/**
- * A person's rule: `tool` names a tool or `*` (or `mcp__SERVER` for every tool of that server);
- * `pattern` is a glob on the path (relative to the root) or a command prefix, and a rule with one never matches an MCP call.
- */
-export interface Rule {
-  action: Decision;
-  tool: string;
-  pattern?: string;
-}
+// Decision and Rule live in ./types.ts; re-exported for the gate's importers.
+export type { Decision, Rule } from './types.js';
 
 /** The tools that change files or run commands: every one goes through the gate. */
 export const WRITERS = new Set(['write', 'edit', 'multiedit', 'apply_patch', 'bash']);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fill, mcpConfig } from '../config.js';
 import type { ServerInstructions } from '../tools/external.js';
-import { sha256 } from '../workspace/files.js';
+import { sha256 } from '../hash.js';
 
 /** The repository's prompts/ folder; the app passes its own (packaged) location instead. */
 export const DEFAULT_PROMPTS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../prompts');

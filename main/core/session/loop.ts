@@ -3,7 +3,7 @@ import type { Conversation, Engine, Generation } from '../engine/types.js';
 import type { Inserted } from '../hygiene/types.js';
 import { stableJson } from '../hygiene/stableJson.js';
 import { readPrompt } from '../prompts/buildSystemPrompt.js';
-import { sha256 } from '../workspace/files.js';
+import { sha256 } from '../hash.js';
 import { buildConversation } from './conversation.js';
 import type { Session } from './session.js';
 import type { BreakCause, Mode, ReplyCall, RequestRow, SessionStore } from './types.js';

@@ -82,7 +82,7 @@ describe('compaction (§7)', () => {
     const s = Session.create(deps, { root, kind: 'agent', mode: 'auto' });
     await s.callTool('read', { path: 'a.ts' });
     await s.callTool('list', {});
-    const replaced = s.compact('Read a.ts.\n<tool_call>{"name":"read"}</tool_call>');
+    const replaced = s.compact('Read a.ts.\n');
     expect(replaced.split('\n\n')[0]).toBe('Read a.ts.');
     expect(await text(s, 'read', { path: 'a.ts' })).toMatch(/^\[#0003 a.ts lines 1-3 of 3 sha \w+\]\n1: one/);
     expect(await text(s, 'list', {})).toMatch(/^\[#0004\]\n/);
@@ -93,7 +93,7 @@ describe('compaction (§7)', () => {
     const s = Session.create(deps, { root, kind: 'agent', mode: 'auto' });
     await s.callTool('read', { path: 'a.ts' });
     const prompt = s.systemPrompt;
-    expect(() => s.compact('  <tool_call>{}</tool_call>')).toThrow(/summary is empty/);
+    expect(() => s.compact(' \n ')).toThrow(/summary is empty/);
     expect(s.epoch).toBe(0);
     expect(s.systemPrompt).toBe(prompt);
     expect(await text(s, 'read', { path: 'a.ts' })).toMatch(/Unchanged since #0001/);

@@ -2,14 +2,15 @@ import fs from 'node:fs';
 import { insertResult } from '../hygiene/insert.js';
 import { compactionText } from '../hygiene/compactionTable.js';
 import type { Inserted, TableEntry } from '../hygiene/types.js';
-import { validateArgs } from '../hygiene/validate.js';
+import { validateArgs } from '../validate.js';
 import { buildSystemPrompt, modeText, readInstructions } from '../prompts/buildSystemPrompt.js';
 import { fill, mcpConfig } from '../config.js';
 import { parseExternalName, unavailable, type ExternalTools, type ServerInstructions } from '../tools/external.js';
 import { formatPlan } from '../tools/planWrite.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { CommandRunner } from '../tools/commandRunner.js';
-import { ToolError, type PlanItem, type RawOutput, type ToolContext, type ToolSpec } from '../tools/types.js';
+import type { ToolContext } from '../tools/types.js';
+import { ToolError, type PlanItem, type RawOutput, type ToolSpec } from '../types.js';
 import { passExternalGate, passGate, type PermissionOptions } from '../permissions/approval.js';
 import { lastTold, localDate, messageWithNotes } from './notes.js';
 import { applyToTurn, restoreKnownHashes, restoreTurns } from './restore.js';
@@ -197,7 +198,7 @@ export class Session {
     if (problem) return { kind: 'error', message: `Error: invalid arguments for ${name}: ${problem}.` };
     const ctx = this.toolContext(signal);
     try {
-      const gate = await passGate(this, tool, args as Record<string, unknown>, ctx, this.deps.permissions ?? {}, this.grants);
+      const gate = await passGate({ sessionId: this.id, mode: this.mode }, tool, args as Record<string, unknown>, ctx, this.deps.permissions ?? {}, this.grants);
       return gate.kind === 'refused' ? gate.output : await tool.run(args as Record<string, unknown>, { ...ctx, access: gate.access });
     } catch (err) {
       if (err instanceof ToolError) return { kind: 'error', message: err.message };
@@ -215,7 +216,7 @@ export class Session {
     if (!external) return unavailable(name, server, 'not configured here');
     const info = external.describe(name);
     if ('kind' in info) return info;
-    const gate = await passExternalGate(this, name, info, args as Record<string, unknown>, this.deps.permissions ?? {}, this.grants);
+    const gate = await passExternalGate({ sessionId: this.id, mode: this.mode, root: this.row.root }, name, info, args as Record<string, unknown>, this.deps.permissions ?? {}, this.grants);
     return gate.kind === 'refused' ? gate.output : external.call(name, args as Record<string, unknown>, { sessionId: this.row.id, signal });
   }
 
@@ -357,13 +358,14 @@ export class Session {
   }
 
   /**
-   * Spec §7: the model's reply to the compaction request becomes the summary (its text before any
-   * tool call, which is not run). An empty summary fails and changes nothing. Otherwise the
+   * Spec §7: the model's reply to the compaction request becomes the summary: its words, the text
+   * before any tool call (which is not run), as the engine read them in the model family's own
+   * format (the core knows no call syntax). An empty summary fails and changes nothing. Otherwise the
    * summary and the table of the reads it covers replace the history, the system prompt is
    * rebuilt, the dedupe table is emptied, and ids go on.
    */
-  compact(reply: string): string {
-    const summary = summaryOf(reply);
+  compact(words: string): string {
+    const summary = words.trim();
     if (summary === '') throw new SessionError('Compaction failed: the summary is empty; the session is unchanged.');
     this.endReply();
     const reads = this.history().flatMap((t) => t.reads);
@@ -425,10 +427,4 @@ function byServer(list: readonly ServerInstructions[]): Record<string, string> {
 
 function sortedServers(list: readonly ServerInstructions[]): ServerInstructions[] {
   return [...list].sort((a, b) => (a.server < b.server ? -1 : a.server > b.server ? 1 : 0));
-}
-
-/** The reply's text before its first tool call, trimmed. */
-export function summaryOf(reply: string): string {
-  const call = reply.indexOf('<tool_call>');
-  return (call >= 0 ? reply.slice(0, call) : reply).trim();
 }

@@ -1,6 +1,6 @@
 import { toolDescription } from '../prompts/buildSystemPrompt.js';
 import type { ToolRegistry } from '../tools/registry.js';
-import type { ToolSpec } from '../tools/types.js';
+import type { ToolSpec } from '../types.js';
 
 /**
  * The built-in tools as a session offers them: registry order, each description read from

@@ -1,11 +1,10 @@
-import type { Attachment, PlanItem, ToolSpec } from '../tools/types.js';
+import type { Attachment, Mode, PlanItem, ToolSpec } from '../types.js';
 import type { ReadRecord, ResultKind, TableEntry } from '../hygiene/types.js';
 
 /** A session's kind; a value as well as a type, so the UI contract can check it without copying it. */
 export const SESSION_KINDS = ['agent', 'chat'] as const;
 export type SessionKind = (typeof SESSION_KINDS)[number];
-export const MODES = ['ask', 'accept-edits', 'plan', 'auto'] as const;
-export type Mode = (typeof MODES)[number];
+export { MODES, type Mode } from '../types.js';
 
 /** A note Keel appends to a person's message (spec §10.3). */
 export type Note =

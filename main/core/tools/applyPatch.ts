@@ -1,10 +1,13 @@
 import fs from 'node:fs';
 import { applyPatch, parsePatch, type StructuredPatch } from 'diff';
+import { z } from 'zod';
 import { atomicWrite, fileError } from '../workspace/files.js';
 import { commitChange, inFileEol, openForChange, type Editable } from './fileChange.js';
+import { toolParameters } from './schema.js';
 import { ToolError, type FileChange, type Tool, type ToolContext } from './types.js';
 
-interface Args { patch: string }
+const Args = z.strictObject({ patch: z.string().describe('A unified diff; a/ and b/ prefixes are stripped.') });
+type Args = z.infer<typeof Args>;
 
 interface Planned { target: Editable; action: 'create' | 'modify' | 'delete'; newText: string }
 
@@ -14,11 +17,7 @@ interface Planned { target: Editable; action: 'create' | 'modify' | 'delete'; ne
  */
 export const applyPatchTool: Tool<Args> = {
   name: 'apply_patch',
-  parameters: {
-    type: 'object',
-    properties: { patch: { type: 'string', description: 'A unified diff; a/ and b/ prefixes are stripped.' } },
-    required: ['patch'],
-  },
+  parameters: toolParameters(Args),
   async run(args, ctx) {
     let patches: StructuredPatch[];
     try {

@@ -1,7 +1,7 @@
 import { describe, expect, it, afterAll } from 'vitest';
 import { contextConfig, fill, toolConfig } from '../config.js';
 import { bashTool, type BashArgs } from './bash.js';
-import { makeContext, makeTempRoot } from './testContext.js';
+import { makeContext, makeTempRoot } from '../../../test/toolContext.js';
 
 const ws = makeTempRoot();
 afterAll(() => ws.remove());

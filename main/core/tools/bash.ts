@@ -1,12 +1,17 @@
 import { spawn } from 'node:child_process';
+import { z } from 'zod';
 import { contextConfig, fill, toolConfig } from '../config.js';
 import { commandEnv, NO_RUNNER, type PreparedCommand } from './commandRunner.js';
+import { toolParameters } from './schema.js';
 import { ToolError, type Tool } from './types.js';
 
-export interface BashArgs {
-  command: string;
-  timeout_ms?: number;
-}
+export const BashArgs = z.strictObject({
+  command: z.string().describe('The command line, run with bash -c in the workspace root.'),
+  timeout_ms: z.int().min(1)
+    .describe(`Milliseconds before the command is killed (default ${toolConfig.bash.default_timeout_ms}, at most ${toolConfig.bash.max_timeout_ms}).`)
+    .optional(),
+});
+export type BashArgs = z.infer<typeof BashArgs>;
 
 /**
  * After the command itself exits, how long to wait for its output pipes to close. A background
@@ -33,18 +38,7 @@ const MERGE_STDERR = 'exec 2>&1; exec bash -c "$1"';
  */
 export const bashTool: Tool<BashArgs> = {
   name: 'bash',
-  parameters: {
-    type: 'object',
-    properties: {
-      command: { type: 'string', description: 'The command line, run with bash -c in the workspace root.' },
-      timeout_ms: {
-        type: 'integer',
-        minimum: 1,
-        description: `Milliseconds before the command is killed (default ${toolConfig.bash.default_timeout_ms}, at most ${toolConfig.bash.max_timeout_ms}).`,
-      },
-    },
-    required: ['command'],
-  },
+  parameters: toolParameters(BashArgs),
   async run(args, ctx) {
     if (typeof args.command !== 'string') throw new ToolError('Error: the command is missing.');
     const requested = args.timeout_ms ?? toolConfig.bash.default_timeout_ms;

@@ -1,12 +1,15 @@
 import picomatch from 'picomatch';
+import { z } from 'zod';
 import { resolveInWorkspace } from '../workspace/paths.js';
 import { relativeSlash, statPath, walkFiles } from '../workspace/walk.js';
+import { toolParameters } from './schema.js';
 import { ToolError, type Tool } from './types.js';
 
-export interface GlobArgs {
-  pattern: string;
-  path?: string;
-}
+export const GlobArgs = z.strictObject({
+  pattern: z.string().describe('A glob such as `**/*.ts`, matched against paths relative to `path`.'),
+  path: z.string().describe('The folder to search (default: the workspace root).').optional(),
+});
+export type GlobArgs = z.infer<typeof GlobArgs>;
 
 /**
  * Files whose path relative to `path` (default the root) matches `pattern` (picomatch, dot files
@@ -15,14 +18,7 @@ export interface GlobArgs {
  */
 export const globTool: Tool<GlobArgs> = {
   name: 'glob',
-  parameters: {
-    type: 'object',
-    properties: {
-      pattern: { type: 'string', description: 'A glob such as `**/*.ts`, matched against paths relative to `path`.' },
-      path: { type: 'string', description: 'The folder to search (default: the workspace root).' },
-    },
-    required: ['pattern'],
-  },
+  parameters: toolParameters(GlobArgs),
   async run(args, ctx) {
     const base = resolveInWorkspace(ctx.root, args.path ?? '.');
     const isMatch = compileGlob(args.pattern);

@@ -1,16 +1,19 @@
 import path from 'node:path';
+import { z } from 'zod';
 import { readTextFile } from '../workspace/files.js';
 import { resolveInWorkspace } from '../workspace/paths.js';
 import { splitLines } from '../workspace/text.js';
 import { relativeSlash, statPath, walkFiles } from '../workspace/walk.js';
 import { compileGlob } from './glob.js';
+import { toolParameters } from './schema.js';
 import { ToolError, type Tool } from './types.js';
 
-export interface GrepArgs {
-  pattern: string;
-  path?: string;
-  include?: string;
-}
+export const GrepArgs = z.strictObject({
+  pattern: z.string().describe('A JavaScript regular expression, matched against each line.'),
+  path: z.string().describe('A file or folder to search (default: the workspace root).').optional(),
+  include: z.string().describe('Only files whose name or relative path matches this glob, such as `*.ts`.').optional(),
+});
+export type GrepArgs = z.infer<typeof GrepArgs>;
 
 /**
  * Lines matching a JavaScript regular expression, `ABS:LINE: text`, files sorted, lines in order.
@@ -19,15 +22,7 @@ export interface GrepArgs {
  */
 export const grepTool: Tool<GrepArgs> = {
   name: 'grep',
-  parameters: {
-    type: 'object',
-    properties: {
-      pattern: { type: 'string', description: 'A JavaScript regular expression, matched against each line.' },
-      path: { type: 'string', description: 'A file or folder to search (default: the workspace root).' },
-      include: { type: 'string', description: 'Only files whose name or relative path matches this glob, such as `*.ts`.' },
-    },
-    required: ['pattern'],
-  },
+  parameters: toolParameters(GrepArgs),
   async run(args, ctx) {
     const regex = compileRegex(args.pattern);
     const target = resolveInWorkspace(ctx.root, args.path ?? '.');

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { sha256 } from '../workspace/files.js';
 import { editTool } from './edit.js';
 import { readTool } from './read.js';
-import { makeContext, makeTempRoot } from './testContext.js';
+import { makeContext, makeTempRoot } from '../../../test/toolContext.js';
 import type { ToolContext } from './types.js';
 import { writeTool } from './write.js';
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listTool } from './list.js';
-import { makeContext, makeTempRoot } from './testContext.js';
+import { makeContext, makeTempRoot } from '../../../test/toolContext.js';
 
 let ws: ReturnType<typeof makeTempRoot>;
 let outside: ReturnType<typeof makeTempRoot>;

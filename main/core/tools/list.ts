@@ -1,13 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { z } from 'zod';
 import { resolveInWorkspace } from '../workspace/paths.js';
 import { fileError } from '../workspace/files.js';
 import { linkTargetInside, statPath } from '../workspace/walk.js';
+import { toolParameters } from './schema.js';
 import { ToolError, type Tool } from './types.js';
 
-export interface ListArgs {
-  path?: string;
-}
+export const ListArgs = z.strictObject({
+  path: z.string().describe('The folder to list (default: the workspace root).').optional(),
+});
+export type ListArgs = z.infer<typeof ListArgs>;
 
 /**
  * One folder's entries, one absolute path per line, sorted by name (code-unit order); folders end
@@ -16,12 +19,7 @@ export interface ListArgs {
  */
 export const listTool: Tool<ListArgs> = {
   name: 'list',
-  parameters: {
-    type: 'object',
-    properties: {
-      path: { type: 'string', description: 'The folder to list (default: the workspace root).' },
-    },
-  },
+  parameters: toolParameters(ListArgs),
   async run(args, ctx) {
     const abs = resolveInWorkspace(ctx.root, args.path ?? '.');
     if (!statPath(abs).isDirectory()) {

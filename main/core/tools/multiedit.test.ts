@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sha256 } from '../workspace/files.js';
 import { multieditTool } from './multiedit.js';
-import { makeContext, makeTempRoot } from './testContext.js';
+import { makeContext, makeTempRoot } from '../../../test/toolContext.js';
 import type { FileChange, ToolContext } from './types.js';
 
 let ws: ReturnType<typeof makeTempRoot>;

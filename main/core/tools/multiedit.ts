@@ -1,32 +1,20 @@
+import { z } from 'zod';
 import { commitChange, openForChange, replaceIn } from './fileChange.js';
+import { toolParameters } from './schema.js';
 import { ToolError, type Tool } from './types.js';
 
-interface Edit { old_string: string; new_string: string; replace_all?: boolean }
-interface Args { path: string; edits: Edit[] }
+const Edit = z.strictObject({ old_string: z.string(), new_string: z.string(), replace_all: z.boolean().optional() });
+const Args = z.strictObject({
+  path: z.string().describe('File path, relative to the workspace root or absolute.'),
+  edits: z.array(Edit).describe('Edits applied in order.'),
+});
+type Edit = z.infer<typeof Edit>;
+type Args = z.infer<typeof Args>;
 
 /** Several edits to one file, each applied to the result of the one before; all or nothing. */
 export const multieditTool: Tool<Args> = {
   name: 'multiedit',
-  parameters: {
-    type: 'object',
-    properties: {
-      path: { type: 'string', description: 'File path, relative to the workspace root or absolute.' },
-      edits: {
-        type: 'array',
-        description: 'Edits applied in order.',
-        items: {
-          type: 'object',
-          properties: {
-            old_string: { type: 'string' },
-            new_string: { type: 'string' },
-            replace_all: { type: 'boolean' },
-          },
-          required: ['old_string', 'new_string'],
-        },
-      },
-    },
-    required: ['path', 'edits'],
-  },
+  parameters: toolParameters(Args),
   async run(args, ctx) {
     const target = openForChange(ctx, args.path, true);
     const n = args.edits.length;

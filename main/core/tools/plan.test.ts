@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { PLAN_SUBMIT_UNAVAILABLE, planSubmitTool } from './planSubmit.js';
 import { planUpdateTool } from './planUpdate.js';
 import { formatPlan, planWriteTool } from './planWrite.js';
-import { makeContext } from './testContext.js';
+import { makeContext } from '../../../test/toolContext.js';
 import type { RawOutput } from './types.js';
 
 const body = (out: RawOutput): string => {

@@ -1,8 +1,11 @@
+import { z } from 'zod';
 import { readDecision } from '../permissions/approval.js';
 import { formatPlan } from './planWrite.js';
+import { toolParameters } from './schema.js';
 import type { Tool } from './types.js';
 
-interface Args { summary: string }
+const Args = z.strictObject({ summary: z.string() });
+type Args = z.infer<typeof Args>;
 
 /** The `unavailable` text (spec §10.4): offered from the start, answered when plan mode is not on. */
 export const PLAN_SUBMIT_UNAVAILABLE = 'plan_submit is only available in plan mode; the session is not in plan mode now.';
@@ -14,11 +17,7 @@ export const PLAN_SUBMIT_UNAVAILABLE = 'plan_submit is only available in plan mo
  */
 export const planSubmitTool: Tool<Args> = {
   name: 'plan_submit',
-  parameters: {
-    type: 'object',
-    properties: { summary: { type: 'string' } },
-    required: ['summary'],
-  },
+  parameters: toolParameters(Args),
   async run(args, ctx) {
     if (ctx.mode !== 'plan') return { kind: 'text', body: PLAN_SUBMIT_UNAVAILABLE };
     const plan = ctx.plan.length > 0 ? formatPlan(ctx.plan) : '(no plan items were written)';

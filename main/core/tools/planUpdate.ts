@@ -1,20 +1,19 @@
+import { z } from 'zod';
 import { formatPlan, STATUSES } from './planWrite.js';
-import { ToolError, type PlanItem, type Tool } from './types.js';
+import { toolParameters } from './schema.js';
+import { ToolError, type Tool } from './types.js';
 
-interface Args { index: number; status?: PlanItem['status']; text?: string }
+const Args = z.strictObject({
+  index: z.int().min(1),
+  status: z.enum(STATUSES).optional(),
+  text: z.string().optional(),
+});
+type Args = z.infer<typeof Args>;
 
 /** Changes one item of the plan (1-based) and answers the whole plan. */
 export const planUpdateTool: Tool<Args> = {
   name: 'plan_update',
-  parameters: {
-    type: 'object',
-    properties: {
-      index: { type: 'integer', minimum: 1 },
-      status: { type: 'string', enum: STATUSES },
-      text: { type: 'string' },
-    },
-    required: ['index'],
-  },
+  parameters: toolParameters(Args),
   async run(args, ctx) {
     const item = ctx.plan[args.index - 1];
     if (!item) throw new ToolError(`Error: the plan has ${ctx.plan.length} items; there is no item ${args.index}.`);

@@ -1,8 +1,14 @@
-import { PLAN_STATUSES, type PlanItem, type Tool } from './types.js';
-
-interface Args { items: { text: string; status?: PlanItem['status'] }[] }
+import { z } from 'zod';
+import { toolParameters } from './schema.js';
+import { PLAN_STATUSES, type PlanItem } from '../types.js';
+import type { Tool } from './types.js';
 
 export const STATUSES = PLAN_STATUSES;
+
+const Args = z.strictObject({
+  items: z.array(z.strictObject({ text: z.string(), status: z.enum(STATUSES).optional() })),
+});
+type Args = z.infer<typeof Args>;
 
 /** The plan as the model and the person see it: `1. [ ] text`, `[~]` doing, `[x]` done. */
 export function formatPlan(items: readonly PlanItem[]): string {
@@ -13,20 +19,7 @@ export function formatPlan(items: readonly PlanItem[]): string {
 /** Replaces the session's plan with these items. */
 export const planWriteTool: Tool<Args> = {
   name: 'plan_write',
-  parameters: {
-    type: 'object',
-    properties: {
-      items: {
-        type: 'array',
-        items: {
-          type: 'object',
-          properties: { text: { type: 'string' }, status: { type: 'string', enum: STATUSES } },
-          required: ['text'],
-        },
-      },
-    },
-    required: ['items'],
-  },
+  parameters: toolParameters(Args),
   async run(args, ctx) {
     const plan = args.items.map((item) => ({ text: item.text, status: item.status ?? 'todo' }));
     ctx.setPlan(plan);

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readTool } from './read.js';
-import { makeContext, makeTempRoot } from './testContext.js';
+import { makeContext, makeTempRoot } from '../../../test/toolContext.js';
 import type { RawOutput } from './types.js';
 
 let ws: ReturnType<typeof makeTempRoot>;

@@ -1,23 +1,22 @@
+import { z } from 'zod';
 import { contextConfig } from '../config.js';
 import { readTextFile } from '../workspace/files.js';
 import { resolveInWorkspace } from '../workspace/paths.js';
 import { splitLines } from '../workspace/text.js';
+import { toolParameters } from './schema.js';
 import { ToolError, type Tool } from './types.js';
 
-interface Args { path: string; offset?: number; limit?: number }
+const Args = z.strictObject({
+  path: z.string().describe('File path, relative to the workspace root or absolute.'),
+  offset: z.int().min(1).describe('First line to show, 1-based (default 1).').optional(),
+  limit: z.int().min(1).describe('Number of lines to show (default and max 2000).').optional(),
+});
+type Args = z.infer<typeof Args>;
 
 /** Shows up to `read.max_lines` lines of a text file from `offset`; hygiene numbers and brackets them. */
 export const readTool: Tool<Args> = {
   name: 'read',
-  parameters: {
-    type: 'object',
-    properties: {
-      path: { type: 'string', description: 'File path, relative to the workspace root or absolute.' },
-      offset: { type: 'integer', minimum: 1, description: 'First line to show, 1-based (default 1).' },
-      limit: { type: 'integer', minimum: 1, description: 'Number of lines to show (default and max 2000).' },
-    },
-    required: ['path'],
-  },
+  parameters: toolParameters(Args),
   async run(args, ctx) {
     const absPath = resolveInWorkspace(ctx.root, args.path);
     const file = readTextFile(absPath);

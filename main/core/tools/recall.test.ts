@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { recallTool } from './recall.js';
-import { makeContext } from './testContext.js';
+import { makeContext } from '../../../test/toolContext.js';
 import type { RawOutput, ToolContext } from './types.js';
 
 const bodies = new Map<number, string>([[1, 'first\nbody'], [0x1a, 'twenty-six']]);

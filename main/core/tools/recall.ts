@@ -1,21 +1,20 @@
+import { z } from 'zod';
 import { contextConfig } from '../config.js';
 import { parseId } from '../hygiene/ids.js';
+import { toolParameters } from './schema.js';
 import type { Tool } from './types.js';
 
-interface Args { id: string; offset?: number; limit?: number }
+const Args = z.strictObject({
+  id: z.string().describe('The result id, e.g. #0012 (the # may be left out).'),
+  offset: z.int().min(1).describe('First line, 1-based (default 1).').optional(),
+  limit: z.int().min(1).describe('Number of lines (default and max 2000).').optional(),
+});
+type Args = z.infer<typeof Args>;
 
 /** Shows a stored result again, in full, in a window of `recall.max_lines` lines from `offset`. */
 export const recallTool: Tool<Args> = {
   name: 'recall',
-  parameters: {
-    type: 'object',
-    properties: {
-      id: { type: 'string', description: 'The result id, e.g. #0012 (the # may be left out).' },
-      offset: { type: 'integer', minimum: 1, description: 'First line, 1-based (default 1).' },
-      limit: { type: 'integer', minimum: 1, description: 'Number of lines (default and max 2000).' },
-    },
-    required: ['id'],
-  },
+  parameters: toolParameters(Args),
   async run(args, ctx) {
     const { number, label } = parseId(String(args.id));
     const body = number === undefined ? undefined : ctx.storedBody(number);

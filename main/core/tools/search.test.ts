@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { toolConfig } from '../config.js';
 import { searchTool, type SearchArgs } from './search.js';
-import { makeContext, makeTempRoot } from './testContext.js';
+import { makeContext, makeTempRoot } from '../../../test/toolContext.js';
 
 let ws: ReturnType<typeof makeTempRoot>;
 

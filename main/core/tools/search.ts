@@ -1,14 +1,17 @@
 import path from 'node:path';
+import { z } from 'zod';
 import { toolConfig } from '../config.js';
 import { readTextFile } from '../workspace/files.js';
 import { resolveInWorkspace } from '../workspace/paths.js';
 import { statPath, walkFiles } from '../workspace/walk.js';
+import { toolParameters } from './schema.js';
 import { ToolError, type Tool } from './types.js';
 
-export interface SearchArgs {
-  query: string;
-  path?: string;
-}
+export const SearchArgs = z.strictObject({
+  query: z.string().describe('Words to look for in file names and contents.'),
+  path: z.string().describe('A file or folder to search (default: the workspace root).').optional(),
+});
+export type SearchArgs = z.infer<typeof SearchArgs>;
 
 /**
  * Files ranked by the query's words (split on whitespace, case-insensitive, counted as substrings):
@@ -18,14 +21,7 @@ export interface SearchArgs {
  */
 export const searchTool: Tool<SearchArgs> = {
   name: 'search',
-  parameters: {
-    type: 'object',
-    properties: {
-      query: { type: 'string', description: 'Words to look for in file names and contents.' },
-      path: { type: 'string', description: 'A file or folder to search (default: the workspace root).' },
-    },
-    required: ['query'],
-  },
+  parameters: toolParameters(SearchArgs),
   async run(args, ctx) {
     const words = typeof args.query === 'string' ? args.query.toLowerCase().split(/\s+/).filter(Boolean) : [];
     if (words.length === 0) throw new ToolError('Error: the query has no words.');

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sha256 } from '../workspace/files.js';
-import { makeContext, makeTempRoot } from './testContext.js';
+import { makeContext, makeTempRoot } from '../../../test/toolContext.js';
 import type { FileChange, ToolContext } from './types.js';
 import { writeTool } from './write.js';
 

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { Rng } from '../../../bench/prng.js';
+import { Rng } from '../../../test/prng.js';
 import { SqliteStore } from '../../db/store.js';
 import type { ApprovalRequest } from '../permissions/approval.js';
 import { DEFAULT_PROMPTS_DIR } from '../prompts/buildSystemPrompt.js';
@@ -23,11 +23,11 @@ import { listTool } from '../tools/list.js';
 import { multieditTool } from '../tools/multiedit.js';
 import { readTool } from '../tools/read.js';
 import { ToolRegistry } from '../tools/registry.js';
-import { makeContext } from '../tools/testContext.js';
+import { makeContext } from '../../../test/toolContext.js';
 import { ToolError, type Tool } from '../tools/types.js';
 import { writeTool } from '../tools/write.js';
 import { isInside, resolveInWorkspace } from '../workspace/paths.js';
-import { snapshotTree, type TreeEntry } from './outsideTree.js';
+import { snapshotTree, type TreeEntry } from '../../../test/outsideTree.js';
 
 /** In every file outside the workspace; never in a tool's answer. */
 const SENTINEL = 'KEEL-SENTINEL-7f3a9c';

@@ -1,11 +1,11 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ToolError, type FileText } from '../tools/types.js';
+import { sha256 } from '../hash.js';
+import { ToolError, type FileText } from '../types.js';
 
-export function sha256(data: Buffer | string): string {
-  return crypto.createHash('sha256').update(data).digest('hex');
-}
+// The hash lives in ../hash.ts; re-exported for the file tools' importers.
+export { sha256 };
 
 const BINARY_PROBE = 8000;
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });

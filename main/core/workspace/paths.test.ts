@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeTempRoot } from '../tools/testContext.js';
+import { makeTempRoot } from '../../../test/toolContext.js';
 import { isInside, resolveInWorkspace } from './paths.js';
 
 let ws: ReturnType<typeof makeTempRoot>;

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ToolError } from '../tools/types.js';
+import { ToolError } from '../types.js';
 
 /**
  * Resolves a path given by the model against the workspace root and follows every symlink

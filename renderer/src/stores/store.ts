@@ -5,10 +5,12 @@
  *
  * `call` is the one place that reaches main: every slice's API call goes through it, and a failure
  * is reported there (the error banner) or, for `quiet` calls, handed back for the slice to show.
+ * A slice names the others it uses (slice.ts), so none imports this file.
  * Components keep their per-slice hooks (`useTranscript(selector)`, made by `sliceHook`).
  */
 import { create } from 'zustand';
-import { getApi, type KeelClient } from '../api.js';
+import { getApi } from '../api.js';
+import type { Call, SliceContext } from './slice.js';
 import { approvalsSlice, type ApprovalsSlice } from './slices/approvals.js';
 import { connectionSlice, type ConnectionSlice } from './slices/connection.js';
 import { errorsSlice, reason, type ErrorsSlice } from './slices/errors.js';
@@ -35,22 +37,6 @@ export interface KeelState {
   ui: UiSlice;
 }
 
-/** What a call to main gave: its value, or main's readable reason. Never a thrown error. */
-export type Outcome<T> = { ok: true; value: T } | { ok: false; error: string };
-
-/** Calls main. A failure goes to the error banner unless `quiet` (the caller shows it itself). */
-export type Call = <T>(work: (api: KeelClient) => Promise<T>, o?: { quiet?: boolean }) => Promise<Outcome<T>>;
-
-/** What a slice is made with: its own state, the whole store, and the one way to call main. */
-export interface SliceContext<K extends keyof KeelState> {
-  get(): KeelState[K];
-  /** Merges into this slice's state (a new slice object, so its subscribers see the change). */
-  set(patch: Partial<KeelState[K]> | ((slice: KeelState[K]) => Partial<KeelState[K]>)): void;
-  /** The whole store: other slices' state and actions. */
-  root(): KeelState;
-  call: Call;
-}
-
 /**
  * The one place the renderer calls main and reports a failure: the transport from getApi(), main's
  * words for what went wrong, the banner unless the caller shows them itself.
@@ -65,8 +51,10 @@ export const callMain: Call = async (work, o = {}) => {
   }
 };
 
+export type { Call, Outcome } from './slice.js';
+
 export const useKeel = create<KeelState>()((set, get) => {
-  const context = <K extends keyof KeelState>(key: K): SliceContext<K> => ({
+  const context = <K extends keyof KeelState>(key: K): SliceContext<KeelState[K], KeelState> => ({
     get: () => get()[key],
     set: (patch) =>
       set((s) => ({ [key]: { ...s[key], ...(typeof patch === 'function' ? patch(s[key]) : patch) } }) as Partial<KeelState>),

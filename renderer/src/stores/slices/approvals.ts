@@ -1,5 +1,5 @@
 import type { ApprovalAnswer, ApprovalView } from '../../../../main/contract.js';
-import type { SliceContext } from '../store.js';
+import type { SliceContext } from '../slice.js';
 
 export interface ApprovalsSlice {
   /** Actions waiting for the person, across sessions, oldest first. */
@@ -13,7 +13,7 @@ export interface ApprovalsSlice {
 }
 
 /** Approvals main asks for (`approval` events; `pendingApprovals()` after a reload). */
-export function approvalsSlice({ get, set, call }: SliceContext<'approvals'>): ApprovalsSlice {
+export function approvalsSlice({ get, set, call }: SliceContext<ApprovalsSlice>): ApprovalsSlice {
   const done = (approvalId: number) =>
     set((s) => {
       const answering = { ...s.answering };

@@ -1,5 +1,5 @@
 import type { Connection } from '../../transport/types.js';
-import type { SliceContext } from '../store.js';
+import type { SliceContext } from '../slice.js';
 
 export interface ConnectionSlice {
   state: Connection;
@@ -8,7 +8,7 @@ export interface ConnectionSlice {
 }
 
 /** The link to main: always connected in Electron; in browser mode it can drop and come back. */
-export function connectionSlice({ set }: SliceContext<'connection'>): ConnectionSlice {
+export function connectionSlice({ set }: SliceContext<ConnectionSlice>): ConnectionSlice {
   return {
     state: 'connected',
     set: (state, detail) => set({ state, detail }),

@@ -1,4 +1,4 @@
-import type { SliceContext } from '../store.js';
+import type { SliceContext } from '../slice.js';
 
 export interface ErrorItem {
   id: number;
@@ -20,7 +20,7 @@ export function reason(err: unknown): string {
 }
 
 /** Readable messages for the error banner: failed calls and main's `error` events. */
-export function errorsSlice({ get, set }: SliceContext<'errors'>): ErrorsSlice {
+export function errorsSlice({ get, set }: SliceContext<ErrorsSlice>): ErrorsSlice {
   return {
     items: [],
     push(message) {

@@ -1,5 +1,7 @@
 import type { RecallView } from '../../../../main/contract.js';
-import type { SliceContext } from '../store.js';
+import type { SliceContext } from '../slice.js';
+import type { UiSlice } from './ui.js';
+import type { TranscriptSlice } from './transcript.js';
 
 export interface InspectorSlice {
   /** The ids opened, newest last (the tabs). */
@@ -28,7 +30,7 @@ export function normaliseId(given: string): string | undefined {
  * The Recall inspector: one stored result by id, metadata first, then its body a page at a time,
  * exactly as `recall()` returns them, for the open session. Its failures show in the inspector.
  */
-export function inspectorSlice({ get, set, root, call }: SliceContext<'inspector'>): InspectorSlice {
+export function inspectorSlice({ get, set, root, call }: SliceContext<InspectorSlice, { ui: UiSlice; transcript: TranscriptSlice }>): InspectorSlice {
   return {
     tabs: [],
     loading: false,

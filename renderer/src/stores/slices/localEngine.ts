@@ -1,5 +1,6 @@
 import type { DoctorReport, LocalSettings, LocalSettingsText } from '../../../../main/contract.js';
-import type { SliceContext } from '../store.js';
+import type { SliceContext } from '../slice.js';
+import type { ModelSlice } from './model.js';
 
 export interface LocalEngineSlice {
   settings?: LocalSettings;
@@ -15,7 +16,7 @@ export interface LocalEngineSlice {
 }
 
 /** The Settings panel's data: everything comes from main, nothing is computed here. Failures show in the panel. */
-export function localEngineSlice({ get, set, root, call }: SliceContext<'localEngine'>): LocalEngineSlice {
+export function localEngineSlice({ get, set, root, call }: SliceContext<LocalEngineSlice, { model: ModelSlice }>): LocalEngineSlice {
   return {
     loading: false,
     saving: false,

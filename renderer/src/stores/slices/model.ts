@@ -1,5 +1,5 @@
 import type { AppState, ModelFile } from '../../../../main/contract.js';
-import type { SliceContext } from '../store.js';
+import type { SliceContext } from '../slice.js';
 
 export interface ModelSlice {
   app?: AppState;
@@ -20,7 +20,7 @@ export interface ModelSlice {
 }
 
 /** The app's model, the models folder's GGUFs, and loading progress. */
-export function modelSlice({ get, set, call }: SliceContext<'model'>): ModelSlice {
+export function modelSlice({ get, set, call }: SliceContext<ModelSlice>): ModelSlice {
   /** Model work with a progress bar: true when it succeeded; a failure is reported, never thrown. */
   const withProgress = async (path: string, work: Parameters<typeof call>[0]): Promise<boolean> => {
     set({ progress: { path, fraction: 0 } });

@@ -1,5 +1,5 @@
 import type { RequestRow } from '../../../../main/contract.js';
-import type { SliceContext } from '../store.js';
+import type { SliceContext } from '../slice.js';
 
 export interface RequestsSlice {
   sessionId?: number;
@@ -10,7 +10,7 @@ export interface RequestsSlice {
 }
 
 /** The session's model requests and their cache figures, as main recorded them. */
-export function requestsSlice({ get, set, call }: SliceContext<'requests'>): RequestsSlice {
+export function requestsSlice({ get, set, call }: SliceContext<RequestsSlice>): RequestsSlice {
   return {
     rows: [],
     async load(sessionId) {

@@ -1,6 +1,6 @@
 import type { KeelClient } from '../../api.js';
 import type { KeelEvent, McpServersView } from '../../../../main/contract.js';
-import type { SliceContext } from '../store.js';
+import type { SliceContext } from '../slice.js';
 
 type Progress = Omit<Extract<KeelEvent, { type: 'mcp-progress' }>, 'type'>;
 
@@ -26,7 +26,7 @@ export interface ServersSlice {
 let seq = 0;
 
 /** The Servers panel: the open session's workspace's MCP servers as main reports them. */
-export function serversSlice({ get, set, call }: SliceContext<'servers'>): ServersSlice {
+export function serversSlice({ get, set, call }: SliceContext<ServersSlice>): ServersSlice {
   /** An action on the workspace's servers, its button disabled meanwhile; the view is read again after. */
   const act = async (key: string, work: (api: KeelClient, workspace: string) => Promise<void>) => {
     const workspace = get().workspace;

@@ -1,5 +1,9 @@
 import type { Mode, SessionKind, SessionSummary } from '../../../../main/contract.js';
-import type { SliceContext } from '../store.js';
+import type { SliceContext } from '../slice.js';
+import type { UiSlice } from './ui.js';
+import type { TranscriptSlice } from './transcript.js';
+import type { InspectorSlice } from './inspector.js';
+import type { RequestsSlice } from './requests.js';
 
 export interface SessionsSlice {
   list: SessionSummary[];
@@ -12,7 +16,7 @@ export interface SessionsSlice {
 }
 
 /** The session list, newest first as main gives it, and which session is open. */
-export function sessionsSlice({ get, set, root, call }: SliceContext<'sessions'>): SessionsSlice {
+export function sessionsSlice({ get, set, root, call }: SliceContext<SessionsSlice, { inspector: InspectorSlice; transcript: TranscriptSlice; requests: RequestsSlice; ui: UiSlice }>): SessionsSlice {
   return {
     list: [],
     loaded: false,

@@ -1,6 +1,6 @@
 import type { KeelClient } from '../../api.js';
 import type { Mode, ReplyPart, SessionView, ToolView } from '../../../../main/contract.js';
-import type { SliceContext } from '../store.js';
+import type { SliceContext } from '../slice.js';
 
 type PlanItem = SessionView['plan'][number];
 
@@ -53,7 +53,7 @@ let loadSeq = 0;
 let latestReload: Promise<void> = Promise.resolve();
 
 /** The open session's transcript: main's SessionView plus what streams in while a turn runs. */
-export function transcriptSlice({ get, set, call }: SliceContext<'transcript'>): TranscriptSlice {
+export function transcriptSlice({ get, set, call }: SliceContext<TranscriptSlice>): TranscriptSlice {
   /** Runs model work (send, regenerate, compact): resolves when main says the turn ended. */
   const work = async (run: (api: KeelClient, id: number) => Promise<void>, pending?: string) => {
     const id = get().sessionId;

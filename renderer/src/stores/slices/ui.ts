@@ -1,4 +1,4 @@
-import type { SliceContext } from '../store.js';
+import type { SliceContext } from '../slice.js';
 
 export type Tab = 'transcript' | 'cache' | 'plan' | 'servers';
 
@@ -17,7 +17,7 @@ export interface UiSlice {
 }
 
 /** What is open where: view state only, nothing from main. */
-export function uiSlice({ set }: SliceContext<'ui'>): UiSlice {
+export function uiSlice({ set }: SliceContext<UiSlice>): UiSlice {
   return {
     tab: 'transcript',
     inspectorOpen: false,

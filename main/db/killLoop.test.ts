@@ -4,7 +4,7 @@
  * run by default; KEEL_KILL_ITERATIONS=<n> for a long one (`npm run bench:crash` runs 200+).
  */
 import { describe, expect, it } from 'vitest';
-import { runKillLoop } from '../../../bench/crash/killLoop.js';
+import { runKillLoop } from '../../bench/crash/killLoop.js';
 
 const iterations = Number(process.env.KEEL_KILL_ITERATIONS ?? 15);
 const seed = Number(process.env.KEEL_KILL_SEED ?? 0x7e57);

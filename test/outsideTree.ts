@@ -1,6 +1,6 @@
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { sha256 } from '../main/core/hash.js';
 
 /** One entry of a tree as lstat sees it: a symlink is recorded, never followed. */
 export interface TreeEntry {
@@ -31,7 +31,7 @@ export function snapshotTree(dir: string, exclude: readonly string[] = []): Reco
     if (st.isSymbolicLink()) {
       out[abs] = { type: 'link', ...base, target: fs.readlinkSync(abs) };
     } else if (st.isFile()) {
-      out[abs] = { type: 'file', ...base, sha: crypto.createHash('sha256').update(fs.readFileSync(abs)).digest('hex') };
+      out[abs] = { type: 'file', ...base, sha: sha256(fs.readFileSync(abs)) };
     } else if (st.isDirectory()) {
       const names = fs.readdirSync(abs).sort();
       out[abs] = { type: 'dir', ...base, names };

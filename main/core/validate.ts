@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../tools/types.js';
+import type { JsonSchema } from './types.js';
 
 /**
  * Checks a model's tool arguments against the tool's schema (the subset the tools use).

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { PlanItem, ToolContext } from './types.js';
+import type { PlanItem, ToolContext } from '../main/core/tools/types.js';
 
 /** A ToolContext for tests: no known hashes, no stored bodies, an empty plan, mode `auto`. */
 export function makeContext(root: string, signal?: AbortSignal): ToolContext {

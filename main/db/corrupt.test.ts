@@ -9,8 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Rng } from '../../../bench/prng.js';
-import { SqliteStore, StoreError } from '../../db/store.js';
+import { Rng } from '../../test/prng.js';
+import { SqliteStore, StoreError } from './store.js';
 
 const PAGE = 4096;
 let tmp: string;

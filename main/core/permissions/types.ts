@@ -1,0 +1,56 @@
+/**
+ * What the permission layer speaks: the approval asked of the person, their answer, and what the
+ * gate needs of a session (its id and mode, never the Session itself, so no import circle runs
+ * through the session). Types only.
+ */
+import type { Mode } from '../types.js';
+import type { ApprovalAnswer } from './answers.js';
+
+export type Decision = 'allow' | 'ask' | 'deny';
+
+/**
+ * A person's rule: `tool` names a tool or `*` (or `mcp__SERVER` for every tool of that server);
+ * `pattern` is a glob on the path (relative to the root) or a command prefix, and a rule with one never matches an MCP call.
+ */
+export interface Rule {
+  action: Decision;
+  tool: string;
+  pattern?: string;
+}
+
+/** What the gate needs to know of the session a call belongs to. */
+export interface GateSession {
+  sessionId: number;
+  mode: Mode;
+}
+
+/** What the person is asked to approve: exactly what will happen, before it does. */
+export interface ApprovalRequest {
+  sessionId: number;
+  tool: string;
+  args: unknown;
+  /** Resolved paths a file tool would change. */
+  paths: string[];
+  command?: string;
+  /** The diff of an edit (worked out without writing), the command line, or an MCP call's server, tool and arguments. */
+  preview: string;
+  reason: string;
+  /** For an MCP tool: its server, and the tool's name as the server lists it. */
+  server?: string;
+  serverTool?: string;
+}
+
+export type { ApprovalAnswer };
+/** An answer, and what the person told the model with a denial ("use pnpm"). */
+export interface ApprovalDecision {
+  answer: ApprovalAnswer;
+  reason?: string;
+}
+export type Approver = (request: ApprovalRequest) => Promise<ApprovalAnswer | ApprovalDecision>;
+
+export interface PermissionOptions {
+  approve?: Approver;
+  rules?: Rule[];
+  /** Folders never written without asking (Keel's own data folder). */
+  protectedFolders?: string[];
+}

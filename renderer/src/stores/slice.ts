@@ -1,0 +1,22 @@
+/**
+ * What a slice of the one store is made with (store.ts): its own state, the parts of the store it
+ * uses, and the one way to call main. A leaf: a slice names the other slices it needs in `R`
+ * (`SliceContext<InspectorSlice, { ui: UiSlice }>`), so no slice imports the store and the store,
+ * which imports every slice, closes no import circle.
+ */
+import type { KeelClient } from '../api.js';
+
+/** What a call to main gave: its value, or main's readable reason. Never a thrown error. */
+export type Outcome<T> = { ok: true; value: T } | { ok: false; error: string };
+
+/** Calls main. A failure goes to the error banner unless `quiet` (the caller shows it itself). */
+export type Call = <T>(work: (api: KeelClient) => Promise<T>, o?: { quiet?: boolean }) => Promise<Outcome<T>>;
+
+export interface SliceContext<S, R = object> {
+  get(): S;
+  /** Merges into this slice's state (a new slice object, so its subscribers see the change). */
+  set(patch: Partial<S> | ((slice: S) => Partial<S>)): void;
+  /** The other slices this one uses (their state and actions), from the whole store. */
+  root(): R;
+  call: Call;
+}
