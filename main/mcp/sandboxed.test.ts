@@ -6,6 +6,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +17,7 @@ import type { RawOutput } from '../core/tools/types.js';
 import { ToolRegistry } from '../core/tools/registry.js';
 import { SqliteStore } from '../db/store.js';
 import { sandboxStatus } from '../sandbox/runner.js';
+import type { ServerConfig, ServerSandbox } from './config.js';
 import { McpHub } from './hub.js';
 import { sandboxedLaunch } from './sandboxed.js';
 import { entry, FILESYSTEM, nodeServer, writeConfig } from './testServers/servers.js';
@@ -102,6 +105,33 @@ describe('a stdio MCP server in the command sandbox', { timeout: 60_000 }, () =>
     await h.call('mcp__fs__write_file', { path: path.join(home, '.ssh', 'authorized_keys'), content: 'x' }, { sessionId: 0 });
     expect(fs.readdirSync(path.join(home, '.ssh'))).toEqual(['id_rsa']);
     expect(h.view().servers[0].launch).toMatch(/ \[sandbox: writes the workspace\]$/);
+  });
+
+  it('reaches no network: not the loopback, whether or not it may write or names domains', async () => {
+    const server = http.createServer((_req, res) => res.end('reached'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const launch = sandboxedLaunch({ dataFolder: data, home });
+    const fetch = async (sandbox?: ServerSandbox) => {
+      const config: ServerConfig = { name: 'net', scope: 'workspace', file: path.join(root, '.mcp.json'), transport: { type: 'stdio', command: 'curl', args: [], env: {}, sandbox } };
+      const l = await launch('curl', ['-sS', '--max-time', '5', url], { ...config, cwd: root, root });
+      try {
+        return execFileSync(l.command, l.args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+      } catch (err) {
+        return `failed: ${(err as { stdout?: string }).stdout ?? ''} ${(err as { stderr?: string }).stderr ?? ''}`;
+      } finally {
+        l.release?.();
+      }
+    };
+    try {
+      expect(await fetch()).not.toContain('reached');
+      expect(await fetch({ writeWorkspace: true })).not.toContain('reached');
+      // A listed domain goes through the library's proxy, which refuses loopback whatever is
+      // listed, and this machine reaches no other host: that path is the library's, untested here.
+      expect(await fetch({ allowedDomains: ['example.com'] })).not.toContain('reached');
+    } finally {
+      server.close();
+    }
   });
 
   it('frees its temp folder once the server has stopped, and starts again in a fresh one', async () => {

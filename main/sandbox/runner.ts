@@ -28,6 +28,14 @@ const BASE: SandboxRuntimeConfig = {
  */
 const REFUSALS_SETTLE_MS = 30;
 
+/**
+ * The library looks each program up with `which` under a 1 s timeout, so on a busy machine it can
+ * report an installed `rg` missing (seen here with two cores under load), and the answer holds for
+ * the whole process: it is asked again before Keel concludes there is no sandbox.
+ */
+const DEPENDENCY_CHECKS = 3;
+const DEPENDENCY_RECHECK_MS = 500;
+
 let started: Promise<SandboxStatus> | undefined;
 
 /** Starts the library once per process (its proxies and the Linux refusal monitor), then checks that a command really runs. */
@@ -40,7 +48,11 @@ async function start(): Promise<SandboxStatus> {
   const none = (reason: string): SandboxStatus => ({ kind: 'none', reason });
   if (process.platform === 'win32') return none('on Windows Keel cannot sandbox commands (the sandbox runtime needs an account set up there that Keel does not create)');
   if (!SandboxManager.isSupportedPlatform()) return none(`there is no sandbox for commands on ${process.platform}`);
-  const deps = SandboxManager.checkDependencies();
+  let deps = SandboxManager.checkDependencies();
+  for (let i = 1; i < DEPENDENCY_CHECKS && deps.errors.length > 0; i++) {
+    await new Promise((r) => setTimeout(r, DEPENDENCY_RECHECK_MS));
+    deps = SandboxManager.checkDependencies();
+  }
   if (deps.errors.length > 0) return none(`${deps.errors.join('; ')} (install them: apt-get install bubblewrap socat ripgrep)`);
   try {
     await SandboxManager.initialize(BASE, undefined, true);
