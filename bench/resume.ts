@@ -1,6 +1,6 @@
 /**
  * Benchmark of resuming a session from its saved KV state (issue 14), on the generated ~26M F16
- * model (test-models/big.gguf, `npm run make-test-model -- --big`; written there when missing),
+ * model (test-models/big-64k.gguf: `npm run make-test-model -- --big` declaring a 65,536-token trained context; written there when missing),
  * one thread. For each size, a new process grows an agent session to that many tokens over 40
  * turns through the app's AgentPool, and quits; then new processes reopen it:
  *
@@ -37,7 +37,13 @@ import { fmtInt, median } from './measure.js';
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '..');
 const CHILD = path.join(HERE, 'resume', 'child.ts');
-const MODEL = path.join(REPO, 'test-models', 'big.gguf');
+const MODEL = path.join(REPO, 'test-models', 'big-64k.gguf');
+/**
+ * The big generated model, declaring a 65,536-token trained context: a session grown to 32k
+ * tokens needs a 46k context before compaction, and the engine refuses a context above the
+ * trained one (its weights are random, so the declared length changes nothing else).
+ */
+const MODEL_OPTIONS = { ...BIG_MODEL_OPTIONS, contextLength: 65536 };
 
 const SIZES = (process.env.KEEL_RESUME_SIZES ?? '8192,32768').split(',').map(Number).sort((a, b) => a - b);
 const TURNS = Number(process.env.KEEL_RESUME_TURNS ?? 40);
@@ -85,8 +91,8 @@ interface SizeRun { size: number; context: number; grow: GrowResult; resumed: Re
 
 async function main(): Promise<number> {
   if (!fs.existsSync(MODEL)) {
-    progress(`writing ${path.relative(REPO, MODEL)} (as npm run make-test-model -- --big does)`);
-    writeTestModel(MODEL, BIG_MODEL_OPTIONS);
+    progress(`writing ${path.relative(REPO, MODEL)} (npm run make-test-model -- --big, with a 65,536-token trained context)`);
+    writeTestModel(MODEL, MODEL_OPTIONS);
   }
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-resume-')));
   const runs: SizeRun[] = [];

@@ -14,6 +14,7 @@ import { ModelCatalog } from './catalog.js';
 import { SessionHistory } from './history.js';
 import { McpService } from './mcp.js';
 import type { WrapLaunch } from '../mcp/connection.js';
+import { sandboxedLaunch } from '../mcp/sandboxed.js';
 import { recallView } from './recallView.js';
 import { permissionRules, sandboxOptions } from './settings.js';
 import { sandboxView, sessionView, summaryOf } from './views.js';
@@ -34,7 +35,7 @@ export interface ServiceOptions {
   idleSaveMs?: number;
   /** Runs bash's commands (default: the OS sandbox with the person's settings). */
   commands?: CommandRunner;
-  /** Runs each stdio MCP server inside the OS sandbox (the app host passes it); default: as configured. */
+  /** Launches each stdio MCP server (default: inside the OS sandbox, as commands, main/mcp/sandboxed.ts). */
   wrapLaunch?: WrapLaunch;
 }
 
@@ -61,7 +62,7 @@ export class KeelService implements KeelApi {
       commands: o.commands ?? createSandboxRunner(sandboxOptions(o.dataFolder)),
       permissions: { protectedFolders: [o.dataFolder], rules: permissionRules(o.dataFolder), approve: this.approvals.approve },
     };
-    this.mcp = new McpService({ dataFolder: o.dataFolder, emit: o.emit, wrapLaunch: o.wrapLaunch });
+    this.mcp = new McpService({ dataFolder: o.dataFolder, emit: o.emit, wrapLaunch: o.wrapLaunch ?? sandboxedLaunch(sandboxOptions(o.dataFolder)) });
     this.pool = new AgentPool({ deps: this.deps, catalog: this.catalog, dataFolder: o.dataFolder, emit: o.emit, scriptFor: o.scriptFor, idleSaveMs: o.idleSaveMs,
       // A workspace that is gone has no servers; the session still opens (its MCP tools answer unavailable).
       external: (root) => this.mcp.ready(root).catch(() => undefined),

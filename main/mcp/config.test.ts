@@ -16,6 +16,28 @@ const write = (name: string, content: unknown) => {
 };
 
 describe('MCP configuration files', () => {
+  it("reads a stdio entry's sandbox exactly: what it may write and reach; a typo leaves the entry out", () => {
+    const file = write('.mcp.json', {
+      mcpServers: {
+        writer: { command: 'srv', sandbox: { writeWorkspace: true, allowedDomains: ['api.example.com'] } },
+        reader: { command: 'srv', sandbox: { writeWorkspace: false } },
+        plain: { command: 'srv' },
+        typo: { command: 'srv', sandbox: { writeWorkSpace: true } },
+        wrong: { command: 'srv', sandbox: { allowedDomains: 'api.example.com' } },
+      },
+    });
+    const c = readConfigFile(file, 'workspace', {});
+    expect(c.servers.map((s) => [s.name, s.transport])).toEqual([
+      ['writer', { type: 'stdio', command: 'srv', args: [], env: {}, sandbox: { writeWorkspace: true, allowedDomains: ['api.example.com'] } }],
+      ['reader', { type: 'stdio', command: 'srv', args: [], env: {}, sandbox: {} }],
+      ['plain', { type: 'stdio', command: 'srv', args: [], env: {} }],
+    ]);
+    expect(c.problems).toEqual([
+      `The MCP server "typo" in ${file} is left out: "sandbox" holds "writeWorkSpace"; it takes "writeWorkspace" and "allowedDomains".`,
+      `The MCP server "wrong" in ${file} is left out: "sandbox.allowedDomains" must be a list of strings.`,
+    ]);
+  });
+
   it("reads Claude Code's format: stdio and http entries, with ${VAR} and ${VAR:-default}", () => {
     const file = write('.mcp.json', {
       mcpServers: {

@@ -8,13 +8,25 @@
  * the older HTTP+SSE transport) or `sse`. `${VAR}` and `${VAR:-default}` in command, args, env, cwd,
  * url and headers are read from Keel's environment. Two files are read: the person's own
  * (`<data folder>/mcp.json`) and the workspace's `.mcp.json`.
+ *
+ * A stdio entry may add Keel's own `"sandbox": {"writeWorkspace": true, "allowedDomains": ["api.example.com"]}`:
+ * the server runs in the command sandbox, the workspace read-only and no network unless its entry
+ * says so (and a workspace file's entry says so only once the person approved the file as it is).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { sha256 } from '../core/workspace/files.js';
 
+/** What a stdio server's sandbox allows beyond reading (main/mcp/sandboxed.ts): absent, nothing. */
+export interface ServerSandbox {
+  /** It may write the workspace (never `.git`), as a command `auto` lets through. */
+  writeWorkspace?: true;
+  /** The domains it may reach (`example.com`, `*.example.com`), through the sandbox's proxy. */
+  allowedDomains?: string[];
+}
+
 export type Transport =
-  | { type: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd?: string }
+  | { type: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd?: string; sandbox?: ServerSandbox }
   | { type: 'http' | 'sse'; url: string; headers: Record<string, string> };
 
 /** Where a server's entry comes from: the person's file, the workspace's, or a file named on the command line. */
@@ -100,6 +112,7 @@ function readEntry(entry: unknown, env: NodeJS.ProcessEnv): Transport {
       if (typeof entry.cwd !== 'string') throw new Error('"cwd" must be a string');
       out.cwd = expand(entry.cwd, 'cwd');
     }
+    if (entry.sandbox !== undefined) out.sandbox = readSandbox(entry.sandbox);
     return out;
   }
   if (type === 'http' || type === 'sse' || type === 'streamable-http') {
@@ -115,6 +128,31 @@ function readEntry(entry: unknown, env: NodeJS.ProcessEnv): Transport {
     return { type: type === 'sse' ? 'sse' : 'http', url, headers: stringMap(entry.headers, 'headers', expand) };
   }
   throw new Error(`"type" ${JSON.stringify(type)} is not one Keel knows (stdio, http, sse)`);
+}
+
+/** How a stdio server's sandbox reads in a line (the Servers tab and `keel mcp`): empty for the default. */
+export function describeSandbox(sandbox: ServerSandbox | undefined): string {
+  const parts = [
+    ...(sandbox?.writeWorkspace ? ['writes the workspace'] : []),
+    ...(sandbox?.allowedDomains?.length ? [`network: ${sandbox.allowedDomains.join(', ')}`] : []),
+  ];
+  return parts.length > 0 ? ` [sandbox: ${parts.join('; ')}]` : '';
+}
+
+/**
+ * The entry's `sandbox`, exactly: an unknown key or a wrong type is an error (the entry is left
+ * out), never ignored, so a typo cannot quietly give a server less (or more) than was meant.
+ */
+function readSandbox(value: unknown): ServerSandbox {
+  if (!isObject(value)) throw new Error('"sandbox" must be an object');
+  const unknown = Object.keys(value).filter((k) => k !== 'writeWorkspace' && k !== 'allowedDomains');
+  if (unknown.length > 0) throw new Error(`"sandbox" holds ${unknown.map((k) => JSON.stringify(k)).join(', ')}; it takes "writeWorkspace" and "allowedDomains"`);
+  const out: ServerSandbox = {};
+  if (value.writeWorkspace !== undefined && typeof value.writeWorkspace !== 'boolean') throw new Error('"sandbox.writeWorkspace" must be true or false');
+  if (value.writeWorkspace === true) out.writeWorkspace = true;
+  const domains = stringList(value.allowedDomains, 'sandbox.allowedDomains');
+  if (domains.length > 0) out.allowedDomains = domains;
+  return out;
 }
 
 /** `${VAR}` and `${VAR:-default}`; a variable that is not set and has no default is an error naming it. */

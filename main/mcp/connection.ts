@@ -19,13 +19,15 @@ import type { ServerConfig } from './config.js';
 import { toRawOutput, type CallResult } from './results.js';
 
 /**
- * Where the OS sandbox plugs in: turns a stdio server's command line into the one that runs it
- * inside the sandbox (main/sandbox), in the folder it will run in (`cwd`). `server` is the whole
- * entry, for a policy that depends on it (network, writes). The default runs it as given.
+ * Where the OS sandbox plugs in (sandboxed.ts): turns a stdio server's command line into the one
+ * that runs it inside the sandbox of the workspace `root`, in the folder it will run in (`cwd`).
+ * `server` is the whole entry, for a policy that depends on it (its `sandbox`: network, writes).
+ * `release`, when given, is called once after that process has exited. A rejection fails the
+ * start with its message. Without a hook servers run as given.
  */
 export type WrapLaunch = (
-  command: string, args: string[], server: ServerConfig & { cwd: string },
-) => Promise<{ command: string; args: string[] }>;
+  command: string, args: string[], server: ServerConfig & { cwd: string; root: string },
+) => Promise<{ command: string; args: string[]; release?(): void }>;
 
 export type ServerState = 'stopped' | 'connecting' | 'connected' | 'failed' | 'disconnected';
 
@@ -157,8 +159,11 @@ export class McpConnection {
 
   private async stdio(t: Extract<ServerConfig['transport'], { type: 'stdio' }>): Promise<SdkTransport> {
     const cwd = t.cwd === undefined ? this.o.cwd : path.resolve(this.o.cwd, t.cwd);
-    const launch = this.o.wrapLaunch ? await this.o.wrapLaunch(t.command, t.args, { ...this.config, cwd }) : { command: t.command, args: t.args };
+    const launch = this.o.wrapLaunch ? await this.o.wrapLaunch(t.command, t.args, { ...this.config, cwd, root: this.o.cwd }) : { command: t.command, args: t.args };
     const transport = new StdioClientTransport({ command: launch.command, args: launch.args, env: t.env, cwd, stderr: 'pipe' });
+    // The client chains its own handler after this one; the transport closes once the process has
+    // exited (a stop, a kill, a failed start: the client closes it), so the sandbox is freed then.
+    if (launch.release) transport.onclose = launch.release;
     this.stderr = [];
     transport.stderr?.on('data', (chunk: Buffer) => {
       const keep = mcpConfig.stderr_lines.value;

@@ -9,7 +9,7 @@ import { stableJson } from '../core/hygiene/stableJson.js';
 import { notListed, parseExternalName, unavailable, type ExternalToolInfo, type ExternalTools, type ServerInstructions } from '../core/tools/external.js';
 import type { RawOutput, ToolSpec } from '../core/tools/types.js';
 import { McpApprovals } from './approvals.js';
-import { readConfigFile, USER_FILE, WORKSPACE_FILE, type ConfigFile, type Scope, type ServerConfig } from './config.js';
+import { describeSandbox, readConfigFile, USER_FILE, WORKSPACE_FILE, type ConfigFile, type Scope, type ServerConfig } from './config.js';
 import { McpConnection, type WrapLaunch } from './connection.js';
 
 export interface HubOptions {
@@ -247,7 +247,8 @@ export class McpHub implements ExternalTools {
 
 function serverView(config: ServerConfig, state: Omit<ServerView, 'name' | 'scope' | 'file' | 'launch'>): ServerView {
   const t = config.transport;
-  const launch = t.type === 'stdio' ? [t.command, ...t.args].join(' ') : `${t.url} (${t.type === 'sse' ? 'HTTP+SSE' : 'Streamable HTTP'})`;
+  // What the person approves or trusts includes what its sandbox lets it do beyond reading.
+  const launch = t.type === 'stdio' ? `${[t.command, ...t.args].join(' ')}${describeSandbox(t.sandbox)}` : `${t.url} (${t.type === 'sse' ? 'HTTP+SSE' : 'Streamable HTTP'})`;
   return {
     name: config.name, scope: config.scope, file: config.file, launch, ...state,
     tools: state.tools.map((t) => ({ name: t.name, tool: t.tool, description: t.description, readOnly: t.readOnly })),

@@ -28,6 +28,14 @@ const BASE: SandboxRuntimeConfig = {
  */
 const REFUSALS_SETTLE_MS = 30;
 
+/**
+ * The library looks each program up with `which` under a 1 s timeout, so on a busy machine it can
+ * report an installed `rg` missing (seen here with two cores under load), and the answer holds for
+ * the whole process: it is asked again before Keel concludes there is no sandbox.
+ */
+const DEPENDENCY_CHECKS = 3;
+const DEPENDENCY_RECHECK_MS = 500;
+
 let started: Promise<SandboxStatus> | undefined;
 
 /** Starts the library once per process (its proxies and the Linux refusal monitor), then checks that a command really runs. */
@@ -40,7 +48,11 @@ async function start(): Promise<SandboxStatus> {
   const none = (reason: string): SandboxStatus => ({ kind: 'none', reason });
   if (process.platform === 'win32') return none('on Windows Keel cannot sandbox commands (the sandbox runtime needs an account set up there that Keel does not create)');
   if (!SandboxManager.isSupportedPlatform()) return none(`there is no sandbox for commands on ${process.platform}`);
-  const deps = SandboxManager.checkDependencies();
+  let deps = SandboxManager.checkDependencies();
+  for (let i = 1; i < DEPENDENCY_CHECKS && deps.errors.length > 0; i++) {
+    await new Promise((r) => setTimeout(r, DEPENDENCY_RECHECK_MS));
+    deps = SandboxManager.checkDependencies();
+  }
   if (deps.errors.length > 0) return none(`${deps.errors.join('; ')} (install them: apt-get install bubblewrap socat ripgrep)`);
   try {
     await SandboxManager.initialize(BASE, undefined, true);
@@ -111,8 +123,8 @@ type PolicyBase = Omit<CommandPolicy, 'tmp'>;
 
 /**
  * Wraps a shell command line for a policy: a private temp folder (its TMPDIR), an unguessable id
- * (the refusals are kept under it, and the person's domains are granted to it alone where the
- * access writes), and the library's wrapped line.
+ * (the refusals are kept under it, and `domains` are granted to it alone), and the library's
+ * wrapped line.
  */
 async function sandboxLaunch(command: string, base: PolicyBase, domains: readonly string[]): Promise<Launch> {
   const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-cmd-')));
@@ -128,7 +140,7 @@ async function sandboxLaunch(command: string, base: PolicyBase, domains: readonl
     fs.rmSync(tmp, { recursive: true, force: true });
   };
   try {
-    if (base.access !== 'read-only' && domains.length > 0) SandboxManager.registerCommandNetworkLists(id, { allowedDomains: [...domains] });
+    if (domains.length > 0) SandboxManager.registerCommandNetworkLists(id, { allowedDomains: [...domains] });
     const inner = `export TMPDIR=${shellQuote(tmp)}; ${command}`;
     const line = await inFolder(base.root, () =>
       SandboxManager.wrapWithSandbox(inner, 'bash', commandConfig(policy), undefined, { commandId: id, commandText: command }));
@@ -183,7 +195,8 @@ export function createSandboxRunner(o: SandboxOptions): CommandRunner {
     home: o.home ?? os.homedir(),
     async prepare(command, { root, access }): Promise<PreparedCommand> {
       if ((await sandboxStatus()).kind !== 'sandboxed') return { line: command, finish: async () => [] };
-      const launch = await sandboxLaunch(command, policy(root, access), o.allowedDomains ?? []);
+      // The person's domains are for commands that were let through to write (approved, or auto).
+      const launch = await sandboxLaunch(command, policy(root, access), access === 'read-only' ? [] : o.allowedDomains ?? []);
       return {
         line: launch.line,
         env: commandEnv(process.env),
@@ -202,10 +215,10 @@ export function createSandboxRunner(o: SandboxOptions): CommandRunner {
 /**
  * Wraps a program launch (an MCP server over stdio, say) in the same sandbox as a command of
  * `access` in `root`: spawn `command` with `args` (no shell) instead of the program, in `root`.
- * It reads what a command may read, writes what the access allows, and reaches only the person's
- * domains (where the access writes). Call `release()` once the program has exited: it frees the temp
- * folder and the network grant. Where no sandbox can run this throws, naming why; a caller that
- * starts the program anyway must ask the person first.
+ * It reads what a command may read, writes what the access allows, and reaches only the domains
+ * `policy.allowedDomains` lists, whatever the access (the caller chooses them: an MCP server gets
+ * its entry's, not the person's command list). Call `release()` once the program has exited: it
+ * frees the temp folder and the network grant. Where no sandbox can run this throws, naming why.
  */
 export async function sandboxCommand(
   program: string, args: readonly string[], policy: SandboxOptions & { root: string; access: CommandAccess },

@@ -5,10 +5,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { sandboxOptions } from '../../app/settings.js';
 import type { ToolSpec } from '../../core/tools/types.js';
 import { keelHome } from '../../keelHome.js';
 import type { WrapLaunch } from '../../mcp/connection.js';
 import { McpHub, type HubView } from '../../mcp/hub.js';
+import { sandboxedLaunch } from '../../mcp/sandboxed.js';
 import { CliError, type Io, type Writer } from '../io.js';
 
 export interface McpFlags {
@@ -16,15 +18,16 @@ export interface McpFlags {
   config?: string;
 }
 
-/** Where the OS sandbox plugs in for the command line (main/sandbox); default: servers run as configured. */
+/** How the command line launches stdio servers: in the OS sandbox, as commands (main/mcp/sandboxed.ts); tests may replace it. */
 export const cliLaunch: { wrapLaunch?: WrapLaunch } = {};
+const wrapLaunch = (): WrapLaunch => cliLaunch.wrapLaunch ?? sandboxedLaunch(sandboxOptions(keelHome()));
 
 /** Runs `keel mcp SUB`; returns the exit code (tools: 0 only when every server answered). */
 export async function mcpCommand(sub: string, flags: McpFlags, io: Io): Promise<number> {
   const root = folder(flags.workspace ?? '.');
   if (flags.config !== undefined && sub !== 'tools') throw new CliError('--config goes with `keel mcp tools` only.');
   const configFile = flags.config === undefined ? undefined : existingFile(flags.config);
-  const hub = new McpHub({ root, dataFolder: keelHome(), configFile, wrapLaunch: cliLaunch.wrapLaunch });
+  const hub = new McpHub({ root, dataFolder: keelHome(), configFile, wrapLaunch: wrapLaunch() });
   try {
     switch (sub) {
       case 'list':
@@ -51,7 +54,7 @@ export async function connectServers(root: string, io: Io): Promise<McpHub & { w
   let tools: readonly ToolSpec[] | undefined;
   const told = new Set<string>();
   const hub = new McpHub({
-    root, dataFolder: keelHome(), wrapLaunch: cliLaunch.wrapLaunch,
+    root, dataFolder: keelHome(), wrapLaunch: wrapLaunch(),
     onEvent: (e) => {
       if (e.type !== 'changed' || !tools) return;
       const fresh = hub.waiting(tools).filter((w) => w.name.startsWith(`mcp__${e.server}__`) && !told.has(w.name));
