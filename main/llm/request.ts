@@ -1,6 +1,7 @@
 import type { LlamaContextSequence, LlamaModel, LlamaText, Token } from 'node-llama-cpp';
-import { promptTokens } from './splice.js';
+import { EvaluatedText, promptTokens } from './splice.js';
 import type { ReplyFormat } from './replyFormat.js';
+import { ReplyStream } from './replyStream.js';
 
 /** Scripted replies (teacher forcing): each request's reply is given as text and sampled exactly. */
 export interface Script {
@@ -15,6 +16,8 @@ export interface RequestOptions {
   /** End-of-generation tokens (as text) after which the model goes on writing: the wrapper re-renders there. */
   continueOn: string[];
   format: ReplyFormat;
+  /** What, once written, can complete a call in this format (replyStream.ts `callEnds`). */
+  callEnds: readonly string[];
   maxTokens: number;
   temperature: number;
   signal?: AbortSignal;
@@ -46,7 +49,7 @@ export interface RequestResult {
  * by token. The figures are measured, not estimated: reuse is the first differing token index.
  */
 export async function runRequest(o: RequestOptions): Promise<RequestResult> {
-  const { tokens, rewritten } = promptTokens(o.prompt, o.model, o.sequence.contextTokens);
+  const { tokens, rewritten } = promptTokens(o.prompt, o.model, o.sequence.contextTokens, evaluatedText(o.sequence));
   const cachedBefore = o.sequence.nextTokenIndex;
   const firstDiff = o.sequence.compareContextTokens(tokens).firstDifferentIndex;
   // At least one token is evaluated, so there are logits to sample the first reply token from.
@@ -54,24 +57,25 @@ export async function runRequest(o: RequestOptions): Promise<RequestResult> {
   if (start < cachedBefore) await o.sequence.eraseContextTokenRanges([{ start, end: cachedBefore }]);
 
   const script = o.scripted === undefined ? undefined : o.model.tokenize(o.scripted, true);
-  const generated: Token[] = [];
+  const reply = new ReplyStream(o.model, o.format, o.callEnds);
+  const generated = reply.tokens;
+  const triggers = o.stopTriggers.map((t) => t.toString()).filter((t) => t !== '');
   const began = performance.now();
   let firstTokenAt: number | undefined;
-  let text = '';
   let stoppedBy: RequestResult['stoppedBy'] = 'limit';
+  let cut = 0;
   const iterator = o.sequence.evaluate(tokens.slice(start), { temperature: script ? 0 : o.temperature, yieldEogToken: true });
   let streamed = 0;
-  const stream = (final: boolean) => {
+  const stream = (text: string, final: boolean) => {
     const visible = o.format.visible(text, final);
     if (visible.length > streamed) o.onText?.(visible.slice(streamed));
     streamed = Math.max(streamed, visible.length);
   };
   /** An end-of-generation token ends the reply, or completes a call (Llama 3.x `<|eom_id|>`, Harmony `<|call|>`). */
   const end = (token: Token) => {
-    const withEnd = o.model.detokenize([...generated, token], true);
-    if (o.format.read(withEnd).calls.length > o.format.read(text).calls.length) {
+    const text = reply.final();
+    if (o.format.read(reply.textWith(token)).calls.length > o.format.read(text).calls.length) {
       generated.push(token);
-      text = withEnd;
       return 'call' as const;
     }
     return 'end' as const;
@@ -95,19 +99,17 @@ export async function runRequest(o: RequestOptions): Promise<RequestResult> {
       stoppedBy = end(token);
       break;
     }
-    generated.push(token);
-    text = o.model.detokenize(generated, true);
-    if (o.format.read(text).calls.length > 0) {
+    if (reply.push(token)) {
       stoppedBy = 'call';
       break;
     }
-    const trigger = o.stopTriggers.find((t) => t.toString() !== '' && text.endsWith(t.toString()));
+    const trigger = triggers.find((t) => reply.text.endsWith(t));
     if (trigger) {
-      text = text.slice(0, -trigger.toString().length);
+      cut = trigger.length;
       stoppedBy = 'trigger';
       break;
     }
-    stream(false);
+    stream(reply.text, false);
     if (o.signal?.aborted) {
       stoppedBy = 'stopped';
       break;
@@ -115,7 +117,9 @@ export async function runRequest(o: RequestOptions): Promise<RequestResult> {
     if (generated.length >= o.maxTokens) break;
   }
   await iterator.return();
-  stream(true);
+  const whole = reply.final();
+  const text = cut > 0 ? whole.slice(0, -cut) : whole;
+  stream(text, true);
   const ended = performance.now();
   return {
     text,
@@ -130,4 +134,13 @@ export async function runRequest(o: RequestOptions): Promise<RequestResult> {
     prefillMs: (firstTokenAt ?? ended) - began,
     generationMs: ended - (firstTokenAt ?? ended),
   };
+}
+
+/** The text of what each sequence evaluated, kept from request to request (splice.ts). */
+const evaluated = new WeakMap<LlamaContextSequence, EvaluatedText>();
+
+export function evaluatedText(sequence: LlamaContextSequence): EvaluatedText {
+  let text = evaluated.get(sequence);
+  if (!text) evaluated.set(sequence, text = new EvaluatedText());
+  return text;
 }
