@@ -9,7 +9,7 @@ import { chatHistory, toolFunctions } from './history.js';
 import type { LoadedModel } from './model.js';
 import { replyFormat, type ReplyFormat } from './replyFormat.js';
 import { callEnds } from './replyStream.js';
-import { evaluatedText, runRequest } from './request.js';
+import { evaluatedText, runRequest, type RequestOptions } from './request.js';
 import { promptTokens } from './splice.js';
 import { commitState, newStateFile, pruneStates, readMeta, removeLeftovers } from './stateFiles.js';
 import { callSyntax, type CallSyntax } from './toolCalls.js';
@@ -83,6 +83,13 @@ export class LlamaEngine implements Engine {
         cachedBefore: r.cachedBefore, prefillMs: r.prefillMs, generationMs: r.generationMs, rewritten: r.rewritten,
       },
     };
+  }
+
+  /** How a request reads this model's reply to `conversation` (benchmarks read replies without generating them). */
+  replyReading(conversation: Conversation): Pick<RequestOptions, 'format' | 'callEnds' | 'stopTriggers' | 'continueOn'> {
+    const { stopTriggers, continueOn } = this.render(conversation);
+    const { format, callEnds } = this.current(conversation.promptDate);
+    return { format, callEnds, stopTriggers, continueOn };
   }
 
   /**
