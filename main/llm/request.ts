@@ -166,8 +166,12 @@ export class ReplyReader {
     return text;
   }
 
+  /** Streams the words not yet shown; a character still being written (U+FFFD at the end, for now) waits for its last token. */
   private show(text: string, final: boolean): void {
-    const visible = this.o.format.visible(text, final);
+    const words = this.o.format.visible(text, final);
+    let end = words.length;
+    if (!final) while (end > 0 && words.charCodeAt(end - 1) === 0xfffd) end--;
+    const visible = end === words.length ? words : words.slice(0, end);
     if (visible.length > this.streamed) this.o.onText?.(visible.slice(this.streamed));
     this.streamed = Math.max(this.streamed, visible.length);
   }
