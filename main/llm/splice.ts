@@ -16,8 +16,9 @@ export function promptTokens(
   const offsets = cache.read(model, evaluated);
   if (!offsets) return { tokens: prompt.tokenize(model.tokenizer) };
 
-  let common = 0;
   const cachedText = offsets.text;
+  // Most requests only append: one native comparison finds that; otherwise the first difference is sought.
+  let common = text.startsWith(cachedText) ? cachedText.length : 0;
   while (common < cachedText.length && common < text.length && cachedText[common] === text[common]) common++;
   let keep = 0;
   while (keep < evaluated.length && offsets.ends[keep] <= common) keep++;
