@@ -20,13 +20,12 @@ export function promptTokens(
   // Most requests only append: one native comparison finds that; otherwise the first difference is sought.
   let common = text.startsWith(cachedText) ? cachedText.length : 0;
   while (common < cachedText.length && common < text.length && cachedText[common] === text[common]) common++;
-  let keep = 0;
-  while (keep < evaluated.length && offsets.ends[keep] <= common) keep++;
+  let keep = tokensWithin(offsets.ends, common);
   if (keep === evaluated.length && offsets.ends[keep - 1] === text.length) keep--; // leave one token to evaluate
   const rewritten = common < cachedText.length;
   for (; keep > 0; keep--) {
     const rest = suffixFrom(values, keep === 0 ? 0 : offsets.ends[keep - 1]);
-    if (rest) return { tokens: [...evaluated.slice(0, keep), ...rest.tokenize(model.tokenizer)], rewritten };
+    if (rest) return { tokens: evaluated.slice(0, keep).concat(rest.tokenize(model.tokenizer)), rewritten };
   }
   return { tokens: prompt.tokenize(model.tokenizer), rewritten };
 }
@@ -93,6 +92,18 @@ export class EvaluatedText {
     this.model = model;
     this.cut(0);
   }
+}
+
+/** How many of the tokens end at or before `offset` (`ends` ascends): a binary search, not a walk over the history. */
+function tokensWithin(ends: readonly number[], offset: number): number {
+  let low = 0;
+  let high = ends.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (ends[mid] <= offset) low = mid + 1;
+    else high = mid;
+  }
+  return low;
 }
 
 function valueText(value: LlamaText['values'][number], model: LlamaModel): string {
