@@ -26,7 +26,7 @@
  * Every harness plays the same replies, forced token by token, so the model's randomness plays no
  * part; the figures are measured on the sequence (what each harness asks node-llama-cpp to
  * evaluate), not estimated. Timing is printed, never asserted: the run exits 1 only when a harness
- * did not follow the script.
+ * did not follow the script. The last line is Keel's whole run time over stock's (`keel/stock run time: X.XX`).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -108,6 +108,10 @@ async function main(): Promise<number> {
   const problems = runs.flatMap((r) => r.problems.map((p) => `${r.name}: ${p}`));
   if (problems.length > 0) out.push('', 'The script was not followed:', ...problems.map((p) => `  ${p}`));
   out.push('', `Total run time ${secs(performance.now() - started)}.`);
+  // The issue's clock goal (<= 1.00): the same session is never slower in Keel than in stock node-llama-cpp.
+  const keel = runs.find((r) => r.name === 'Keel');
+  const stock = runs.find((r) => r.name.startsWith('stock'));
+  if (keel && stock) out.push(`keel/stock run time: ${(keel.elapsedMs / stock.elapsedMs).toFixed(2)}`);
   process.stdout.write(out.join('\n') + '\n');
   return problems.length > 0 ? 1 : 0;
 }

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ChatWrapper, LlamaContextSequence } from 'node-llama-cpp';
+import { HarmonyChatWrapper, type ChatWrapper, type LlamaContextSequence } from 'node-llama-cpp';
 import type {
   Conversation, Engine, GenerateOptions, Generation, StateMeta, StateRestore,
 } from '../core/engine/types.js';
@@ -9,7 +9,9 @@ import { chatHistory, toolFunctions } from './history.js';
 import type { LoadedModel } from './model.js';
 import { replyFormat } from './chooseFormat.js';
 import type { ReplyFormat } from './replyFormat.js';
-import { runRequest } from './request.js';
+import { callEnds } from './replyStream.js';
+import { evaluatedText, runRequest, type RequestOptions } from './request.js';
+import { promptTokens } from './splice.js';
 import { commitState, newStateFile, pruneStates, readMeta, removeLeftovers } from './stateFiles.js';
 import { callSyntax, type CallSyntax } from './toolCalls.js';
 import { renderPrompt, sessionWrapper } from './wrapper.js';
@@ -21,7 +23,7 @@ import { renderPrompt, sessionWrapper } from './wrapper.js';
  */
 export class LlamaEngine implements Engine {
   private sequence: LlamaContextSequence;
-  private wrapper?: { date: string; wrapper: ChatWrapper; syntax: CallSyntax; format: ReplyFormat };
+  private wrapper?: { date: string; wrapper: ChatWrapper; syntax: CallSyntax; format: ReplyFormat; callEnds: string[] };
 
   /** `stateBudget`: the bytes all saved states in a state file's folder may take (the oldest go first). */
   constructor(readonly model: LoadedModel, private readonly stateBudget?: number) {
@@ -46,8 +48,10 @@ export class LlamaEngine implements Engine {
     return this.model.model.tokenize(text).length;
   }
 
+  /** As the request would tokenize it: what the sequence holds is kept, only the rest is tokenized (splice.ts). */
   async promptTokens(conversation: Conversation): Promise<number> {
-    return this.render(conversation).text.tokenize(this.model.model.tokenizer).length;
+    const { text } = this.render(conversation);
+    return promptTokens(text, this.model.model, this.sequence.contextTokens, evaluatedText(this.sequence)).tokens.length;
   }
 
   promptText(conversation: Conversation): string {
@@ -65,9 +69,9 @@ export class LlamaEngine implements Engine {
 
   async generate(conversation: Conversation, o: GenerateOptions): Promise<Generation> {
     const { text, stopTriggers, continueOn } = this.render(conversation);
-    const format = this.current(conversation.promptDate).format;
+    const { format, callEnds } = this.current(conversation.promptDate);
     const r = await runRequest({
-      sequence: this.sequence, model: this.model.model, prompt: text, stopTriggers, continueOn, format,
+      sequence: this.sequence, model: this.model.model, prompt: text, stopTriggers, continueOn, format, callEnds,
       maxTokens: o.maxTokens, temperature: o.temperature, signal: o.signal, onText: o.onText, scripted: o.scripted,
     });
     const read = format.read(r.text);
@@ -80,6 +84,13 @@ export class LlamaEngine implements Engine {
         cachedBefore: r.cachedBefore, prefillMs: r.prefillMs, generationMs: r.generationMs, rewritten: r.rewritten,
       },
     };
+  }
+
+  /** How a request reads this model's reply to `conversation` (benchmarks read replies without generating them). */
+  replyReading(conversation: Conversation): Pick<RequestOptions, 'format' | 'callEnds' | 'stopTriggers' | 'continueOn'> {
+    const { stopTriggers, continueOn } = this.render(conversation);
+    const { format, callEnds } = this.current(conversation.promptDate);
+    return { format, callEnds, stopTriggers, continueOn };
   }
 
   /**
@@ -135,11 +146,12 @@ export class LlamaEngine implements Engine {
   }
 
   /** The model's wrapper and its call syntax, made again only when the prompt date changes. */
-  private current(date: string): { wrapper: ChatWrapper; syntax: CallSyntax; format: ReplyFormat } {
+  private current(date: string): { wrapper: ChatWrapper; syntax: CallSyntax; format: ReplyFormat; callEnds: string[] } {
     if (this.wrapper?.date !== date) {
       const wrapper = sessionWrapper(this.model.model, date);
       const syntax = callSyntax(wrapper);
-      this.wrapper = { date, wrapper, syntax, format: replyFormat(wrapper, syntax) };
+      const ends = callEnds({ harmony: wrapper instanceof HarmonyChatWrapper, suffix: syntax.suffix });
+      this.wrapper = { date, wrapper, syntax, format: replyFormat(wrapper, syntax), callEnds: ends };
     }
     return this.wrapper;
   }

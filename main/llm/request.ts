@@ -1,6 +1,7 @@
 import type { LlamaContextSequence, LlamaModel, LlamaText, Token } from 'node-llama-cpp';
-import { promptTokens } from './splice.js';
+import { EvaluatedText, promptTokens } from './splice.js';
 import type { ReplyFormat } from './replyFormat.js';
+import { ReplyStream } from './replyStream.js';
 
 /** Scripted replies (teacher forcing): each request's reply is given as text and sampled exactly. */
 export interface Script {
@@ -15,6 +16,8 @@ export interface RequestOptions {
   /** End-of-generation tokens (as text) after which the model goes on writing: the wrapper re-renders there. */
   continueOn: string[];
   format: ReplyFormat;
+  /** What, once written, can complete a call in this format (replyStream.ts `callEnds`). */
+  callEnds: readonly string[];
   maxTokens: number;
   temperature: number;
   signal?: AbortSignal;
@@ -46,7 +49,7 @@ export interface RequestResult {
  * by token. The figures are measured, not estimated: reuse is the first differing token index.
  */
 export async function runRequest(o: RequestOptions): Promise<RequestResult> {
-  const { tokens, rewritten } = promptTokens(o.prompt, o.model, o.sequence.contextTokens);
+  const { tokens, rewritten } = promptTokens(o.prompt, o.model, o.sequence.contextTokens, evaluatedText(o.sequence));
   const cachedBefore = o.sequence.nextTokenIndex;
   const firstDiff = o.sequence.compareContextTokens(tokens).firstDifferentIndex;
   // At least one token is evaluated, so there are logits to sample the first reply token from.
@@ -54,30 +57,11 @@ export async function runRequest(o: RequestOptions): Promise<RequestResult> {
   if (start < cachedBefore) await o.sequence.eraseContextTokenRanges([{ start, end: cachedBefore }]);
 
   const script = o.scripted === undefined ? undefined : o.model.tokenize(o.scripted, true);
-  const generated: Token[] = [];
+  const reply = new ReplyReader(o);
   const began = performance.now();
   let firstTokenAt: number | undefined;
-  let text = '';
   let stoppedBy: RequestResult['stoppedBy'] = 'limit';
   const iterator = o.sequence.evaluate(tokens.slice(start), { temperature: script ? 0 : o.temperature, yieldEogToken: true });
-  let streamed = 0;
-  const stream = (final: boolean) => {
-    const visible = o.format.visible(text, final);
-    if (visible.length > streamed) o.onText?.(visible.slice(streamed));
-    streamed = Math.max(streamed, visible.length);
-  };
-  /** An end-of-generation token ends the reply, or completes a call (Llama 3.x `<|eom_id|>`, Harmony `<|call|>`). */
-  const end = (token: Token) => {
-    const withEnd = o.model.detokenize([...generated, token], true);
-    if (o.format.read(withEnd).calls.length > o.format.read(text).calls.length) {
-      generated.push(token);
-      text = withEnd;
-      return 'call' as const;
-    }
-    return 'end' as const;
-  };
-  /** Harmony's `<|end|>` closes one message, and the model goes on with the next (node-llama-cpp re-renders there too). */
-  const continues = (token: Token) => o.continueOn.includes(o.model.detokenize([token], true));
   let forced: Token | undefined;
   for (;;) {
     const next = await iterator.next(forced);
@@ -85,37 +69,25 @@ export async function runRequest(o: RequestOptions): Promise<RequestResult> {
     firstTokenAt ??= performance.now();
     // A scripted reply is forced token by token (teacher forcing): the sampled token is replaced,
     // and where the script ends the reply ends, as if the model had sampled its end token.
-    if (script && generated.length === script.length) {
+    if (script && reply.length === script.length) {
       stoppedBy = 'end';
       break;
     }
-    const token = script ? script[generated.length] : next.value;
+    const token = script ? script[reply.length] : next.value;
     forced = script ? token : undefined;
-    if (o.model.isEogToken(token) && !continues(token)) {
-      stoppedBy = end(token);
+    const stop = reply.add(token);
+    if (stop) {
+      stoppedBy = stop;
       break;
     }
-    generated.push(token);
-    text = o.model.detokenize(generated, true);
-    if (o.format.read(text).calls.length > 0) {
-      stoppedBy = 'call';
-      break;
-    }
-    const trigger = o.stopTriggers.find((t) => t.toString() !== '' && text.endsWith(t.toString()));
-    if (trigger) {
-      text = text.slice(0, -trigger.toString().length);
-      stoppedBy = 'trigger';
-      break;
-    }
-    stream(false);
     if (o.signal?.aborted) {
       stoppedBy = 'stopped';
       break;
     }
-    if (generated.length >= o.maxTokens) break;
+    if (reply.length >= o.maxTokens) break;
   }
   await iterator.return();
-  stream(true);
+  const text = reply.finish();
   const ended = performance.now();
   return {
     text,
@@ -123,11 +95,84 @@ export async function runRequest(o: RequestOptions): Promise<RequestResult> {
     promptTokens: tokens.length,
     reusedTokens: Math.min(firstDiff, tokens.length),
     newTokens: tokens.length - Math.min(firstDiff, tokens.length),
-    outputTokens: generated.length,
+    outputTokens: reply.length,
     cachedBefore,
     firstDiff,
     rewritten,
     prefillMs: (firstTokenAt ?? ended) - began,
     generationMs: ended - (firstTokenAt ?? ended),
   };
+}
+
+/** The text of what each sequence evaluated, kept from request to request (splice.ts). */
+const evaluated = new WeakMap<LlamaContextSequence, EvaluatedText>();
+
+export function evaluatedText(sequence: LlamaContextSequence): EvaluatedText {
+  let text = evaluated.get(sequence);
+  if (!text) evaluated.set(sequence, text = new EvaluatedText());
+  return text;
+}
+
+/**
+ * The reply of a request, read token by token as it is generated: what ends it (an end token, a
+ * complete call, a stop trigger), and the words streamed to the person. Each token costs the same
+ * however long the reply already is (replyStream.ts).
+ */
+export class ReplyReader {
+  private readonly stream: ReplyStream;
+  private readonly triggers: string[];
+  private streamed = 0;
+  private cut = 0;
+
+  constructor(private readonly o: Pick<RequestOptions, 'model' | 'format' | 'callEnds' | 'stopTriggers' | 'continueOn' | 'onText'>) {
+    this.stream = new ReplyStream(o.model, o.format, o.callEnds);
+    this.triggers = o.stopTriggers.map((t) => t.toString()).filter((t) => t !== '');
+  }
+
+  /** Tokens of the reply so far. */
+  get length(): number {
+    return this.stream.tokens.length;
+  }
+
+  /** The next generated token; what ends the reply there, if it ends. */
+  add(token: Token): 'end' | 'call' | 'trigger' | undefined {
+    const { model, format } = this.o;
+    // Harmony's `<|end|>` closes one message, and the model goes on with the next (node-llama-cpp re-renders there too).
+    if (model.isEogToken(token) && !this.o.continueOn.includes(model.detokenize([token], true))) {
+      // An end-of-generation token ends the reply, or completes a call (Llama 3.x `<|eom_id|>`, Harmony `<|call|>`).
+      const text = this.stream.final();
+      if (format.read(this.stream.textWith(token)).calls.length > format.read(text).calls.length) {
+        this.stream.tokens.push(token);
+        return 'call';
+      }
+      return 'end';
+    }
+    if (this.stream.push(token)) return 'call';
+    const text = this.stream.text;
+    const trigger = this.triggers.find((t) => text.endsWith(t));
+    if (trigger) {
+      this.cut = trigger.length;
+      return 'trigger';
+    }
+    this.show(text, false);
+    return undefined;
+  }
+
+  /** The reply's exact text (a stop trigger taken off), once it has ended. */
+  finish(): string {
+    const whole = this.stream.final();
+    const text = this.cut > 0 ? whole.slice(0, -this.cut) : whole;
+    this.show(text, true);
+    return text;
+  }
+
+  /** Streams the words not yet shown; a character still being written (U+FFFD at the end, for now) waits for its last token. */
+  private show(text: string, final: boolean): void {
+    const words = this.o.format.visible(text, final);
+    let end = words.length;
+    if (!final) while (end > 0 && words.charCodeAt(end - 1) === 0xfffd) end--;
+    const visible = end === words.length ? words : words.slice(0, end);
+    if (visible.length > this.streamed) this.o.onText?.(visible.slice(this.streamed));
+    this.streamed = Math.max(this.streamed, visible.length);
+  }
 }

@@ -8,22 +8,24 @@ import { LlamaText, SpecialToken, SpecialTokensText, type LlamaModel, type Token
  * tokens whose text is a prefix of the prompt is kept, and only the rest is tokenized — from the
  * prompt's own segments, so plain text is never parsed for special tokens.
  */
-export function promptTokens(prompt: LlamaText, model: LlamaModel, evaluated: readonly Token[]): PromptTokens {
+export function promptTokens(
+  prompt: LlamaText, model: LlamaModel, evaluated: readonly Token[], cache: EvaluatedText = new EvaluatedText(),
+): PromptTokens {
   const values = prompt.values.map((value) => ({ value, text: valueText(value, model) }));
   const text = values.map((v) => v.text).join('');
-  const offsets = tokenOffsets(model, evaluated);
+  const offsets = cache.read(model, evaluated);
   if (!offsets) return { tokens: prompt.tokenize(model.tokenizer) };
 
-  let common = 0;
   const cachedText = offsets.text;
+  // Most requests only append: one native comparison finds that; otherwise the first difference is sought.
+  let common = text.startsWith(cachedText) ? cachedText.length : 0;
   while (common < cachedText.length && common < text.length && cachedText[common] === text[common]) common++;
-  let keep = 0;
-  while (keep < evaluated.length && offsets.ends[keep] <= common) keep++;
+  let keep = tokensWithin(offsets.ends, common);
   if (keep === evaluated.length && offsets.ends[keep - 1] === text.length) keep--; // leave one token to evaluate
   const rewritten = common < cachedText.length;
   for (; keep > 0; keep--) {
     const rest = suffixFrom(values, keep === 0 ? 0 : offsets.ends[keep - 1]);
-    if (rest) return { tokens: [...evaluated.slice(0, keep), ...rest.tokenize(model.tokenizer)], rewritten };
+    if (rest) return { tokens: evaluated.slice(0, keep).concat(rest.tokenize(model.tokenizer)), rewritten };
   }
   return { tokens: prompt.tokenize(model.tokenizer), rewritten };
 }
@@ -37,16 +39,71 @@ export interface PromptTokens {
   rewritten?: boolean;
 }
 
-/** Each evaluated token's end offset in their joined text, or undefined when pieces don't add up. */
-function tokenOffsets(model: LlamaModel, tokens: readonly Token[]): { ends: number[]; text: string } | undefined {
-  if (tokens.length === 0) return undefined;
-  const ends: number[] = [];
-  let text = '';
-  for (let i = 0; i < tokens.length; i++) {
-    text += model.detokenize([tokens[i]], true, tokens.slice(Math.max(0, i - 4), i));
-    ends.push(text.length);
+/**
+ * The text of a sequence's evaluated tokens and each token's end offset in it, kept from request to
+ * request (one per sequence): each request reads only the tokens appended since the last. The
+ * tokens it was read from are kept, so whatever changed the sequence (an erase, a restored state,
+ * another session's tokens) is seen by comparing them: the offsets are cut back to the first token
+ * that differs and extended from there. Every piece is read as before, one token at a time with the
+ * 4 tokens before it as context, so the offsets are the ones a full read would give.
+ */
+export class EvaluatedText {
+  private tokens: Token[] = [];
+  private ends: number[] = [];
+  private text = '';
+  /** Whether the pieces add up to the detokenized whole, checked up to `checked` tokens. */
+  private checked = 0;
+  private model?: LlamaModel;
+
+  /** Each evaluated token's end offset in their joined text, or undefined when pieces don't add up. */
+  read(model: LlamaModel, evaluated: readonly Token[]): { ends: readonly number[]; text: string } | undefined {
+    if (model !== this.model) this.reset(model);
+    let same = 0;
+    const limit = Math.min(this.tokens.length, evaluated.length);
+    while (same < limit && this.tokens[same] === evaluated[same]) same++;
+    if (same < this.tokens.length) this.cut(same);
+    for (let i = this.tokens.length; i < evaluated.length; i++) {
+      this.text += model.detokenize([evaluated[i]], true, evaluated.slice(Math.max(0, i - 4), i));
+      this.tokens.push(evaluated[i]);
+      this.ends.push(this.text.length);
+    }
+    if (evaluated.length === 0) return undefined;
+    if (this.checked < this.tokens.length) {
+      // The pieces must add up to the text of all the tokens read at once; the appended pieces are
+      // checked against the appended tokens read with the same context as a whole, so a piece that
+      // only adds up with its neighbours (a character split between tokens) is still caught.
+      const from = Math.max(0, this.checked - 4);
+      const whole = model.detokenize(this.tokens.slice(this.checked), true, this.tokens.slice(from, this.checked));
+      const start = this.checked === 0 ? 0 : this.ends[this.checked - 1];
+      if (this.text.slice(start) !== whole) return undefined;
+      this.checked = this.tokens.length;
+    }
+    return { ends: this.ends, text: this.text };
   }
-  return text === model.detokenize(tokens, true) ? { ends, text } : undefined;
+
+  private cut(length: number): void {
+    this.tokens.length = length;
+    this.ends.length = length;
+    this.text = length === 0 ? '' : this.text.slice(0, this.ends[length - 1]);
+    this.checked = Math.min(this.checked, length);
+  }
+
+  private reset(model: LlamaModel): void {
+    this.model = model;
+    this.cut(0);
+  }
+}
+
+/** How many of the tokens end at or before `offset` (`ends` ascends): a binary search, not a walk over the history. */
+function tokensWithin(ends: readonly number[], offset: number): number {
+  let low = 0;
+  let high = ends.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (ends[mid] <= offset) low = mid + 1;
+    else high = mid;
+  }
+  return low;
 }
 
 function valueText(value: LlamaText['values'][number], model: LlamaModel): string {

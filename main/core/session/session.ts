@@ -408,12 +408,22 @@ export class Session {
     return reply;
   }
 
-  /** The text a result was inserted as (what the model got). */
+  /**
+   * The text a result was inserted as (what the model got). A result's text never changes once
+   * stored, so each is read from the store once: a request carries every result of the history, and
+   * reading them all again (with their full bodies) on every request cost time that grew with it.
+   */
   insertedText(number: number): string {
+    const kept = this.inserted.get(number);
+    if (kept !== undefined) return kept;
     const row = this.deps.store.getResult(this.row.id, number);
     if (!row) throw new SessionError(`No result #${number} in session ${this.row.id}.`);
+    this.inserted.set(number, row.inserted);
     return row.inserted;
   }
+
+  /** Results' inserted text, by number, as read from the store (see insertedText). */
+  private readonly inserted = new Map<number, string>();
 
   /** The summary and table the history starts with since the last compaction, if any. */
   compactedHistory(): string | undefined {

@@ -1,0 +1,176 @@
+/**
+ * Benchmark of the harness's own cost per request (issue 10, item 7): everything Keel does for a
+ * request besides the model's evaluation — building the conversation from the session and store,
+ * rendering it with the template, tokenizing, comparing with the cache, splicing, recording — with
+ * 8k, 32k and 128k tokens of history; and the time to read a reply as it streams (1k and 4k tokens).
+ *
+ *   npm run bench:overhead
+ *   KEEL_OVERHEAD_SIZES=8192,32768,131072   the history sizes (tokens)
+ *   KEEL_OVERHEAD_REPEATS=<int>             measured requests per size (default 11; the median is shown)
+ *
+ * The model is generated for the bench (tiny, with a 140k-token trained context, so the local engine
+ * allows 128k of history; its answers are scripted, so its weights play no part). The history is a
+ * real agent session: each turn reads one generated source file (a distinct one, so no stub stands
+ * in for it) and answers. At each size, a few short turns are measured through the real Agent
+ * (`agent.send`): the harness time of a request is the turn's wall time less the model's own time,
+ * which the request records itself (prefill: until the first token; generation: the rest, one
+ * token here, since the reply is empty). The reply figures feed a scripted reply's tokens through
+ * the reader a request uses (request.ts `ReplyReader`), without a model evaluating them.
+ *
+ * Printed last, for the issue's goals: `overhead 128k/8k: X.XX` (<= 2.00) and `parse 4k/1k: X.XX` (<= 5.00).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DEFAULT_PROMPTS_DIR } from '../main/core/prompts/buildSystemPrompt.js';
+import { Session } from '../main/core/session/session.js';
+import type { RequestRow } from '../main/core/session/types.js';
+import { ToolRegistry } from '../main/core/tools/registry.js';
+import { SqliteStore } from '../main/db/store.js';
+import type { LlamaEngine } from '../main/llm/engine.js';
+import { loadModel, type LoadedModel } from '../main/llm/model.js';
+import { ReplyReader } from '../main/llm/request.js';
+import { writeTestModel } from '../main/llm/testModel/makeTestModel.js';
+import { formatCall } from '../main/llm/toolCalls.js';
+import { openAgent, openEngine } from '../main/openEngine.js';
+import { median } from './measure.js';
+import { Rng } from './prng.js';
+import { fmt, table } from './reuse/report.js';
+
+const SIZES = (process.env.KEEL_OVERHEAD_SIZES ?? '8192,32768,131072').split(',').map(Number);
+const REPEATS = Number(process.env.KEEL_OVERHEAD_REPEATS ?? 11);
+/** The trained context of the bench's model, and the context it runs with: 128k of history and a reply. */
+const CONTEXT = 143_360;
+const FILES = 160;
+
+const started = performance.now();
+const progress = (msg: string) => process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(1).padStart(7)} s] ${msg}\n`);
+
+async function main(): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keel-overhead-'));
+  const modelPath = path.join(dir, 'long.gguf');
+  // As small as a model gets (the cost of evaluating 128k tokens grows with its width), with a long trained context.
+  writeTestModel(modelPath, { contextLength: CONTEXT, embedding: 16, layers: 1, heads: 1, ff: 32 });
+  const model = await loadModel({ modelPath, threads: 2, contextSize: CONTEXT });
+  const out: string[] = [`Keel harness overhead benchmark — generated model, context ${fmt(model.context.contextSize)}`, ''];
+  try {
+    const harness = await measureHarness(model, dir);
+    out.push(table(['history (prompt tokens)', 'requests', 'harness ms (median)', 'min', 'max', 'of which prefill ms (model, excluded)'], harness.map((h) => [
+      fmt(h.prompt), String(h.samples.length), median(h.samples).toFixed(1), Math.min(...h.samples).toFixed(1), Math.max(...h.samples).toFixed(1), median(h.prefill).toFixed(1),
+    ])));
+    const parse = measureParse(model, harness.engine, harness.date);
+    out.push('', table(['reply tokens', 'read ms (median of 5)', 'µs per token'], parse.map((p) => [fmt(p.tokens), p.ms.toFixed(1), (1000 * p.ms / p.tokens).toFixed(1)])));
+    const first = harness[0];
+    const last = harness[harness.length - 1];
+    out.push('', `overhead ${label(last.target)}/${label(first.target)}: ${(median(last.samples) / median(first.samples)).toFixed(2)}`);
+    out.push(`parse ${label(parse[1].tokens)}/${label(parse[0].tokens)}: ${(parse[1].ms / parse[0].ms).toFixed(2)}`);
+  } finally {
+    await model.dispose();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  process.stdout.write(out.join('\n') + '\n');
+}
+
+const label = (n: number) => `${Math.round(n / 1024)}k`;
+
+interface SizeFigures { target: number; prompt: number; samples: number[]; prefill: number[] }
+
+/** The real agent on a growing session: at each size, REPEATS short turns, timed. */
+async function measureHarness(model: LoadedModel, dir: string): Promise<SizeFigures[] & { engine: LlamaEngine; date: string }> {
+  const root = path.join(dir, 'ws');
+  const rng = new Rng(7);
+  for (let i = 0; i < FILES; i++) writeFile(path.join(root, `src/module${i}.ts`), sourceFile(rng, i, 90));
+  const store = new SqliteStore(path.join(dir, 'keel.db'));
+  const session = Session.create({ store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, now: () => new Date('2026-12-01T10:00:00') }, { root, kind: 'agent', mode: 'auto', model: model.path });
+  const replies: string[] = [];
+  const rows: RequestRow[] = [];
+  const engine = openEngine({ kind: 'local', model }) as LlamaEngine;
+  const agent = openAgent({
+    session, store, engine, maxReplyTokens: 64, compactAt: 1,
+    script: { next: () => replies.shift() }, onEvent: (e) => { if (e.type === 'request') rows.push(e.request); },
+  });
+  const syntax = engine.syntax(session.promptDate);
+  const figures: SizeFigures[] = [];
+  let read = 0;
+  try {
+    for (const target of SIZES) {
+      // Grow the history to the size: a turn reads a file, then answers (two requests).
+      while (await agent.promptTokens() < target) {
+        if (read >= FILES) throw new Error(`${FILES} files are not enough for ${target} tokens`);
+        replies.push(formatCall(syntax, 'read', { path: `src/module${read}.ts` }), `Read module${read}.`);
+        await agent.send(`Read src/module${read}.ts.`);
+        read++;
+      }
+      progress(`history at ${fmt(await agent.promptTokens())} tokens; measuring`);
+      const f: SizeFigures = { target, prompt: 0, samples: [], prefill: [] };
+      for (let i = 0; i < REPEATS + 1; i++) {
+        replies.push('');
+        const t0 = performance.now();
+        await agent.send(`Go on (${i}).`);
+        const wall = performance.now() - t0;
+        const row = rows[rows.length - 1];
+        if (i === 0) continue; // the first after the growth warms up nothing in particular: it is left out
+        f.samples.push(wall - row.prefillMs - row.generationMs);
+        f.prefill.push(row.prefillMs);
+        f.prompt = row.promptTokens;
+      }
+      figures.push(f);
+    }
+    return Object.assign(figures, { engine, date: session.promptDate });
+  } finally {
+    store.close();
+  }
+}
+
+/** A reply of words and then one long call, as the model writes it, read through the request's reader. */
+function measureParse(model: LoadedModel, engine: LlamaEngine, date: string): { tokens: number; ms: number }[] {
+  const reading = engine.replyReading({ system: '', tools: [], messages: [{ role: 'user', text: 'Go on.' }], promptDate: date });
+  const syntax = engine.syntax(date);
+  const rng = new Rng(11);
+  return [1024, 4096].map((target) => {
+    const tokens = replyTokens(model, (n) => `I will add the handler to the module now.\n\n${formatCall(syntax, 'write', { path: 'src/handler.ts', content: sourceFile(rng, 0, n) })}`, target);
+    const samples: number[] = [];
+    // The first run warms the reader's code up (its figure is left out), so both sizes are timed warm.
+    for (let run = -1; run < 5; run++) {
+      const reader = new ReplyReader({ model: model.model, ...reading });
+      const t0 = performance.now();
+      let stop: string | undefined;
+      for (const token of tokens) if ((stop = reader.add(token))) break;
+      reader.finish();
+      if (run >= 0) samples.push(performance.now() - t0);
+      if (stop !== 'call' || reader.length !== tokens.length) throw new Error(`the ${target}-token reply was read as ${stop ?? 'unfinished'} after ${reader.length} tokens`);
+    }
+    return { tokens: tokens.length, ms: median(samples) };
+  });
+}
+
+/** The tokens of the first reply `make(lines)` gives that reaches `target` tokens. */
+function replyTokens(model: LoadedModel, make: (lines: number) => string, target: number) {
+  for (let lines = 8; ; lines += 4) {
+    const tokens = model.model.tokenize(make(lines), true);
+    if (tokens.length >= target) return tokens;
+  }
+}
+
+/** A generated TypeScript module of about `length` lines. */
+function sourceFile(rng: Rng, n: number, length: number): string {
+  const lines = [`// module ${n}: queue handlers`, `import { lease } from './lease.js';`, ''];
+  for (let f = 0; lines.length < length; f++) {
+    const name = `handle${n}_${f}`;
+    lines.push(`export function ${name}(job: { id: number; tries: number }): string {`);
+    lines.push(`  if (job.tries > ${rng.int(2, 9)}) return 'dead:' + job.id;`);
+    lines.push(`  return lease(job.id, ${rng.int(100, 999)}) ? 'ok' : 'retry';`);
+    lines.push('}', '');
+  }
+  return lines.join('\n') + '\n';
+}
+
+function writeFile(file: string, text: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+}
+
+main().then(() => process.exit(0), (err: unknown) => {
+  process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});
