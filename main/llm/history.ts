@@ -15,7 +15,9 @@ export function chatHistory(conversation: Conversation, format: ReplyFormat) {
     if (message.role === 'user') history.push({ type: 'user', text: message.text });
     else {
       const response = message.replies.flatMap((reply) => modelResponse(reply, format, results));
-      if (response.length > 0) history.push({ type: 'model', response });
+      // An empty reply is a turn the model took: rendered as the empty turn it generated, never
+      // dropped (two user messages would merge, and the cache would be re-read from there).
+      if (response.length > 0 || message.replies.length > 0) history.push({ type: 'model', response: response.length > 0 ? response : [''] });
     }
   }
   // The request asks for the model's next words: an open model response, as node-llama-cpp's own

@@ -1,4 +1,5 @@
-import { HarmonyChatWrapper, type ChatModelResponse, type ChatWrapper, type LlamaText } from 'node-llama-cpp';
+import { HarmonyChatWrapper, LlamaText, SpecialTokensText, type ChatModelResponse, type ChatWrapper } from 'node-llama-cpp';
+import { generationOpensThought } from './generationPrompt.js';
 import { harmonyFormat } from './harmony.js';
 import { thoughtMarkers } from './thoughts.js';
 import { plainFormat, type CallSyntax, type ParsedCall } from './toolCalls.js';
@@ -32,5 +33,20 @@ export interface ReplyFormat {
 }
 
 export function replyFormat(wrapper: ChatWrapper, syntax: CallSyntax): ReplyFormat {
-  return wrapper instanceof HarmonyChatWrapper ? harmonyFormat : plainFormat(syntax, thoughtMarkers(wrapper));
+  if (wrapper instanceof HarmonyChatWrapper) return harmonyFormat;
+  const opened = generationOpensThought(wrapper);
+  if (!opened) return plainFormat(syntax, thoughtMarkers(wrapper));
+  // The generation prompt opened the reasoning (`<think>\n`): the reply is read as if it began with
+  // it, so the reasoning is reasoning (never shown as words) and the stored reply renders it back.
+  const markers = thoughtMarkers(wrapper) ?? {
+    prefix: opened.prefix.trim(), suffix: opened.suffix,
+    text: { prefix: LlamaText(new SpecialTokensText(opened.prefix.trim())), suffix: LlamaText(new SpecialTokensText(opened.suffix)) },
+  };
+  const plain = plainFormat(syntax, markers);
+  return {
+    read: (text) => plain.read(opened.prefix + text),
+    visible: (text, final) => plain.visible(opened.prefix + text, final),
+    items: (reply) => plain.items(reply),
+    callText: (raw) => plain.callText(raw),
+  };
 }

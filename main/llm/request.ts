@@ -69,6 +69,13 @@ export async function runRequest(o: RequestOptions): Promise<RequestResult> {
   /** An end-of-generation token ends the reply, or completes a call (Llama 3.x `<|eom_id|>`, Harmony `<|call|>`). */
   const end = (token: Token) => {
     const withEnd = o.model.detokenize([...generated, token], true);
+    // Stop triggers come first: where the end token completes a trigger that began in the text
+    // (Command R's `<|END_RESPONSE|><|END_OF_TURN_TOKEN|>`), the trigger's start is no part of the answer.
+    const cut = triggerStart(withEnd, withEnd.length - o.model.detokenize([token], true).length, o.stopTriggers);
+    if (cut !== undefined) {
+      text = withEnd.slice(0, cut);
+      return 'trigger' as const;
+    }
     if (o.format.read(withEnd).calls.length > o.format.read(text).calls.length) {
       generated.push(token);
       text = withEnd;
@@ -130,4 +137,21 @@ export async function runRequest(o: RequestOptions): Promise<RequestResult> {
     prefillMs: (firstTokenAt ?? ended) - began,
     generationMs: ended - (firstTokenAt ?? ended),
   };
+}
+
+/**
+ * Where a stop trigger begins in `text`, when the text ends with the trigger or with its beginning
+ * and that match reaches back before `endAt` (into generated text, not only the end token itself).
+ */
+export function triggerStart(text: string, endAt: number, triggers: readonly LlamaText[]): number | undefined {
+  let best: number | undefined;
+  for (const trigger of triggers.map((t) => t.toString())) {
+    for (let n = Math.min(trigger.length, text.length); n > text.length - endAt; n--) {
+      if (trigger.startsWith(text.slice(-n))) {
+        best = Math.min(best ?? Infinity, text.length - n);
+        break;
+      }
+    }
+  }
+  return best;
 }
