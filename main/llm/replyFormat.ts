@@ -44,7 +44,12 @@ export function replyFormat(wrapper: ChatWrapper, syntax: CallSyntax): ReplyForm
   };
   const plain = plainFormat(syntax, markers);
   return {
-    read: (text) => plain.read(opened.prefix + text),
+    // The words without the whitespace before the turn's end (Nemotron writes `answer\n<SPECIAL_12>`);
+    // the stored reply keeps its exact text (raw), reasoning included.
+    read: (text) => {
+      const read = plain.read(opened.prefix + text);
+      return { ...read, words: read.words.trimEnd() };
+    },
     visible: (text, final) => plain.visible(opened.prefix + text, final),
     items: (reply) => plain.items(reply),
     callText: (raw) => plain.callText(raw),

@@ -78,8 +78,11 @@ export class TemplateToolsWrapper extends ChatWrapper {
       let content = '';
       let calls: Record<string, unknown>[] = [];
       let results: Record<string, unknown>[] = [];
+      // An empty reply is a turn too (the model ended at once): rendered, not dropped.
+      let empty = item.response.length > 0 && item.response.every((part) => part === '');
       const flush = () => {
-        if (content === '' && calls.length === 0) return;
+        if (content === '' && calls.length === 0 && !empty) return;
+        empty = false;
         messages.push({ role: 'assistant', content, ...(calls.length > 0 ? { tool_calls: calls } : {}) }, ...results);
         [content, calls, results] = ['', [], []];
       };

@@ -219,3 +219,24 @@ export function templateModelOptions(
     ...overrides,
   };
 }
+
+/**
+ * The tokens for a template given as text: a shared template's own table where the text is one of
+ * them, else what the text shows — every tag-like special token it writes (`<|…|>`, `<｜…｜>`,
+ * `[UPPER]`, `<SPECIAL_n>`, `<think>`), BOS when it writes `bos_token`, EOS the first end-of-turn
+ * token it uses among the usual ones.
+ */
+export function templateTokensFor(template: string, dir = TEMPLATES_DIR): TemplateTokens {
+  for (const name of TEMPLATE_NAMES) {
+    try {
+      if (readTemplate(name, dir) === template) return TEMPLATE_TOKENS[name];
+    } catch {
+      // A shared template missing here: read the text instead.
+    }
+  }
+  const found = new Set(template.match(/<\|[A-Za-z0-9_]+\|>|<｜[^｜<>]+｜>|\[\/?[A-Z_]{2,}\]|<\/?(?:SPECIAL_\d+|think|tool_call|tool_response|tools)>/g) ?? []);
+  const ends = ['<|im_end|>', '<|eot_id|>', '<|END_OF_TURN_TOKEN|>', '<end_of_turn>', '<|end|>', '<｜end▁of▁sentence｜>', '<|end_of_text|>', '<|return|>', '</s>'];
+  const eos = ends.find((e) => found.has(e) || template.includes(e)) ?? '</s>';
+  const bos = ['<|begin_of_text|>', '<s>', '<bos>'].find((b) => template.includes(b)) ?? '<s>';
+  return { name: 'Keel template check', sizeLabel: '1B', specialTokens: [...found].filter((t) => t !== eos && t !== bos), bos, eos };
+}
