@@ -1,5 +1,6 @@
 import { HarmonyChatWrapper, LlamaText, SpecialTokensText, type ChatModelResponse, type ChatWrapper } from 'node-llama-cpp';
 import { generationOpensThought } from './generationPrompt.js';
+import { TemplateToolsWrapper } from './templateTools.js';
 import { harmonyFormat } from './harmony.js';
 import { thoughtMarkers } from './thoughts.js';
 import { plainFormat, type CallSyntax, type ParsedCall } from './toolCalls.js';
@@ -34,6 +35,13 @@ export interface ReplyFormat {
 
 export function replyFormat(wrapper: ChatWrapper, syntax: CallSyntax): ReplyFormat {
   if (wrapper instanceof HarmonyChatWrapper) return harmonyFormat;
+  const answer = wrapper instanceof TemplateToolsWrapper ? wrapper.answer.prefix : '';
+  if (answer !== '') {
+    // The template's answer marker (Command R's `<|START_RESPONSE|>`) is the template's to render, not the person's to read.
+    const plain = plainFormat(syntax, thoughtMarkers(wrapper));
+    const cut = (text: string) => (text.startsWith(answer) ? text.slice(answer.length) : answer.startsWith(text) ? '' : text);
+    return { ...plain, read: (text) => plain.read(cut(text)), visible: (text, final) => plain.visible(cut(text), final) };
+  }
   const opened = generationOpensThought(wrapper);
   if (!opened) return plainFormat(syntax, thoughtMarkers(wrapper));
   // The generation prompt opened the reasoning (`<think>\n`): the reply is read as if it began with

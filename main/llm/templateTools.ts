@@ -30,6 +30,12 @@ export class TemplateToolsWrapper extends ChatWrapper {
     /** What the template writes between a call's name and its id (`[CALL_ID]`); the id ends at the params prefix. */
     readonly idPrefix: string,
     call: { prefix: string; paramsPrefix: string; suffix: string },
+    /**
+     * What the template writes around a plain answer in the model's turn (Command R's
+     * `<|START_RESPONSE|>`…`<|END_RESPONSE|>`), and the model's end-of-turn text: the model writes
+     * them, the person never reads them, and the template renders them again around the stored words.
+     */
+    readonly answer: { prefix: string; suffix: string; end: string } = { prefix: '', suffix: '', end: '' },
   ) {
     super();
     this.jinja = new Template(template);
@@ -64,7 +70,9 @@ export class TemplateToolsWrapper extends ChatWrapper {
       // Mistral's template, say, wants user and assistant to alternate: a turn stopped before its answer breaks that.
       throw new Error(`The model's chat template refused this conversation: ${(err as Error).message}. Undo the last turn, or switch to another model.`);
     }
-    return { contextText: marks.read(rendered), stopGenerationTriggers: [LlamaText(new SpecialToken('EOS'))] };
+    const triggers = [LlamaText(new SpecialToken('EOS'))];
+    if (this.answer.suffix !== '' && this.answer.end !== '') triggers.unshift(LlamaText(new SpecialTokensText(this.answer.suffix + this.answer.end)));
+    return { contextText: marks.read(rendered), stopGenerationTriggers: triggers };
   }
 
   /** The history as the template's messages: calls with their ids, each result a `tool` message answering its id. */
@@ -201,9 +209,33 @@ function probeCalls(template: string, parameters: Record<string, unknown>, ends:
     const thought = /<\/(think|thinking|reasoning)>\s*/.exec(prefix);
     if (thought) prefix = prefix.slice(thought.index + thought[0].length);
     if (prefix.trim() === '') return undefined;
-    return new TemplateToolsWrapper(template, parameters, '', { prefix, paramsPrefix: rendered.slice(nameAt + name.length, argsAt), suffix });
+    return new TemplateToolsWrapper(
+      template, parameters, '', { prefix, paramsPrefix: rendered.slice(nameAt + name.length, argsAt), suffix }, answerMarks(template, parameters, opened, ends),
+    );
   } catch {
     return undefined;
+  }
+}
+
+/** What the template writes around a plain answer after its generation prompt, up to the turn's end. */
+function answerMarks(template: string, parameters: Record<string, unknown>, opened: string, ends: readonly string[]) {
+  const words = 'KEEL_PROBE_USER';
+  const answer = 'KEEL_PROBE_ANSWER';
+  const none = { prefix: '', suffix: '', end: '' };
+  try {
+    const rendered = new Template(template).render({
+      ...parameters, tools: [], bos_token: '', eos_token: 'KEEL_PROBE_EOS', add_generation_prompt: false,
+      messages: [{ role: 'system', content: 'S' }, { role: 'user', content: words }, { role: 'assistant', content: answer }],
+    });
+    const turnAt = rendered.indexOf(words) + words.length;
+    const answerAt = rendered.indexOf(answer, turnAt);
+    if (turnAt < words.length || answerAt < 0 || !rendered.startsWith(opened, turnAt)) return none;
+    const tail = rendered.slice(answerAt + answer.length);
+    const found = ['KEEL_PROBE_EOS', ...ends].map((e) => ({ e, at: tail.indexOf(e) })).filter((x) => x.at >= 0).sort((a, b) => a.at - b.at)[0];
+    if (!found) return none;
+    return { prefix: rendered.slice(turnAt + opened.length, answerAt), suffix: tail.slice(0, found.at), end: found.e === 'KEEL_PROBE_EOS' ? ends[0] ?? '' : found.e };
+  } catch {
+    return none;
   }
 }
 
