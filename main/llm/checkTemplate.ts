@@ -55,7 +55,7 @@ export async function checkSession(label: string, model: TestModelOptions | { fi
     report.reasoning = opened !== undefined || thoughtMarkers(wrapper) !== undefined;
     const params = { type: 'object', properties: {} } as const;
     const write = nativeReplies(f.model.model, wrapper, { read: { params }, edit: { params } });
-    const think = (reply: string) => (opened ? `Let me look.${opened.suffix}\n\n${reply}` : reply);
+    const think = (reply: string) => (opened ? `Let me look.\n${opened.suffix}\n\n${reply}` : reply);
     const call = (name: string, args: unknown) => {
       report.calls.written++;
       return think(write({ text: '', call: { name, args } }));

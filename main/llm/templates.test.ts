@@ -39,7 +39,11 @@ const WRAPPERS: Record<string, string> = {
 const EMPTY: [number, string][] = [[4, 'empty reply not rendered']];
 const LOSSES: Record<string, [number, string][]> = {
   // node-llama-cpp's wrappers render no turn for an empty reply: Keel's loss, named as such.
-  qwen3: EMPTY, 'qwen2.5': EMPTY, 'gpt-oss': EMPTY, 'gemma-2': EMPTY, 'qwq-32b': EMPTY,
+  qwen3: EMPTY, 'qwen2.5': EMPTY, 'gpt-oss': EMPTY, 'gemma-2': EMPTY,
+  // QwQ drops the reasoning of earlier turns once a user message follows them: the template's own doing.
+  'qwq-32b': [[3, 'template re-rendered earlier text'], ...EMPTY],
+  // Command R7B renders the earlier tool-call turn otherwise once the conversation goes on (splice.ts sees the text change there).
+  'command-r7b': [[5, 'template re-rendered earlier text']],
   'mistral-small-3.2': [[3, 'template re-rendered earlier text'], [4, 'template re-rendered earlier text']],
 };
 
@@ -50,8 +54,6 @@ const LOSSES: Record<string, [number, string][]> = {
 const KNOWN_GAPS: Record<string, string> = {
   // The template indexes `basic_type_map[json_spec.type]`: a tool parameter without a `type` breaks every render.
   'hermes-3': 'render fails on a tool parameter without a type',
-  // The template wraps answers in `<|START_RESPONSE|>…<|END_RESPONSE|>`; Keel's template-rendered reader shows them.
-  'command-r7b': 'answer markers shown',
 };
 
 describe('the same scripted session on a model of each shared template', { timeout: 180_000 }, () => {
@@ -68,7 +70,7 @@ describe('the same scripted session on a model of each shared template', { timeo
       const call = (name: string, args: unknown) => (tools ? write({ text: '', call: { name, args } }) : 'No tools here.');
       // Where the generation prompt opens reasoning (QwQ, Nemotron), the model writes it and closes it first.
       const opened = generationOpensThought(wrapper);
-      const think = (reply: string) => (opened ? `Let me see.${opened.suffix}\n\n${reply}` : reply);
+      const think = (reply: string) => (opened ? `Let me see.\n${opened.suffix}\n\n${reply}` : reply);
       f.replies.push(think(call('read', { path: 'a.txt' })), think(write({ text: 'It says alpha and beta.' })));
       // The person reads the answer, never the reasoning.
       expect(await f.agent.send('What is in a.txt?')).toBe(tools ? 'It says alpha and beta.' : 'No tools here.');
