@@ -30,8 +30,15 @@ export function sessionWrapper(model: LlamaModel, promptDate: string): ChatWrapp
   if (fixedTemplate) wrapper = withTemplateGenerationPrompt(wrapper, fixedTemplate, parameters, model);
   const problem = fixedTemplate ? renderProblem(wrapper, fixedTemplate) : undefined;
   if (!problem) return wrapper;
-  // The template cannot render a conversation with tools: the family's generic format instead.
-  const generic = resolveChatWrapper(model, { noJinja: true, customWrapperSettings: fixedDateSettings(fixed) });
+  // The template cannot render a conversation with tools: a generic format that writes the template's
+  // own turn markers (ChatML for `<|im_start|>`, Llama 3.1 for `<|start_header_id|>`), picked without
+  // the model's name (Hermes 3 "Llama 3.1" by name writes ChatML turns).
+  const { metadata } = model.fileInfo;
+  const general = { ...metadata?.general, name: undefined, basename: undefined, base_model: undefined, size_label: undefined };
+  const generic = resolveChatWrapper({
+    noJinja: true, customWrapperSettings: fixedDateSettings(fixed), tokenizer: model.tokenizer, bosString: model.tokens.bosString,
+    fileInfo: { ...model.fileInfo, metadata: { ...metadata, general } as typeof metadata },
+  }) ?? resolveChatWrapper(model, { noJinja: true, customWrapperSettings: fixedDateSettings(fixed) });
   problems.set(generic, `${modelFileName(model)}: ${problem} Keel uses the generic ${generic.wrapperName} format instead.`);
   return generic;
 }
@@ -118,7 +125,19 @@ function renderProblem(wrapper: ChatWrapper, template: string): string | undefin
         { type: 'user', text: 'Thanks.' },
         { type: 'model', response: [] },
       ],
-      availableFunctions: { read: { description: 'Reads a file.', params: { type: 'object', properties: { path: { type: 'string', description: 'The file.' } } } } },
+      // Parameters as Keel's tools have them: described, an enum, an array of objects (plan_write).
+      availableFunctions: {
+        read: { description: 'Reads a file.', params: { type: 'object', properties: { path: { type: 'string', description: 'The file.' } } } },
+        plan: {
+          description: 'Writes the plan.',
+          params: {
+            type: 'object',
+            properties: {
+              items: { type: 'array', description: 'The steps.', items: { type: 'object', properties: { text: { type: 'string' }, status: { type: 'string', enum: ['todo', 'done'] } } } },
+            },
+          },
+        },
+      },
     });
     return undefined;
   } catch (err) {
@@ -154,6 +173,13 @@ export function fixedDateSettings(date: Date): Record<string, { todayDate: Date 
   return Object.fromEntries(specializedChatWrapperTypeNames.map((name) => [name, { todayDate: date }]));
 }
 
+/**
+ * An empty reply's text while the wrapper renders: node-llama-cpp's wrappers render no turn for an
+ * empty model text, so the turn is rendered around this stand-in, which is then taken out — the
+ * prompt carries the empty turn the model generated (its header, then its end).
+ */
+export const EMPTY_REPLY = 'KEEL_EMPTY_REPLY_c0ffee';
+
 /** A stand-in for result `number` while the wrapper renders: replaced by the exact text afterwards. */
 export function resultSentinel(number: number): string {
   return `KEEL_RESULT_${number}_c0ffee`;
@@ -180,8 +206,10 @@ export function renderPrompt(
     return [[JSON.stringify(once), text], [once, text], [bare, text]] as const;
   });
   const text = state.contextText.mapValues((value) => {
-    if (typeof value !== 'string' || !value.includes('KEEL_RESULT_')) return value;
-    return forms.reduce((acc, [form, exact]) => acc.split(form).join(exact), value);
+    if (typeof value !== 'string') return value;
+    const bare = value.includes(EMPTY_REPLY) ? value.split(EMPTY_REPLY).join('') : value;
+    if (!bare.includes('KEEL_RESULT_')) return bare;
+    return forms.reduce((acc, [form, exact]) => acc.split(form).join(exact), bare);
   });
   return {
     text,
