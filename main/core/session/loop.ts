@@ -66,8 +66,6 @@ export class AgentLoop {
   private lostCache = 0;
   /** Where the previous request's reply began: a loss after it is the reply's, not the template's. */
   private lastReplyStart = Number.POSITIVE_INFINITY;
-  /** Whether the previous request's reply was empty: a loss right after it is Keel's rendering, not the template's. */
-  private lastReplyEmpty = false;
 
   constructor(private o: LoopOptions) {
     if (o.session.history().length > 0 || o.session.epoch > 0) this.pendingCause = 'resumed without cache';
@@ -263,7 +261,6 @@ export class AgentLoop {
     this.pendingCause = undefined;
     this.lostCache = 0;
     this.lastReplyStart = u.promptTokens;
-    this.lastReplyEmpty = r.text === '';
     this.emit({ type: 'request', request });
     return r;
   }
@@ -276,7 +273,6 @@ export class AgentLoop {
   private unaskedCause(r: Generation): BreakCause {
     const u = r.usage;
     if (u.lossCause) return u.lossCause;
-    if (this.lastReplyEmpty && u.reusedTokens >= this.lastReplyStart - 8) return 'empty reply not rendered';
     if (u.rewritten === false && u.reusedTokens >= this.lastReplyStart) return 'reply re-tokenized';
     if (this.o.session.kind === 'chat' && u.reusedTokens < this.lastReplyStart) return 'chat reply results not carried';
     return 'template re-rendered earlier text';

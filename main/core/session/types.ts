@@ -120,8 +120,6 @@ export const BREAK_CAUSES = [
   'compaction', 'model switched', 'undo', 'rewind', 'regenerate', 'resumed without cache',
   'template re-rendered earlier text', 'reply re-tokenized', 'chat reply results not carried', 'context full',
   'server evicted the prefix', 'saved state unusable', 'turn deleted', 'something else',
-  // Keel's own: node-llama-cpp's wrappers render no turn for an empty reply, so the prompt departs from what was evaluated.
-  'empty reply not rendered',
 ] as const;
 export type BreakCause = (typeof BREAK_CAUSES)[number];
 
