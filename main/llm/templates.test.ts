@@ -38,8 +38,9 @@ const WRAPPERS: Record<string, string> = {
 
 /** Losses each template causes itself in this session (none is Keel's). */
 const LOSSES: Record<string, [number, string][]> = {
-  // QwQ drops the reasoning of earlier turns once a user message follows them: the template's own doing.
-  'qwq-32b': [[3, 'template re-rendered earlier text']],
+  // QwQ drops the reasoning of earlier turns once a user message follows them (and the `<think>\n` its
+  // generation prompt opened before an empty reply): the template's own doing.
+  'qwq-32b': [[3, 'template re-rendered earlier text'], [4, 'template re-rendered earlier text']],
   // Command R7B renders the earlier tool-call turn otherwise once the conversation goes on (splice.ts sees the text change there).
   'command-r7b': [[5, 'template re-rendered earlier text']],
   'mistral-small-3.2': [[3, 'template re-rendered earlier text'], [4, 'template re-rendered earlier text']],
