@@ -46,6 +46,17 @@ How a family is handled (main/llm/wrapper.ts): node-llama-cpp's own wrapper wher
 template renders; otherwise the template itself. Every wrapper gets the session's fixed date. A template
 that shows no tool definitions gets them from Keel in the system prompt, in a call syntax Keel reads back.
 A template that fails to render names its file and line, and the family's generic format is used.
+
+Not supported, and why (upstream causes):
+- Hermes 3: the template applies \`|items\` to an array schema (meaning its \`["items"]\`), which
+  @huggingface/jinja 0.5.11 evaluates as the dict-items filter; any tool with an array parameter (Keel's
+  plan tool) then fails to render. Keel runs it on ChatML, its own turn markers, with node-llama-cpp's
+  generic call syntax: the session works, but not with Hermes's own \`<tool_call>\` format.
+- Functionary v3.2: @huggingface/jinja 0.5.11 (the newest release) cannot unpack tuples in a for loop
+  (template line 90). Keel runs it on node-llama-cpp's Llama 3.1 format, which the model was not
+  trained to call tools in.
+- Mistral Small 3.2 is supported but costs 4× the ideal prefill: its template moves the tool list before
+  the newest user message, so every new message re-reads from there (the template's own doing).
 `;
 if (only.length === 0) fs.writeFileSync(path.join(repoRoot, 'docs/models.md'), doc);
 console.log(`${supported}/${reports.length} supported`);
