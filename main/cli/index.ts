@@ -44,6 +44,11 @@ Usage:
   keel mcp tools [--workspace DIR] [--config FILE]
                                      start them and print each server's tools; exit 0 when every server answered
   keel mcp approve [--workspace DIR] approve DIR/.mcp.json as it is now, so its servers may run
+  keel check-template FILE.jinja [--name NAME] [--size-label LABEL] [--json]
+                                     run Keel's scripted session on a test model carrying the template
+                                     (under that general.name and size label); exit 0 when supported
+  keel check-model FILE.gguf [--json]
+                                     the same session on a real model, its own template and tokenizer
   keel --help                        this text
 
 Model options (new, chat, say, doctor); each defaults to auto, what the machine allows:
@@ -84,6 +89,8 @@ const COMMANDS = {
   delete: { options: { yes: { type: 'boolean' } }, positionals: 1 },
   doctor: { options: { ...LOCAL_OPTIONS, json: { type: 'boolean' } }, positionals: [0, 1] },
   mcp: { options: { workspace: { type: 'string' }, config: { type: 'string' } }, positionals: 1 },
+  'check-template': { options: { name: { type: 'string' }, 'size-label': { type: 'string' }, json: { type: 'boolean' } }, positionals: 1 },
+  'check-model': { options: { json: { type: 'boolean' } }, positionals: 1 },
 } satisfies Record<string, { options: Options; positionals: number | readonly [number, number] }>;
 
 type Command = keyof typeof COMMANDS;
@@ -162,6 +169,14 @@ export async function runCli(argv: readonly string[], io: CliContext = { out: pr
       const { runDoctor } = await import('./commands/doctor.js');
       return (await runDoctor(positionals[0], localFlags(values), values.json === true, io)) ? 0 : 1;
     }
+    if (command === 'check-template') {
+      const { checkTemplateCommand } = await import('./commands/checkTemplate.js');
+      return (await checkTemplateCommand(positionals[0], { name: str(values, 'name'), sizeLabel: str(values, 'size-label'), json: values.json === true }, io)) ? 0 : 1;
+    }
+    if (command === 'check-model') {
+      const { checkModelCommand } = await import('./commands/checkTemplate.js');
+      return (await checkModelCommand(positionals[0], values.json === true, io)) ? 0 : 1;
+    }
     if (command === 'mcp') {
       const { mcpCommand } = await import('./commands/mcp.js');
       return await mcpCommand(positionals[0], { workspace: str(values, 'workspace'), config: str(values, 'config') }, io);
@@ -180,7 +195,7 @@ export async function runCli(argv: readonly string[], io: CliContext = { out: pr
   }
 }
 
-async function dispatch(command: Exclude<Command, 'mcp'>, values: Values, positionals: string[], store: SqliteStore, io: CliContext): Promise<number | void> {
+async function dispatch(command: Exclude<Command, 'mcp' | 'check-template' | 'check-model'>, values: Values, positionals: string[], store: SqliteStore, io: CliContext): Promise<number | void> {
   switch (command) {
     case 'sessions':
       return listSessions(store, io.out);

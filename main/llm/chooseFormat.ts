@@ -1,10 +1,42 @@
-import { HarmonyChatWrapper, type ChatWrapper } from 'node-llama-cpp';
+import { HarmonyChatWrapper, LlamaText, SpecialTokensText, type ChatWrapper } from 'node-llama-cpp';
+import { generationOpensThought } from './generationPrompt.js';
 import { harmonyFormat } from './harmony.js';
 import type { ReplyFormat } from './replyFormat.js';
+import { TemplateToolsWrapper } from './templateTools.js';
 import { thoughtMarkers } from './thoughts.js';
 import { plainFormat, type CallSyntax } from './toolCalls.js';
 
-/** The reply format of a wrapper: gpt-oss's Harmony channels, else words then calls in its syntax. */
+/**
+ * The reply format of a wrapper: gpt-oss's Harmony channels, else words then calls in its syntax,
+ * with the template's answer marker taken off and reasoning its generation prompt opens read as reasoning.
+ */
 export function replyFormat(wrapper: ChatWrapper, syntax: CallSyntax): ReplyFormat {
-  return wrapper instanceof HarmonyChatWrapper ? harmonyFormat : plainFormat(syntax, thoughtMarkers(wrapper));
+  if (wrapper instanceof HarmonyChatWrapper) return harmonyFormat;
+  const answer = wrapper instanceof TemplateToolsWrapper ? wrapper.answer.prefix : '';
+  if (answer !== '') {
+    // The template's answer marker (Command R's `<|START_RESPONSE|>`) is the template's to render, not the person's to read.
+    const plain = plainFormat(syntax, thoughtMarkers(wrapper));
+    const cut = (text: string) => (text.startsWith(answer) ? text.slice(answer.length) : answer.startsWith(text) ? '' : text);
+    return { ...plain, read: (text) => plain.read(cut(text)), visible: (text, final) => plain.visible(cut(text), final) };
+  }
+  const opened = generationOpensThought(wrapper);
+  if (!opened) return plainFormat(syntax, thoughtMarkers(wrapper));
+  // The generation prompt opened the reasoning (`<think>\n`): the reply is read as if it began with
+  // it, so the reasoning is reasoning (never shown as words) and the stored reply renders it back.
+  const markers = thoughtMarkers(wrapper) ?? {
+    prefix: opened.prefix.trim(), suffix: opened.suffix,
+    text: { prefix: LlamaText(new SpecialTokensText(opened.prefix.trim())), suffix: LlamaText(new SpecialTokensText(opened.suffix)) },
+  };
+  const plain = plainFormat(syntax, markers);
+  return {
+    // The words without the whitespace before the turn's end (Nemotron writes `answer\n<SPECIAL_12>`);
+    // the stored reply keeps its exact text (raw), reasoning included.
+    read: (text) => {
+      const read = plain.read(opened.prefix + text);
+      return { ...read, words: read.words.trimEnd() };
+    },
+    visible: (text, final) => plain.visible(opened.prefix + text, final),
+    items: (reply) => plain.items(reply),
+    callText: (raw) => plain.callText(raw),
+  };
 }

@@ -75,8 +75,10 @@ export class LlamaEngine implements Engine {
       maxTokens: o.maxTokens, temperature: o.temperature, signal: o.signal, onText: o.onText, scripted: o.scripted,
     });
     const read = format.read(r.text);
+    // A reply cut inside a call (token limit, stop) keeps its exact text, so the prompt carries what was generated.
+    const raw = read.complete ? read.raw : r.text;
     return {
-      reply: { words: read.words, ...(read.raw === undefined ? {} : { raw: read.raw }), calls: read.calls.map(({ name, args, problem, raw }) => ({ name, args, problem, raw })) },
+      reply: { words: read.words, ...(raw === undefined ? {} : { raw }), calls: read.calls.map(({ name, args, problem, raw }) => ({ name, args, problem, raw })) },
       text: r.text,
       stoppedBy: r.stoppedBy,
       usage: {

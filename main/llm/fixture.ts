@@ -41,6 +41,8 @@ export interface EngineFixture {
 
 export async function engineFixture(o: {
   kind?: SessionKind; mode?: Mode; files?: Record<string, string>; model?: TestModelOptions; contextSize?: number; now?: Date;
+  /** A model file to use as it is (keel check-model) instead of a generated one. */
+  modelFile?: string;
   permissions?: PermissionOptions;
   /** Tools from MCP servers (a started main/mcp hub): the session's list takes them at creation. */
   external?: ExternalTools;
@@ -66,7 +68,9 @@ export async function engineFixture(o: {
     models.push(loaded);
     return loaded;
   };
-  const model = await newModel();
+  const model = o.modelFile
+    ? await loadModel({ modelPath: o.modelFile, contextSize: o.contextSize ?? 16384 }).then((m) => (models.push(m), m))
+    : await newModel();
   const session = Session.create(deps, { root, kind: o.kind ?? 'agent', mode: o.mode ?? 'auto', model: model.path });
   const replies: string[] = [];
   const events: LoopEvent[] = [];

@@ -1,7 +1,7 @@
 import type { ChatHistoryItem, ChatModelFunctions } from 'node-llama-cpp';
 import type { Conversation, ConversationReply, ToolSpec } from '../core/engine/types.js';
 import type { ReplyFormat, ResponseItem } from './replyFormat.js';
-import { resultSentinel } from './wrapper.js';
+import { EMPTY_REPLY, resultSentinel } from './wrapper.js';
 
 /**
  * A conversation as node-llama-cpp's chat history, for the model's wrapper to render. Results go in
@@ -15,7 +15,10 @@ export function chatHistory(conversation: Conversation, format: ReplyFormat) {
     if (message.role === 'user') history.push({ type: 'user', text: message.text });
     else {
       const response = message.replies.flatMap((reply) => modelResponse(reply, format, results));
-      if (response.length > 0) history.push({ type: 'model', response });
+      // An empty reply is a turn the model took: rendered as the empty turn it generated, never
+      // dropped (two user messages would merge, and the cache would be re-read from there).
+      // Wrappers skip an empty model text, so it goes in as a stand-in, taken out after rendering (wrapper.ts).
+      if (response.length > 0 || message.replies.length > 0) history.push({ type: 'model', response: response.length > 0 ? response : [EMPTY_REPLY] });
     }
   }
   // The request asks for the model's next words: an open model response, as node-llama-cpp's own

@@ -141,7 +141,15 @@ export class ReplyReader {
     if (model.isEogToken(token) && !this.o.continueOn.includes(model.detokenize([token], true))) {
       // An end-of-generation token ends the reply, or completes a call (Llama 3.x `<|eom_id|>`, Harmony `<|call|>`).
       const text = this.stream.final();
-      if (format.read(this.stream.textWith(token)).calls.length > format.read(text).calls.length) {
+      const withEnd = this.stream.textWith(token);
+      // Stop triggers come first: where the end token completes a trigger that began in the text
+      // (Command R's `<|END_RESPONSE|><|END_OF_TURN_TOKEN|>`), the trigger's start is no part of the answer.
+      const start = triggerStart(withEnd, withEnd.length - model.detokenize([token], true).length, this.o.stopTriggers);
+      if (start !== undefined) {
+        this.cut = text.length - start;
+        return 'trigger';
+      }
+      if (format.read(withEnd).calls.length > format.read(text).calls.length) {
         this.stream.tokens.push(token);
         return 'call';
       }
@@ -175,4 +183,21 @@ export class ReplyReader {
     if (visible.length > this.streamed) this.o.onText?.(visible.slice(this.streamed));
     this.streamed = Math.max(this.streamed, visible.length);
   }
+}
+
+/**
+ * Where a stop trigger begins in `text`, when the text ends with the trigger or with its beginning
+ * and that match reaches back before `endAt` (into generated text, not only the end token itself).
+ */
+export function triggerStart(text: string, endAt: number, triggers: readonly LlamaText[]): number | undefined {
+  let best: number | undefined;
+  for (const trigger of triggers.map((t) => t.toString())) {
+    for (let n = Math.min(trigger.length, text.length); n > text.length - endAt; n--) {
+      if (trigger.startsWith(text.slice(-n))) {
+        best = Math.min(best ?? Infinity, text.length - n);
+        break;
+      }
+    }
+  }
+  return best;
 }

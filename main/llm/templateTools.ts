@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { templateGenerationPrompt } from './generationPrompt.js';
 import { Template } from '@huggingface/jinja';
 import {
   ChatWrapper, LlamaText, SpecialToken, SpecialTokensText, type ChatHistoryItem, type ChatModelFunctions,
@@ -29,6 +30,12 @@ export class TemplateToolsWrapper extends ChatWrapper {
     /** What the template writes between a call's name and its id (`[CALL_ID]`); the id ends at the params prefix. */
     readonly idPrefix: string,
     call: { prefix: string; paramsPrefix: string; suffix: string },
+    /**
+     * What the template writes around a plain answer in the model's turn (Command R's
+     * `<|START_RESPONSE|>`…`<|END_RESPONSE|>`), and the model's end-of-turn text: the model writes
+     * them, the person never reads them, and the template renders them again around the stored words.
+     */
+    readonly answer: { prefix: string; suffix: string; end: string } = { prefix: '', suffix: '', end: '' },
   ) {
     super();
     this.jinja = new Template(template);
@@ -63,7 +70,9 @@ export class TemplateToolsWrapper extends ChatWrapper {
       // Mistral's template, say, wants user and assistant to alternate: a turn stopped before its answer breaks that.
       throw new Error(`The model's chat template refused this conversation: ${(err as Error).message}. Undo the last turn, or switch to another model.`);
     }
-    return { contextText: marks.read(rendered), stopGenerationTriggers: [LlamaText(new SpecialToken('EOS'))] };
+    const triggers = [LlamaText(new SpecialToken('EOS'))];
+    if (this.answer.suffix !== '' && this.answer.end !== '') triggers.unshift(LlamaText(new SpecialTokensText(this.answer.suffix + this.answer.end)));
+    return { contextText: marks.read(rendered), stopGenerationTriggers: triggers };
   }
 
   /** The history as the template's messages: calls with their ids, each result a `tool` message answering its id. */
@@ -77,8 +86,11 @@ export class TemplateToolsWrapper extends ChatWrapper {
       let content = '';
       let calls: Record<string, unknown>[] = [];
       let results: Record<string, unknown>[] = [];
+      // An empty reply is a turn too (the model ended at once): rendered, not dropped.
+      let empty = item.response.length > 0 && item.response.every((part) => part === '');
       const flush = () => {
-        if (content === '' && calls.length === 0) return;
+        if (content === '' && calls.length === 0 && !empty) return;
+        empty = false;
         messages.push({ role: 'assistant', content, ...(calls.length > 0 ? { tool_calls: calls } : {}) }, ...results);
         [content, calls, results] = ['', [], []];
       };
@@ -86,6 +98,11 @@ export class TemplateToolsWrapper extends ChatWrapper {
         if (typeof part === 'string') {
           if (calls.length > 0) flush();
           content += marks.text(part);
+        } else if (part.type === 'segment') {
+          // Reasoning, with its markers as special tokens: the template keeps or drops it.
+          if (calls.length > 0) flush();
+          const raw = part.raw === undefined ? LlamaText(part.text) : LlamaText.fromJSON(part.raw);
+          content += marks.llama(raw);
         } else if (part.type === 'functionCall') {
           if (part.startsNewChunk && calls.length > 0) flush();
           const raw = part.rawCall === undefined ? undefined : this.readCall(LlamaText.fromJSON(part.rawCall).toString());
@@ -106,6 +123,13 @@ export class TemplateToolsWrapper extends ChatWrapper {
   /** A generated call's id and its arguments' exact text. */
   private readCall(raw: string): { id: string; args: string } | undefined {
     const { prefix, paramsPrefix } = this.settings.functions.call;
+    if (this.idPrefix === '') {
+      const paramsAt = raw.indexOf(LlamaText(paramsPrefix).toString(), LlamaText(prefix).toString().length);
+      const suffix = LlamaText(this.settings.functions.call.suffix).toString();
+      if (paramsAt < 0) return undefined;
+      const args = raw.slice(paramsAt + LlamaText(paramsPrefix).toString().length, suffix === '' ? undefined : -suffix.length);
+      return { id: callId(raw), args };
+    }
     const idAt = raw.indexOf(this.idPrefix);
     const paramsAt = raw.indexOf(LlamaText(paramsPrefix).toString(), idAt);
     if (!raw.startsWith(LlamaText(prefix).toString()) || idAt < 0 || paramsAt < 0) return undefined;
@@ -117,18 +141,34 @@ export class TemplateToolsWrapper extends ChatWrapper {
 
 /**
  * The call syntax a template writes, read from a probe conversation with one call, or undefined
- * when its calls do not look like `PREFIX name ID_PREFIX id PARAMS_PREFIX {args} SUFFIX`.
+ * when its calls do not look like `PREFIX name [ID_PREFIX id] PARAMS_PREFIX {args} SUFFIX`. Two
+ * shapes: a special token right before the name with an id after it (Mistral Small 3.2's
+ * `[TOOL_CALLS]name[CALL_ID]id[ARGS]{…}`), or, without an id, whatever the model's turn holds
+ * before the name (Hermes 3's `<tool_call>\n{"name": "`, Command R's `<|START_ACTION|>[…"tool_name": "`,
+ * Functionary's `>>>`), its end where the turn ends (`ends`: the model's end-of-turn tokens).
  */
-export function templateToolsWrapper(template: string, parameters: Record<string, unknown> = {}): TemplateToolsWrapper | undefined {
+export function templateToolsWrapper(
+  template: string, parameters: Record<string, unknown> = {}, ends: readonly string[] = [],
+): TemplateToolsWrapper | undefined {
+  for (const args of [{ keel_arg: 1 }, '{"keel_arg": 1}']) {
+    const wrapper = probeCalls(template, parameters, ends, args);
+    if (wrapper) return wrapper;
+  }
+  return undefined;
+}
+
+function probeCalls(template: string, parameters: Record<string, unknown>, ends: readonly string[], probeArgs: unknown): TemplateToolsWrapper | undefined {
   const id = 'keelcall1';
   const name = 'keel_probe';
   const args = '{"keel_arg": 1}';
+  const words = 'KEEL_PROBE_USER';
   try {
     const rendered = new Template(template).render({
+      ...parameters,
       messages: [
         { role: 'system', content: 'S' },
-        { role: 'user', content: 'U' },
-        { role: 'assistant', content: '', tool_calls: [{ id, type: 'function', function: { name, arguments: { keel_arg: 1 } } }] },
+        { role: 'user', content: words },
+        { role: 'assistant', content: '', tool_calls: [{ id, type: 'function', function: { name, arguments: probeArgs } }] },
         { role: 'tool', tool_call_id: id, content: 'KEEL_PROBE_RESULT' },
       ],
       tools: toolList({ [name]: { description: 'probe', params: { type: 'object', properties: {} } } }),
@@ -137,22 +177,65 @@ export function templateToolsWrapper(template: string, parameters: Record<string
       add_generation_prompt: false,
     });
     const nameAt = rendered.lastIndexOf(name);
-    const idAt = rendered.indexOf(id, nameAt);
-    const argsAt = rendered.indexOf(args, idAt);
+    const argsAt = rendered.indexOf(args, nameAt);
     const resultAt = rendered.indexOf('KEEL_PROBE_RESULT', argsAt);
-    if (nameAt < 0 || idAt < 0 || argsAt < 0 || resultAt < 0) return undefined;
-    // The call's prefix is the special token right before the name (`[TOOL_CALLS]`).
-    const prefix = /\[[A-Z_]+\]$/.exec(rendered.slice(0, nameAt))?.[0];
+    if (nameAt < 0 || argsAt < 0 || resultAt < 0) return undefined;
+    const idAt = rendered.indexOf(id, nameAt);
     const tail = rendered.slice(argsAt + args.length, resultAt);
-    const eos = tail.indexOf('KEEL_PROBE_EOS');
-    if (prefix === undefined || eos < 0) return undefined;
-    return new TemplateToolsWrapper(template, parameters, rendered.slice(nameAt + name.length, idAt), {
-      prefix,
-      paramsPrefix: rendered.slice(idAt + id.length, argsAt),
-      suffix: tail.slice(0, eos),
-    });
+    const end = Math.min(...['KEEL_PROBE_EOS', ...ends].map((e) => tail.indexOf(e)).filter((at) => at >= 0));
+    if (!Number.isFinite(end)) return undefined;
+    const suffix = tail.slice(0, end);
+    if (idAt >= 0 && idAt < argsAt) {
+      // The call's prefix is the special token right before the name (`[TOOL_CALLS]`).
+      const prefix = /\[[A-Z_]+\]$/.exec(rendered.slice(0, nameAt))?.[0];
+      if (prefix === undefined) return undefined;
+      return new TemplateToolsWrapper(template, parameters, rendered.slice(nameAt + name.length, idAt), {
+        prefix, paramsPrefix: rendered.slice(idAt + id.length, argsAt), suffix,
+      });
+    }
+    // No id: the call is all the model's turn holds before the name, after the generation prompt.
+    const opened = templateGenerationPrompt(template, parameters, '', 'KEEL_PROBE_EOS');
+    const userAt = rendered.indexOf(words);
+    if (opened === undefined || userAt < 0) return undefined;
+    let turnAt = userAt + words.length;
+    let same = 0;
+    while (same < opened.length && rendered[turnAt + same] === opened[same]) same++;
+    // Never inside a tag: `<think>` against `<TOOLCALL>` shares only `<`.
+    const open = opened.slice(0, same).lastIndexOf('<');
+    if (same < opened.length && open > opened.slice(0, same).lastIndexOf('>')) same = open;
+    turnAt += same;
+    let prefix = rendered.slice(turnAt, nameAt);
+    // A thought the generation prompt opened and the turn closed (Nemotron's `<think></think>`) is the model's reasoning, not the call.
+    const thought = /<\/(think|thinking|reasoning)>\s*/.exec(prefix);
+    if (thought) prefix = prefix.slice(thought.index + thought[0].length);
+    if (prefix.trim() === '') return undefined;
+    return new TemplateToolsWrapper(
+      template, parameters, '', { prefix, paramsPrefix: rendered.slice(nameAt + name.length, argsAt), suffix }, answerMarks(template, parameters, opened, ends),
+    );
   } catch {
     return undefined;
+  }
+}
+
+/** What the template writes around a plain answer after its generation prompt, up to the turn's end. */
+function answerMarks(template: string, parameters: Record<string, unknown>, opened: string, ends: readonly string[]) {
+  const words = 'KEEL_PROBE_USER';
+  const answer = 'KEEL_PROBE_ANSWER';
+  const none = { prefix: '', suffix: '', end: '' };
+  try {
+    const rendered = new Template(template).render({
+      ...parameters, tools: [], bos_token: '', eos_token: 'KEEL_PROBE_EOS', add_generation_prompt: false,
+      messages: [{ role: 'system', content: 'S' }, { role: 'user', content: words }, { role: 'assistant', content: answer }],
+    });
+    const turnAt = rendered.indexOf(words) + words.length;
+    const answerAt = rendered.indexOf(answer, turnAt);
+    if (turnAt < words.length || answerAt < 0 || !rendered.startsWith(opened, turnAt)) return none;
+    const tail = rendered.slice(answerAt + answer.length);
+    const found = ['KEEL_PROBE_EOS', ...ends].map((e) => ({ e, at: tail.indexOf(e) })).filter((x) => x.at >= 0).sort((a, b) => a.at - b.at)[0];
+    if (!found) return none;
+    return { prefix: rendered.slice(turnAt + opened.length, answerAt), suffix: tail.slice(0, found.at), end: found.e === 'KEEL_PROBE_EOS' ? ends[0] ?? '' : found.e };
+  } catch {
+    return none;
   }
 }
 
@@ -171,7 +254,7 @@ function callId(seed: string): string {
 
 /** Markers for content and special tokens in the template's input, read back into a LlamaText. */
 class Marks {
-  private readonly values = new Map<string, LlamaTextValue>();
+  private readonly values = new Map<string, LlamaTextValue | LlamaText>();
   private readonly tag = crypto.randomBytes(6).toString('hex');
 
   text(value: string): string {
@@ -182,7 +265,11 @@ class Marks {
     return this.mark(token);
   }
 
-  private mark(value: LlamaTextValue): string {
+  llama(text: LlamaText): string {
+    return this.mark(text);
+  }
+
+  private mark(value: LlamaTextValue | LlamaText): string {
     const key = `KEEL${this.tag}M${this.values.size}E`;
     this.values.set(key, value);
     return key;

@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { engineFixture, type EngineFixture } from './fixture.js';
 import { TEMPLATE_NAMES, templateModelOptions } from './testModel/templates.js';
 import { nativeReplies } from './testModel/nativeReplies.js';
-import { sessionWrapper } from './wrapper.js';
+import { generationOpensThought } from './generationPrompt.js';
+import { sessionWrapper, wrapperProblem } from './wrapper.js';
 
 let f: EngineFixture | undefined;
 afterEach(async () => {
@@ -21,23 +22,65 @@ afterEach(async () => {
 const WRAPPERS: Record<string, string> = {
   qwen3: 'QwenChatWrapper', 'qwen2.5': 'QwenChatWrapper', 'llama-3.3': 'Llama3_1ChatWrapper', 'mistral-small-3.2': 'TemplateToolsWrapper',
   'devstral-small': 'JinjaTemplateChatWrapper', 'gpt-oss': 'HarmonyChatWrapper', 'gemma-2': 'GemmaChatWrapper', 'granite-3.3': 'JinjaTemplateChatWrapper',
+  // Llama 3.2 under its real name: node-llama-cpp's lightweight wrapper, which gets the fixed date too.
+  'llama-3.2': 'Llama3_2LightweightChatWrapper',
+  // Hermes 3 applies `|items` to an array schema, which @huggingface/jinja reads as dict items: it
+  // cannot render Keel's tools, so ChatML (its own turn markers, not Llama 3 by name), the failure recorded.
+  'hermes-3': 'ChatMLChatWrapper',
+  'phi-3.5': 'JinjaTemplateChatWrapper', 'qwq-32b': 'QwenChatWrapper',
+  // DeepSeek V3.1 renders no tool definitions: Keel's generic call syntax, the tools described in the system prompt.
+  'deepseek-v3.1': 'JinjaTemplateChatWrapper',
+  // node-llama-cpp reads a cut call prefix from these two: their template renders calls itself.
+  'command-r7b': 'TemplateToolsWrapper', 'nemotron-nano-v2': 'TemplateToolsWrapper',
+  // @huggingface/jinja cannot unpack tuples in a for loop: the family's generic format, the failure recorded.
+  'functionary-v3.2': 'Llama3_1ChatWrapper',
 };
+
+/** Losses each template causes itself in this session (none is Keel's). */
+const LOSSES: Record<string, [number, string][]> = {
+  // QwQ drops the reasoning of earlier turns once a user message follows them (and the `<think>\n` its
+  // generation prompt opened before an empty reply): the template's own doing.
+  'qwq-32b': [[3, 'template re-rendered earlier text'], [4, 'template re-rendered earlier text']],
+  // Command R7B renders the earlier tool-call turn otherwise once the conversation goes on (splice.ts sees the text change there).
+  'command-r7b': [[5, 'template re-rendered earlier text']],
+  'mistral-small-3.2': [[3, 'template re-rendered earlier text'], [4, 'template re-rendered earlier text']],
+};
+
+/**
+ * Templates Keel does not support yet, and why (docs/models.md): these tests fail today and are
+ * expected to, so that a fix shows up as a test to turn back on.
+ */
+const KNOWN_GAPS: Record<string, string> = {};
 
 describe('the same scripted session on a model of each shared template', { timeout: 180_000 }, () => {
   for (const name of TEMPLATE_NAMES) {
-    it(name, async () => {
+    (KNOWN_GAPS[name] ? it.fails : it)(KNOWN_GAPS[name] ? `${name} (known gap: ${KNOWN_GAPS[name]})` : name, async () => {
       const today = new Date();
       f = await engineFixture({ model: templateModelOptions(name), files: { 'a.txt': 'alpha\nbeta\n' }, now: new Date('2031-03-04T10:00:00') });
       expect(sessionWrapper(f.model.model, f.agent.session.promptDate).constructor.name).toBe(WRAPPERS[name]);
+      // A template that cannot render says so, naming the model file (and the line, where it can be found).
+      const problem = wrapperProblem(sessionWrapper(f.model.model, f.agent.session.promptDate));
+      if (name === 'functionary-v3.2') expect(problem).toMatch(/model-0\.gguf: .*at line 90 .*Cannot unpack non-iterable/);
+      else if (name === 'hermes-3') expect(problem).toMatch(/model-0\.gguf: .*Keel uses the generic ChatML format instead/);
+      else expect(problem).toBeUndefined();
       const tools = f.syntax().prefix !== '';
       // Replies as the template's own wrapper renders a model turn: written by it, read back by Keel.
       const params = { type: 'object', properties: {} } as const;
-      const write = nativeReplies(f.model.model, sessionWrapper(f.model.model, f.agent.session.promptDate), { read: { params }, edit: { params } });
+      const wrapper = sessionWrapper(f.model.model, f.agent.session.promptDate);
+      const write = nativeReplies(f.model.model, wrapper, { read: { params }, edit: { params } });
       const call = (name: string, args: unknown) => (tools ? write({ text: '', call: { name, args } }) : 'No tools here.');
-      f.replies.push(call('read', { path: 'a.txt' }), write({ text: 'It says alpha and beta.' }));
+      // Where the generation prompt opens reasoning (QwQ, Nemotron), the model writes it and closes it first.
+      const opened = generationOpensThought(wrapper);
+      const think = (reply: string) => (opened ? `Let me see.\n${opened.suffix}\n\n${reply}` : reply);
+      f.replies.push(think(call('read', { path: 'a.txt' })), think(write({ text: 'It says alpha and beta.' })));
+      // The person reads the answer, never the reasoning.
       expect(await f.agent.send('What is in a.txt?')).toBe(tools ? 'It says alpha and beta.' : 'No tools here.');
+      // An empty reply is stored and shown as what it is, and the next prompt carries it (no merged user messages).
+      f.replies.push('');
+      expect(await f.agent.send('Say nothing.')).toBe('');
+      expect(f.agent.session.history().at(-1)?.replies.length).toBe(1);
       f.setNow(new Date('2031-03-05T08:00:00'));
-      f.replies.push(call('edit', { path: 'a.txt', old_string: 'beta', new_string: 'gamma' }), write({ text: 'Changed.' }));
+      f.replies.push(think(call('edit', { path: 'a.txt', old_string: 'beta', new_string: 'gamma' })), think(write({ text: 'Changed.' })));
       await f.agent.send('Change beta to gamma.');
 
       const prompt = f.agent.promptText();
@@ -58,7 +101,7 @@ describe('the same scripted session on a model of each shared template', { timeo
       // tool list moves before the newest message); every other request reuses all the previous one
       // left. harmony.test.ts has gpt-oss dropping analysis.
       const losses = rows.filter((r) => r.cause !== undefined || r.reusedTokens < r.cachedBefore);
-      expect(losses.map((r) => [r.id, r.cause])).toEqual(name === 'mistral-small-3.2' ? [[3, 'template re-rendered earlier text']] : []);
+      expect(losses.map((r) => [r.id, r.cause])).toEqual(LOSSES[name] ?? []);
     });
   }
 });

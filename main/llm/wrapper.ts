@@ -1,31 +1,184 @@
 import {
-  ChatWrapper, JinjaTemplateChatWrapper, LlamaText, resolveChatWrapper, type ChatHistoryItem, type ChatModelFunctions, type LlamaModel,
+  ChatWrapper, JinjaTemplateChatWrapper, LlamaText, resolveChatWrapper, specializedChatWrapperTypeNames, type ChatHistoryItem,
+  type ChatModelFunctions, type LlamaModel,
 } from 'node-llama-cpp';
+import { Template } from '@huggingface/jinja';
+import { withTemplateGenerationPrompt } from './generationPrompt.js';
 import { templateToolsWrapper } from './templateTools.js';
 
 /**
  * The chat wrapper of a model for one session: the model's own template (spec §8), with no clock
  * reaching it. Templates that print the date (Llama 3.x `date_string`, Harmony, Jinja
  * `strftime_now`) see the date fixed when the system prompt was built; the real date travels as a note.
+ *
+ * General rules, whatever the family (templates.test.ts runs each shared template under its real name):
+ * - node-llama-cpp's wrappers all get the fixed date (`fixedDateSettings`);
+ * - a template node-llama-cpp cannot use because it reads `tools` unguarded (Hermes 3) is rendered
+ *   with `tools: []` where no tool exists, so the template itself renders, not a wrapper picked by name;
+ * - a template that renders no tool definitions (DeepSeek V3.1) gets them from Keel, once, in the
+ *   system prompt, with a call syntax Keel reads back (node-llama-cpp's generic one);
+ * - the generation prompt is the template's own (generationPrompt.ts);
+ * - a template that fails to render the standard conversation is replaced by the generic format of
+ *   the model's family, and the failure is kept (`wrapperProblem`) with the file and template line.
  */
 export function sessionWrapper(model: LlamaModel, promptDate: string): ChatWrapper {
   const fixed = new Date(`${promptDate || '2026-01-01'}T12:00:00Z`);
+  const template = model.fileInfo.metadata?.tokenizer?.chat_template;
+  const fixedTemplate = typeof template === 'string' && template.trim() !== '' ? withFixedDate(template, fixed) : undefined;
+  const parameters: Record<string, unknown> = { date_string: formatDate(fixed, '%d %b %Y') };
+  let wrapper = chosenWrapper(model, fixed, fixedTemplate, parameters);
+  if (fixedTemplate) wrapper = withTemplateGenerationPrompt(wrapper, fixedTemplate, parameters, model);
+  const problem = fixedTemplate ? renderProblem(wrapper, fixedTemplate) : undefined;
+  if (!problem) return wrapper;
+  // The template cannot render a conversation with tools: a generic format that writes the template's
+  // own turn markers (ChatML for `<|im_start|>`, Llama 3.1 for `<|start_header_id|>`), picked without
+  // the model's name (Hermes 3 "Llama 3.1" by name writes ChatML turns).
+  const { metadata } = model.fileInfo;
+  const general = { ...metadata?.general, name: undefined, basename: undefined, base_model: undefined, size_label: undefined };
+  const generic = resolveChatWrapper({
+    noJinja: true, customWrapperSettings: fixedDateSettings(fixed), tokenizer: model.tokenizer, bosString: model.tokens.bosString,
+    fileInfo: { ...model.fileInfo, metadata: { ...metadata, general } as typeof metadata },
+  }) ?? resolveChatWrapper(model, { noJinja: true, customWrapperSettings: fixedDateSettings(fixed) });
+  problems.set(generic, `${modelFileName(model)}: ${problem} Keel uses the generic ${generic.wrapperName} format instead.`);
+  return generic;
+}
+
+/** Why a session's wrapper is not the model's own template, where it is not (a template that fails to render). */
+export function wrapperProblem(wrapper: ChatWrapper): string | undefined {
+  return problems.get(wrapper);
+}
+
+const problems = new WeakMap<ChatWrapper, string>();
+
+function chosenWrapper(model: LlamaModel, fixed: Date, fixedTemplate: string | undefined, parameters: Record<string, unknown>): ChatWrapper {
   // node-llama-cpp picks a specialized wrapper where it renders what the template renders, and it
   // compares them on today's clock: the choice is made with the template as shipped, so it does not
   // depend on the day, and the chosen wrapper gets the fixed date.
-  const resolved = resolveChatWrapper(model, { customWrapperSettings: { 'llama3.1': { todayDate: fixed }, harmony: { todayDate: fixed } } });
-  if (!(resolved instanceof JinjaTemplateChatWrapper)) return resolved;
-  const template = model.fileInfo.metadata?.tokenizer?.chat_template;
-  const fixedTemplate = typeof template === 'string' ? withFixedDate(template, fixed) : undefined;
-  const parameters = { date_string: formatDate(fixed, '%d %b %Y') };
+  const resolved = resolveChatWrapper(model, { customWrapperSettings: fixedDateSettings(fixed) });
+  if (!fixedTemplate) return resolved;
+  if (!(resolved instanceof JinjaTemplateChatWrapper)) {
+    // A wrapper picked by name because the template failed node-llama-cpp's sanity check (Hermes 3
+    // loops over `tools` unguarded): the template itself, given an empty tool list.
+    if (jinjaUsable(model, fixedTemplate, parameters)) return resolved;
+    const withTools = { ...parameters, tools: [] };
+    if (!jinjaUsable(model, fixedTemplate, withTools)) return resolved;
+    Object.assign(parameters, withTools);
+  }
+  const describesTools = rendersToolDefinitions(fixedTemplate, parameters);
   const wrapper = resolveChatWrapper(model, {
     type: 'jinjaTemplate',
-    customWrapperSettings: { jinjaTemplate: { template: fixedTemplate, additionalRenderParameters: parameters } },
+    customWrapperSettings: {
+      jinjaTemplate: {
+        template: fixedTemplate, additionalRenderParameters: parameters,
+        // A template that renders no tool definitions: node-llama-cpp documents the tools in the
+        // system prompt itself, in its generic call syntax, rather than calls the model was never shown.
+        ...(describesTools ? {} : { functionCallMessageTemplate: 'noJinja' as const }),
+      },
+    },
   });
-  // Where node-llama-cpp could not read the template's calls, the template renders them itself.
-  const fallback = wrapper instanceof JinjaTemplateChatWrapper && !wrapper.usingJinjaFunctionCallTemplate;
-  return (fallback && fixedTemplate && templateToolsWrapper(fixedTemplate, parameters)) || wrapper;
+  if (!describesTools) return wrapper;
+  // Where node-llama-cpp could not read the template's calls, or read them otherwise than the
+  // template writes them (Command R, Nemotron: a cut prefix), the template renders them itself.
+  if (!(wrapper instanceof JinjaTemplateChatWrapper)) return wrapper;
+  const ends = [model.tokens.eosString, model.tokens.eotString].filter((e): e is string => !!e);
+  const own = templateToolsWrapper(fixedTemplate, parameters, ends);
+  if (!own) return wrapper;
+  const prefix = (w: ChatWrapper) => LlamaText(w.settings.functions.call.prefix).toString();
+  return !wrapper.usingJinjaFunctionCallTemplate || prefix(wrapper) !== prefix(own) ? own : wrapper;
 }
+
+/** Whether node-llama-cpp's Jinja wrapper accepts the template (its sanity check renders it). */
+function jinjaUsable(model: LlamaModel, template: string, parameters: Record<string, unknown>): boolean {
+  try {
+    new JinjaTemplateChatWrapper({ template, tokenizer: model.tokenizer, additionalRenderParameters: parameters });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether the template shows the model the tools it is given (their names and descriptions). */
+export function rendersToolDefinitions(template: string, parameters: Record<string, unknown> = {}): boolean {
+  const tools = [{ type: 'function', function: { name: 'keel_probe_tool', description: 'KEEL_PROBE_DESCRIPTION', parameters: { type: 'object', properties: {} } } }];
+  try {
+    const text = new Template(template).render({
+      ...parameters, messages: [{ role: 'system', content: 'S' }, { role: 'user', content: 'U' }], tools, bos_token: '', eos_token: '', add_generation_prompt: true,
+    });
+    return text.includes('keel_probe_tool');
+  } catch {
+    // A template that cannot render tools at all is caught by renderProblem.
+    return true;
+  }
+}
+
+/**
+ * What goes wrong when the wrapper renders Keel's standard conversation (system, user, a call
+ * with its result, an answer, another user message), or undefined when it renders.
+ */
+function renderProblem(wrapper: ChatWrapper, template: string): string | undefined {
+  try {
+    wrapper.generateContextState({
+      chatHistory: [
+        { type: 'system', text: 'You are a coding agent.' },
+        { type: 'user', text: 'What is in a.txt?' },
+        { type: 'model', response: [{ type: 'functionCall', name: 'read', params: { path: 'a.txt' }, result: 'alpha' }, 'It says alpha.'] },
+        { type: 'user', text: 'Thanks.' },
+        { type: 'model', response: [] },
+      ],
+      // Parameters as Keel's tools have them: described, an enum, an array of objects (plan_write).
+      availableFunctions: {
+        read: { description: 'Reads a file.', params: { type: 'object', properties: { path: { type: 'string', description: 'The file.' } } } },
+        plan: {
+          description: 'Writes the plan.',
+          params: {
+            type: 'object',
+            properties: {
+              items: { type: 'array', description: 'The steps.', items: { type: 'object', properties: { text: { type: 'string' }, status: { type: 'string', enum: ['todo', 'done'] } } } },
+            },
+          },
+        },
+      },
+    });
+    return undefined;
+  } catch (err) {
+    const message = (err as Error).message;
+    const line = templateLine(template, message);
+    return `its chat template fails to render a conversation with tools${line ? ` at line ${line.number} (${line.text})` : ''}: ${message}.`;
+  }
+}
+
+/** The template line an error most likely comes from: a `for` that unpacks, an undefined name's first use. */
+export function templateLine(template: string, message: string): { number: number; text: string } | undefined {
+  const lines = template.split('\n');
+  const patterns: RegExp[] = [];
+  if (/unpack/i.test(message)) patterns.push(/\{%-?\s*for\s+\w+\s*,/);
+  if (/for loop/i.test(message)) patterns.push(/\{%-?\s*for\s/);
+  for (const word of message.match(/[A-Za-z_][\w.]*(?=\W*(?:is|was) (?:not defined|undefined))/g) ?? []) patterns.push(new RegExp(`\\b${word.replace('.', '\\.')}\\b`));
+  for (const pattern of patterns) {
+    const at = lines.findIndex((l) => pattern.test(l));
+    if (at >= 0) return { number: at + 1, text: lines[at].trim().slice(0, 120) };
+  }
+  return undefined;
+}
+
+function modelFileName(model: LlamaModel): string {
+  return model.filename ?? model.fileInfo.metadata?.general?.name ?? 'the model';
+}
+
+/**
+ * The fixed date for every node-llama-cpp wrapper, not only those known to print one (Llama 3.1,
+ * Llama 3.2 lightweight, Harmony, Muse take `todayDate`): a wrapper that takes no date ignores it.
+ */
+export function fixedDateSettings(date: Date): Record<string, { todayDate: Date }> {
+  return Object.fromEntries(specializedChatWrapperTypeNames.map((name) => [name, { todayDate: date }]));
+}
+
+/**
+ * An empty reply's text while the wrapper renders: node-llama-cpp's wrappers render no turn for an
+ * empty model text, so the turn is rendered around this stand-in, which is then taken out — the
+ * prompt carries the empty turn the model generated (its header, then its end).
+ */
+export const EMPTY_REPLY = 'KEEL_EMPTY_REPLY_c0ffee';
 
 /** A stand-in for result `number` while the wrapper renders: replaced by the exact text afterwards. */
 export function resultSentinel(number: number): string {
@@ -53,8 +206,10 @@ export function renderPrompt(
     return [[JSON.stringify(once), text], [once, text], [bare, text]] as const;
   });
   const text = state.contextText.mapValues((value) => {
-    if (typeof value !== 'string' || !value.includes('KEEL_RESULT_')) return value;
-    return forms.reduce((acc, [form, exact]) => acc.split(form).join(exact), value);
+    if (typeof value !== 'string') return value;
+    const bare = value.includes(EMPTY_REPLY) ? value.split(EMPTY_REPLY).join('') : value;
+    if (!bare.includes('KEEL_RESULT_')) return bare;
+    return forms.reduce((acc, [form, exact]) => acc.split(form).join(exact), bare);
   });
   return {
     text,

@@ -39,6 +39,18 @@ export interface Script {
   next(): string | undefined;
 }
 
+/**
+ * What the person is told about a reply that is not a plain answer: an empty one, or one cut before
+ * its end (inside a call, whose call is then not run). The reply itself is stored as generated.
+ */
+export function unfinished(r: Generation): string | undefined {
+  const cutCall = r.reply.raw !== undefined && r.reply.raw !== r.reply.words && r.reply.calls.length === 0 && r.stoppedBy !== 'end' && r.stoppedBy !== 'trigger';
+  const how = r.stoppedBy === 'limit' ? 'cut off at the reply token limit' : r.stoppedBy === 'stopped' ? 'stopped' : 'ended by the model';
+  if (cutCall) return `The model's reply was ${how} inside a tool call; the call was not run.`;
+  if (r.text.trim() === '' && r.reply.words === '') return `The model's reply was empty (${how}).`;
+  return undefined;
+}
+
 /** The context would overflow: Keel compacts rather than letting old history be dropped. */
 export class ContextFullError extends Error {}
 
@@ -105,9 +117,12 @@ export class AgentLoop {
     let last = '';
     let repeats = 0;
     for (let step = 0; step < (this.o.maxSteps ?? loopConfig.maxSteps); step++) {
-      const { reply } = await this.request('turn', undefined, signal, step === 0 ? 'person' : 'results');
+      const r = await this.request('turn', undefined, signal, step === 0 ? 'person' : 'results');
+      const { reply } = r;
       if (reply.calls.length === 0) {
         this.o.session.recordReply(reply.words, [], reply.raw);
+        const why = unfinished(r);
+        if (why) this.emit({ type: 'notice', text: why });
         return reply.words;
       }
       const calls: ReplyCall[] = [];

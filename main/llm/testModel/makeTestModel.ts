@@ -98,6 +98,8 @@ export interface TestModelOptions {
   addBos?: boolean;
   /** general.name. Default 'Keel test model'. */
   name?: string;
+  /** general.size_label ("3B"): node-llama-cpp picks a wrapper by name and size label. Default none. */
+  sizeLabel?: string;
   embedding?: number;
   layers?: number;
   heads?: number;
@@ -263,6 +265,7 @@ export function resolveTestModelOptions(options: TestModelOptions = {}) {
     bos: options.bos ?? '<s>',
     addBos: options.addBos ?? /\bbos_token\b/.test(template),
     name: options.name ?? 'Keel test model',
+    sizeLabel: options.sizeLabel,
     embedding: options.embedding ?? 64,
     layers: options.layers ?? 2,
     heads: options.heads ?? 4,
@@ -298,6 +301,7 @@ export function makeTestModel(options: TestModelOptions = {}): Buffer {
   const metadata: Array<readonly [string, GgufValue]> = [
     ['general.architecture', gguf.string(arch)],
     ['general.name', gguf.string(o.name)],
+    ...(o.sizeLabel === undefined ? [] : [['general.size_label', gguf.string(o.sizeLabel)] as const]),
     ['general.file_type', gguf.uint32(o.f16 ? 1 : 0)], // ALL_F32 / MOSTLY_F16
     [`${arch}.vocab_size`, gguf.uint32(nVocab)],
     [`${arch}.context_length`, gguf.uint32(o.contextLength)],
