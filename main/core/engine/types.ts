@@ -84,6 +84,23 @@ export interface RequestUsage {
   rewritten?: boolean;
   /** A loss the engine can name itself (a server that evicted the prefix), where Keel changed nothing. */
   lossCause?: BreakCause;
+  /** A server engine's own record of the request (RequestRow.server). */
+  server?: ServerRequestRecord;
+}
+
+/** What a server engine records beside a request's figures. */
+export interface ServerRequestRecord {
+  /** The server's base URL. */
+  url: string;
+  /** The prompt tokens the server reports it took from its cache; null: it did not report them. */
+  cachedTokens: number | null;
+  /**
+   * The first message sent before that this request sent otherwise (-1: the tools array), and the
+   * byte in that message's JSON where it differs; null: every earlier message went out the same.
+   */
+  change: { message: number; byte: number } | null;
+  /** The llama-server slot the request ran in. */
+  slot?: number;
 }
 
 export type StopReason = 'end' | 'call' | 'trigger' | 'limit' | 'stopped';

@@ -1,5 +1,6 @@
 import type { Attachment, PlanItem, ToolSpec } from '../tools/types.js';
 import type { ReadRecord, ResultKind, TableEntry } from '../hygiene/types.js';
+import type { ServerRequestRecord } from '../engine/types.js';
 
 export type SessionKind = 'agent' | 'chat';
 export const MODES = ['ask', 'accept-edits', 'plan', 'auto'] as const;
@@ -148,6 +149,8 @@ export interface RequestRow {
   /** The context the request ran in, in tokens. */
   contextSize?: number;
   createdAt: string;
+  /** A server engine's record: the cached tokens it reported, the first earlier change in the body. */
+  server?: ServerRequestRecord;
 }
 
 /** What the session needs of its store. main/db implements it on SQLite. */
