@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Conversation } from '../core/engine/types.js';
 import { DEFAULT_PROMPTS_DIR } from '../core/prompts/buildSystemPrompt.js';
@@ -170,6 +171,37 @@ describe.skipIf(missing !== undefined && !mustHaveLlamaServer)('the server engin
       store.close();
     }
   }, 120_000);
+
+  it('keel new --server URL --model NAME makes a session on the server; a wrong one says what is wrong', async () => {
+    const home = fs.mkdtempSync(path.join(dir, 'home-'));
+    const ws = fs.mkdtempSync(path.join(dir, 'cli-ws-'));
+    const saved = process.env.KEEL_HOME;
+    process.env.KEEL_HOME = home;
+    const { runCli } = await import('../cli/index.js');
+    const run = async (...argv: string[]) => {
+      const out: string[] = [];
+      const err: string[] = [];
+      const code = await runCli(argv, { out: { write: (t: string) => out.push(t) }, err: { write: (t: string) => err.push(t) }, input: Readable.from([]) });
+      return { code, out: out.join(''), err: err.join('') };
+    };
+    try {
+      const made = await run('new', '--workspace', ws, '--server', server.url, '--model', 'test-model');
+      expect(made.code).toBe(0);
+      expect(made.out).toContain(`on ${serverModelId(server.url, 'test-model')}`);
+      const store = new SqliteStore(path.join(home, 'keel.db'));
+      expect(store.getSession(1)?.model).toBe(serverModelId(server.url, 'test-model'));
+      store.close();
+      const unknown = await run('new', '--workspace', ws, '--server', server.url, '--model', 'nope');
+      expect(unknown.code).toBe(1);
+      expect(unknown.err).toContain(`keel: The server at ${server.url} does not serve a model "nope". It serves: test-model.`);
+      const nobody = `http://127.0.0.1:${await freePort()}`;
+      const refused = await run('new', '--workspace', ws, '--server', nobody, '--model', 'x');
+      expect(refused.err).toContain(`keel: Nothing is listening at ${nobody}`);
+    } finally {
+      if (saved === undefined) delete process.env.KEEL_HOME;
+      else process.env.KEEL_HOME = saved;
+    }
+  }, 60_000);
 
   describe('faults', () => {
     it('nothing listening: connection refused, naming the URL', async () => {

@@ -29,8 +29,8 @@ export function llamaServerMissing(): string | undefined {
   return `llama-server is not built at ${bin}: run \`bash scripts/buildLlamaServer.sh\` (CI's .ci/run does), or set KEEL_LLAMA_SERVER to a llama-server binary.`;
 }
 
-/** In CI a missing binary is a failure, never a skip. */
-export const mustHaveLlamaServer = process.env.CI === 'true';
+/** In CI (or where KEEL_LLAMA_SERVER names one) a missing binary is a failure, never a skip. */
+export const mustHaveLlamaServer = process.env.CI === 'true' || process.env.KEEL_LLAMA_SERVER !== undefined;
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
