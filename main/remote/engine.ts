@@ -28,6 +28,8 @@ interface Sent {
 
 /** What one exchange produced, before it becomes a Generation. */
 interface Exchange {
+  /** The exact generated text, where it is more than the words and calls (the scripted path's). */
+  text?: string;
   words: string;
   reasoning: string;
   calls: ModelCall[];
@@ -119,7 +121,7 @@ export class ServerEngine implements Engine {
     this.held = usage.promptTokens + x.outputTokens;
     return {
       reply: { words: x.words, ...(x.reasoning ? { raw: storedReasoning(x.reasoning) } : {}), calls: x.calls },
-      text: [x.words, ...x.calls.map((c) => c.raw)].join('\n'),
+      text: x.text ?? [x.words, ...x.calls.map((c) => c.raw)].join('\n'),
       stoppedBy: x.stoppedBy,
       usage,
     };
@@ -263,6 +265,7 @@ export class ServerEngine implements Engine {
       throw new ServerError('http', this.url, `The server at ${this.url} did not follow the scripted reply: it generated ${JSON.stringify(generated.slice(0, 120))}, the script renders ${JSON.stringify(text.slice(0, 120))}.`);
     }
     const complete = outcome === 'done' && generated === text;
+    x.text = generated;
     x.words = s.content;
     o.onText?.(s.content);
     if (complete) x.calls = s.calls.map(readCall);

@@ -221,7 +221,7 @@ describe.skipIf(missing !== undefined && !mustHaveLlamaServer)('the server engin
     });
 
     it('a wrong API key (401), the key never in a message or a record', async () => {
-      const keyed = await startLlamaServer({ model, contextSize: 2048, apiKey: 'right-key-0123' });
+      const keyed = await startLlamaServer({ model, contextSize: 2048, apiKey: 'right-key-0123', alias: 'test' });
       try {
         const e = await connectServer({ url: keyed.url, model: 'test', apiKey: 'wrong-key-4567' }).catch((err: unknown) => err);
         expect(e).toMatchObject({ fault: 'key', status: 401, message: expect.stringContaining(keyed.url) });
@@ -237,7 +237,7 @@ describe.skipIf(missing !== undefined && !mustHaveLlamaServer)('the server engin
     }, 60_000);
 
     it('the server killed mid-stream: the partial reply is kept, marked interrupted, and said', async () => {
-      const doomed = await startLlamaServer({ model, contextSize: 4096 });
+      const doomed = await startLlamaServer({ model, contextSize: 4096, alias: 'test' });
       const notices: string[] = [];
       try {
         const engine = new ServerEngine(await connectServer({ url: doomed.url, model: 'test', onNotice: (t) => notices.push(t) }));
