@@ -205,6 +205,14 @@ export interface KeelApi {
   restartMcpServer(workspace: string, name: string): Promise<void>;
   /** Trusts (or no longer trusts) a server's read-only hints. */
   trustMcpServer(workspace: string, name: string, trusted: boolean): Promise<void>;
+  // Model servers (issue 11): the picker's "Server (URL)".
+  /** The models a server lists; a key given is kept for that URL (the OS keychain in the app). */
+  serverModels(url: string, key?: string): Promise<string[]>;
+  /**
+   * Checks the server's model and makes it the model new sessions use; with a session, moves that
+   * session to it (the next request re-reads everything, recorded as "model switched").
+   */
+  useServerModel(url: string, model: string, sessionId?: number): Promise<string>;
 }
 
 export type KeelMethod = keyof KeelApi;
@@ -229,7 +237,9 @@ export type KeelEvent =
   | { type: 'mcp-progress'; sessionId: number; tool: string; progress: number; total?: number; message?: string };
 
 /** Methods whose trailing arguments may be left out: from this index on. Every other argument is required. */
-export const OPTIONAL_FROM: Partial<Record<KeelMethod, number>> = { recall: 2, downloadModel: 0, answerApproval: 2, doctor: 0, mcpServers: 1 };
+export const OPTIONAL_FROM: Partial<Record<KeelMethod, number>> = {
+  recall: 2, downloadModel: 0, answerApproval: 2, doctor: 0, mcpServers: 1, serverModels: 1, useServerModel: 2,
+};
 
 /** The shape of each method's arguments, checked in main before anything runs. */
 export const METHOD_ARGS = {
@@ -272,4 +282,6 @@ export const METHOD_ARGS = {
   approveMcpFile: [{ type: 'string' }, { type: 'string' }],
   restartMcpServer: [{ type: 'string' }, { type: 'string' }],
   trustMcpServer: [{ type: 'string' }, { type: 'string' }, { type: 'boolean' }],
+  serverModels: [{ type: 'string' }, { type: 'string' }],
+  useServerModel: [{ type: 'string' }, { type: 'string' }, { type: 'integer', minimum: 1 }],
 } as const satisfies Record<KeelMethod, readonly object[]>;

@@ -39,6 +39,8 @@ export const METHODS = [
   'approveMcpFile',
   'restartMcpServer',
   'trustMcpServer',
+  'serverModels',
+  'useServerModel',
 ] as const satisfies readonly KeelMethod[];
 
 type Listed = (typeof METHODS)[number];

@@ -25,6 +25,7 @@ const METHOD_SET = {
   rewind: true, editAndResend: true, deleteTurn: true,
   localSettings: true, setLocalSettings: true, doctor: true,
   mcpServers: true, approveMcpFile: true, restartMcpServer: true, trustMcpServer: true,
+  serverModels: true, useServerModel: true,
 } as const satisfies Record<KeelMethod, true>;
 
 export const METHODS = Object.keys(METHOD_SET) as KeelMethod[];
