@@ -245,15 +245,19 @@ export class ServerEngine implements Engine {
     const assistant: WireMessage = { role: 'assistant', content: s.content, ...(calls.length ? { tool_calls: calls } : {}) };
     const prompt = await this.applyTemplate(messages, c);
     const text = await this.rendered(messages, assistant, prompt, c);
+    // The grammar allows every tokenization of the text; the bias makes the server pick the one its
+    // tokenizer gives the same text in the next prompt, so the slot's tokens stay reusable.
+    const canonical = await this.server.client.postJson<{ tokens: number[] }>('/tokenize', { content: text, add_special: false, parse_special: true });
     const body = JSON.stringify({
-      prompt, grammar: `root ::= ${gbnfLiteral(text)}`, n_predict: o.maxTokens, temperature: 0, stream: true,
+      prompt, grammar: `root ::= ${gbnfLiteral(text)}`, logit_bias: [...new Set(canonical.tokens)].map((t) => [t, 100]),
+      n_predict: o.maxTokens, temperature: 0, stream: true, return_tokens: true,
       cache_prompt: true, ...(this.slot === undefined ? {} : { id_slot: this.slot }),
     });
     const x: Exchange = { words: '', reasoning: '', calls: [], stoppedBy: 'end', outputTokens: 0, prefillMs: 0, generationMs: 0 };
-    let generated = '';
+    const tokens: number[] = [];
     let stopType = '';
     const outcome = await this.stream('/completion', body, o.signal, (event) => {
-      if (typeof event.content === 'string') generated += event.content;
+      if (Array.isArray(event.tokens)) tokens.push(...(event.tokens as number[]));
       if (event.stop === true) {
         x.promptTokens = num(event.tokens_evaluated);
         x.outputTokens = num(event.tokens_predicted) ?? 0;
@@ -261,6 +265,10 @@ export class ServerEngine implements Engine {
         readTimings(event, x);
       }
     });
+    // The stream's `content` leaves special tokens out (a template's `<tool_call>`): the text is the tokens'.
+    let generated = tokens.length === 0 ? '' : (await this.server.client.postJson<{ content: string }>('/detokenize', { tokens })).content;
+    // The end-of-generation token the grammar lets close the reply is sampled, never part of the text.
+    if (stopType === 'eos' && generated.startsWith(text)) generated = text;
     if (outcome === 'done' && generated !== text && !(stopType === 'limit' && text.startsWith(generated))) {
       throw new ServerError('http', this.url, `The server at ${this.url} did not follow the scripted reply: it generated ${JSON.stringify(generated.slice(0, 120))}, the script renders ${JSON.stringify(text.slice(0, 120))}.`);
     }

@@ -54,7 +54,8 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
           chunk({ choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } }) + 'data: [DONE]\n\n');
         return;
       }
-      const up = http.request(`${target}${p}`, { method: req.method, headers: { ...req.headers, host: new URL(target).host } }, (upRes) => {
+      // A fresh connection per request: a kept-alive socket the server closed would fail as a fault of its own.
+      const up = http.request(`${target}${p}`, { method: req.method, agent: false, headers: { ...req.headers, host: new URL(target).host } }, (upRes) => {
         res.writeHead(upRes.statusCode ?? 502, upRes.headers);
         let first = true;
         upRes.on('data', (c: Buffer) => {

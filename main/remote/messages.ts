@@ -71,8 +71,23 @@ function wireReply(reply: ConversationReply): WireMessage[] {
 
 function wireCall(call: ConversationCall): WireToolCall {
   const stored = readStoredCall(call.raw);
-  if (stored) return { id: stored.id, type: 'function', function: { name: stored.name, arguments: stored.arguments } };
+  if (stored) return { id: stored.id, type: 'function', function: { name: stored.name, arguments: sendable(stored.arguments) } };
   return { id: `call_${call.number}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args ?? {}) } };
+}
+
+/**
+ * Arguments that are not JSON (the model wrote them badly) go back as a JSON string holding them:
+ * servers refuse a history with unparsable arguments (llama-server: HTTP 500), and the model still
+ * sees what it wrote, the same bytes every request.
+ */
+function sendable(args: string): string {
+  if (args.trim() === '') return args;
+  try {
+    JSON.parse(args);
+    return args;
+  } catch {
+    return JSON.stringify(args);
+  }
 }
 
 export function readStoredCall(raw: string): StoredCall | undefined {

@@ -108,7 +108,8 @@ describe.skipIf(missing !== undefined && !mustHaveLlamaServer)('the server engin
         if (i === 0) continue;
         // Everything the previous request sent (and its reply) came from the server's cache.
         expect(r.server?.cachedTokens).toBeGreaterThanOrEqual(rows[i - 1].promptTokens);
-        expect(r.cause).toBeUndefined();
+        // A loss inside the previous reply only (the grammar let the server pick another tokenization of it).
+        expect([undefined, 'reply re-tokenized']).toContain(r.cause);
       }
       // The stored reply keeps the call's id and arguments as the server saw them.
       const stored = store.listReplies(session.id)[0].calls[0];
@@ -129,9 +130,10 @@ describe.skipIf(missing !== undefined && !mustHaveLlamaServer)('the server engin
   }, 120_000);
 
   it('names a loss nobody on Keel\'s side caused "server evicted the prefix"', async () => {
-    const conn = await connectServer({ url: server.url, model: 'test-model' });
+    // One slot and no RAM prompt cache: another session's request really evicts the prefix.
+    const small = await startLlamaServer({ model, contextSize: 4096, slots: 1, alias: 'test', extraArgs: ['--cache-ram', '0'] });
+    const conn = await connectServer({ url: small.url, model: 'test' });
     const a = new ServerEngine(conn);
-    const b = new ServerEngine(conn);
     const c = new ServerEngine(conn); // more sessions than slots: it shares a's slot
     try {
       expect(c.slotId).toBe(a.slotId);
@@ -145,13 +147,14 @@ describe.skipIf(missing !== undefined && !mustHaveLlamaServer)('the server engin
       expect(r.usage.reusedTokens).toBeLessThan(r.usage.cachedBefore);
       expect(r.usage.lossCause).toBe('server evicted the prefix');
     } finally {
-      for (const e of [a, b, c]) await e.dispose();
+      for (const e of [a, c]) await e.dispose();
+      await small.stop();
     }
   }, 60_000);
 
   it('moves a session from a local model to the server mid-session, recorded as "model switched"', async () => {
     const { root, store, deps } = sessionOn();
-    const loaded = await loadModel({ modelPath: model, threads: 1, contextSize: 4096 });
+    const loaded = await loadModel({ modelPath: model, threads: 1, contextSize: 16384 });
     const session = Session.create(deps, { root, kind: 'agent', mode: 'auto', model: loaded.path });
     const replies: string[] = ['Local answer.', scriptReply('Server answer.')];
     const agent = openAgent({ session, store, engine: openEngine({ kind: 'local', model: loaded }), maxReplyTokens: 64, script: { next: () => replies.shift() } });
@@ -242,7 +245,7 @@ describe.skipIf(missing !== undefined && !mustHaveLlamaServer)('the server engin
       try {
         const engine = new ServerEngine(await connectServer({ url: doomed.url, model: 'test', onNotice: (t) => notices.push(t) }));
         const r = await engine.generate({ system: 's', tools: [], promptDate: '', messages: [{ role: 'user', text: 'Write a long text.' }] }, {
-          maxTokens: 3000, temperature: 1, onText: () => { doomed.process.kill('SIGKILL'); },
+          maxTokens: 3000, temperature: 0, onText: () => { doomed.process.kill('SIGKILL'); },
         });
         expect(r.stoppedBy).toBe('stopped');
         expect(r.reply.words).toMatch(/\[reply interrupted: the connection was cut\]$/);
@@ -306,9 +309,10 @@ describe.skipIf(missing !== undefined && !mustHaveLlamaServer)('the server engin
         expect(await agent.send('Read a.txt.')).toBe('Sorry.');
         const tool = events.find((e) => e.type === 'tool');
         expect(tool?.type === 'tool' && tool.result.text).toMatch(/Error: .*not valid JSON/);
-        // The bad arguments went back to the server byte for byte, with the call's id.
+        // The bad arguments went back with the call's id, as a JSON string of what the model wrote.
         const last = proxy.bodies.filter((b) => b.path === '/apply-template').at(-1)!;
-        expect(last.body).toContain('"id":"call_bad","type":"function","function":{"name":"read","arguments":"{\\"path\\": \\"a.txt"}');
+        expect(last.body).toContain(`"id":"call_bad","type":"function","function":{"name":"read","arguments":${JSON.stringify(JSON.stringify('{"path": "a.txt'))}}`);
+        expect(JSON.parse(store.listReplies(session.id)[0].calls[0].raw).arguments).toBe('{"path": "a.txt');
       } finally {
         await agent.dispose();
         store.close();

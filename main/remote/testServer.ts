@@ -59,6 +59,8 @@ export interface StartOptions {
   apiKey?: string;
   alias?: string;
   threads?: number;
+  /** More llama-server flags. */
+  extraArgs?: string[];
 }
 
 /** Starts llama-server and waits until /health answers 200 (the model is loaded). */
@@ -69,7 +71,7 @@ export async function startLlamaServer(o: StartOptions): Promise<RunningServer> 
   const args = [
     '-m', o.model, '--jinja', '--host', '127.0.0.1', '--port', String(port), '-t', String(o.threads ?? 1),
     '-c', String((o.contextSize ?? 8192) * (o.slots ?? 1)), '-np', String(o.slots ?? 1), '--no-webui',
-    ...(o.alias ? ['--alias', o.alias] : []), ...(o.apiKey ? ['--api-key', o.apiKey] : []),
+    ...(o.alias ? ['--alias', o.alias] : []), ...(o.apiKey ? ['--api-key', o.apiKey] : []), ...(o.extraArgs ?? []),
   ];
   const child = spawn(llamaServerPath(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
