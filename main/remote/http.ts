@@ -68,6 +68,7 @@ export class ServerClient {
    */
   async request(method: 'GET' | 'POST', path: string, body: string | undefined, signal?: AbortSignal): Promise<Response & { touch(): void; done(): void }> {
     const delays = this.o.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
+    let resent = false;
     for (let attempt = 0; ; attempt++) {
       const quiet = new AbortController();
       let timer: NodeJS.Timeout | undefined;
@@ -91,6 +92,14 @@ export class ServerClient {
         done();
         if (signal?.aborted) throw e;
         if (quiet.signal.aborted) throw this.timeoutError(path);
+        // A kept-alive connection the server had closed (llama-server closes idle ones) fails before
+        // the request is read: once, the request goes again on a new connection.
+        const code = (e as { cause?: { code?: string } }).cause?.code;
+        if (!resent && (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET')) {
+          resent = true;
+          attempt--;
+          continue;
+        }
         throw connectionError(this.url, e);
       }
       if (res.ok) return Object.assign(res, { touch, done });

@@ -108,8 +108,8 @@ describe.skipIf(missing !== undefined && !mustHaveLlamaServer)('the server engin
         if (i === 0) continue;
         // Everything the previous request sent (and its reply) came from the server's cache.
         expect(r.server?.cachedTokens).toBeGreaterThanOrEqual(rows[i - 1].promptTokens);
-        // A loss inside the previous reply only (the grammar let the server pick another tokenization of it).
-        expect([undefined, 'reply re-tokenized']).toContain(r.cause);
+        expect(r.cause).toBeUndefined();
+        expect(r.reusedTokens).toBe(r.cachedBefore);
       }
       // The stored reply keeps the call's id and arguments as the server saw them.
       const stored = store.listReplies(session.id)[0].calls[0];
