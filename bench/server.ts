@@ -148,6 +148,9 @@ async function runServer(script: Script, modelPath: string): Promise<Figures> {
       const expected = turn.replies.filter((r) => r.call).map((r) => r.call!.name);
       if (ran.join() !== expected.join()) problems.push(`turn ${i + 1}: ran ${ran.join(', ') || 'no call'}, the script has ${expected.join(', ') || 'none'}`);
       if (answer !== turn.replies[turn.replies.length - 1].text) problems.push(`turn ${i + 1}: answered ${JSON.stringify(answer.slice(0, 80))}`);
+      for (const e of events.slice(from)) {
+        if (e.type === 'tool' && /^\[#\w+\]\nError/.test(e.result.text)) problems.push(`turn ${i + 1}: ${e.name} failed: ${e.result.text.split('\n')[1]}`);
+      }
       if (replies.length > 0) problems.push(`turn ${i + 1}: ${replies.length} scripted replies left unused`);
       replies.length = 0;
       if ((i + 1) % 10 === 0) progress(`server: turn ${i + 1}/${script.turns.length}`);
