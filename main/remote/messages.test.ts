@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import type { Conversation } from '../core/engine/types.js';
 import { ServerError } from './errors.js';
 import { baseUrl } from './http.js';
-import { gbnfLiteral } from './engine.js';
 import { firstChange, readStoredCall, storedCall, wireMessages, wireTools } from './messages.js';
 import { scriptedReply, scriptReply } from './scripted.js';
 import { sseEvents } from './sse.js';
@@ -66,10 +65,6 @@ describe('scripted replies', () => {
     });
     expect(scriptedReply(scriptReply('', [{ name: 'read', arguments: '{"path": ', id: 'x' }]), 1).calls).toEqual([{ id: 'x', name: 'read', arguments: '{"path": ' }]);
     expect(scriptedReply('Done.', 1)).toEqual({ content: 'Done.', calls: [] });
-  });
-
-  it('are forced with a GBNF literal that escapes quotes, backslashes and control characters', () => {
-    expect(gbnfLiteral('a "b" \\ c\nd\te\u0001é')).toBe('"a \\"b\\" \\\\ c\\nd\\te\\x01é"');
   });
 });
 
