@@ -34,6 +34,7 @@ import { BIG_MODEL_OPTIONS, writeTestModel } from '../main/llm/testModel/makeTes
 import { openAgent } from '../main/openEngine.js';
 import { connectServer } from '../main/remote/connect.js';
 import { ServerEngine } from '../main/remote/engine.js';
+import { ServerClient } from '../main/remote/http.js';
 import { wireMessages, wireTools } from '../main/remote/messages.js';
 import { scriptReply } from '../main/remote/scripted.js';
 import { startLlamaServer } from '../main/remote/testServer.js';
@@ -107,16 +108,19 @@ class MeasuredEngine extends ServerEngine {
   readonly measures: { prompt: number[]; evaluated: number[] }[] = [];
   measuringMs = 0;
 
+  private get client(): ServerClient {
+    return new ServerClient({ url: this.url });
+  }
+
   private async tokens(content: string, special: boolean): Promise<number[]> {
-    const res = await fetch(`${this.url}/tokenize`, { method: 'POST', body: JSON.stringify({ content, add_special: special, parse_special: true }) });
-    return ((await res.json()) as { tokens: number[] }).tokens;
+    return (await this.client.postJson<{ tokens: number[] }>('/tokenize', { content, add_special: special, parse_special: true })).tokens;
   }
 
   override async generate(c: Conversation, o: GenerateOptions): Promise<Generation> {
     const t = performance.now();
     const tools = wireTools(c.tools);
-    const res = await fetch(`${this.url}/apply-template`, { method: 'POST', body: JSON.stringify({ messages: wireMessages(c), ...(tools.length ? { tools } : {}) }) });
-    const prompt = await this.tokens(((await res.json()) as { prompt: string }).prompt, true);
+    const applied = await this.client.postJson<{ prompt: string }>('/apply-template', { messages: wireMessages(c), ...(tools.length ? { tools } : {}) });
+    const prompt = await this.tokens(applied.prompt, true);
     this.measuringMs += performance.now() - t;
     const r = await super.generate(c, o);
     const t2 = performance.now();
