@@ -20,6 +20,8 @@ export interface HostOptions {
   scriptFor?: ServiceOptions['scriptFor'];
   pickFolder?: ServiceOptions['pickFolder'];
   nativeBinding?: StoreOptions['nativeBinding'];
+  /** Encrypts server API keys: the desktop app's safeStorage (browser mode keeps keys in memory). */
+  secretBox?: ServiceOptions['secretBox'];
 }
 
 export type EventListener = (event: KeelEvent) => void;
@@ -75,7 +77,7 @@ export function startHost(o: HostOptions): Host {
 
   const service = new KeelService({
     store, dataFolder: o.dataFolder, promptsDir: o.promptsDir, emit,
-    threads: o.threads, contextSize: o.contextSize, scriptFor: o.scriptFor, pickFolder: o.pickFolder,
+    threads: o.threads, contextSize: o.contextSize, scriptFor: o.scriptFor, pickFolder: o.pickFolder, secretBox: o.secretBox,
   });
   // Sessions `keel` creates on the same store appear in the window without a reload.
   const watch = setInterval(() => service.checkOutside(), OUTSIDE_CHECK_MS);

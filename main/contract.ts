@@ -94,6 +94,14 @@ export const CONTRACT = {
   restartMcpServer: takes(PATH, TEXT).as<(workspace: string, name: string) => Promise<void>>(),
   /** Trusts (or no longer trusts) a server's read-only hints. */
   trustMcpServer: takes(PATH, TEXT, { type: 'boolean' }).as<(workspace: string, name: string, trusted: boolean) => Promise<void>>(),
+  // Model servers (issue 11): the picker's "Server (URL)".
+  /** The models a server lists; a key given is kept for that URL (the OS keychain in the app). */
+  serverModels: takes(TEXT, optional(TEXT)).as<(url: string, key?: string) => Promise<string[]>>(),
+  /**
+   * Checks the server's model and makes it the model new sessions use; with a session, moves that
+   * session to it (the next request re-reads everything, recorded as "model switched").
+   */
+  useServerModel: takes(TEXT, TEXT, optional(SESSION_ID)).as<(url: string, model: string, sessionId?: number) => Promise<string>>(),
 };
 
 /** Every call the UI can make, as TypeScript sees it. */

@@ -3,7 +3,7 @@
  * IPC binder and preload) is the only place that wires Electron, so everything else runs in plain
  * Node under test.
  */
-import { app, BrowserWindow, dialog, session, shell } from 'electron';
+import { app, BrowserWindow, dialog, safeStorage, session, shell } from 'electron';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startHost, type Host } from './appHost.js';
@@ -69,6 +69,10 @@ void app.whenReady().then(() => {
     promptsDir: join(app.getAppPath(), 'prompts'),
     // better-sqlite3 built for Electron's ABI by scripts/electronNative.mjs (npm start) or electron-builder.
     nativeBinding: app.isPackaged ? undefined : join(app.getAppPath(), 'out', 'native', `electron-${process.versions.electron}`, 'better_sqlite3.node'),
+    // Server API keys go to the OS keychain's encryption (never SQLite, never plain text on disk).
+    secretBox: safeStorage.isEncryptionAvailable()
+      ? { encrypt: (text) => safeStorage.encryptString(text), decrypt: (data) => safeStorage.decryptString(data) }
+      : undefined,
     pickFolder: async () => {
       const options = { title: 'Workspace folder', properties: ['openDirectory', 'createDirectory'] as ('openDirectory' | 'createDirectory')[] };
       const picked = mainWindow ? await dialog.showOpenDialog(mainWindow, options) : await dialog.showOpenDialog(options);

@@ -9,6 +9,7 @@ import type { LoadedModel } from '../llm/model.js';
 import { defaultStateBudget } from '../llm/stateFiles.js';
 import { removeSessionState, sessionStateFile } from '../keelHome.js';
 import { openAgent, openEngine } from '../openEngine.js';
+import { connectServer, parseServerModelId } from '../remote/connect.js';
 import type { ModelCatalog } from './catalog.js';
 import { toolView } from './views.js';
 
@@ -22,6 +23,8 @@ export interface PoolOptions {
   idleSaveMs?: number;
   /** The MCP tools of a workspace's servers, connected (or failed) before a session opens. */
   external?: (root: string) => Promise<ExternalTools | undefined>;
+  /** The API key kept for a model server's URL (serverKeys.ts). */
+  serverKey?: (url: string) => string | undefined;
 }
 
 /**
@@ -90,13 +93,9 @@ export class AgentPool {
     const row = this.o.deps.store.getSession(id);
     const external = row && this.o.external ? await this.o.external(row.root) : undefined;
     const session = Session.open({ ...this.o.deps, external }, id);
-    const file = session.model && fs.existsSync(session.model) ? session.model : this.o.catalog.defaultModel();
-    if (!file) throw new Error('No model is loaded: choose a GGUF file first.');
-    const model = await this.o.catalog.model(file);
-    await this.freeSequence(model);
     const agent = openAgent({
       session, store: this.o.deps.store, promptsDir: this.o.deps.promptsDir,
-      engine: this.localEngine(model), script: this.o.scriptFor?.(id), stateFile: sessionStateFile(this.o.dataFolder, id),
+      engine: await this.engineFor(session.model || this.o.catalog.defaultModel() || ''), script: this.o.scriptFor?.(id), stateFile: sessionStateFile(this.o.dataFolder, id),
       onEvent: (e) => this.forward(id, e),
     });
     await agent.restoreState();
@@ -108,9 +107,20 @@ export class AgentPool {
   async switchModel(id: number, file: string): Promise<void> {
     this.idle(id);
     const agent = await this.agent(id);
-    const model = await this.o.catalog.model(file);
-    await this.freeSequence(model);
-    await agent.switchEngine(this.localEngine(model));
+    await agent.switchEngine(await this.engineFor(file));
+  }
+
+  /** A GGUF's path (loaded here), or a server's model (`URL#MODEL`, connected and checked first). */
+  private async engineFor(model: string) {
+    const chosen = parseServerModelId(model) || (model && fs.existsSync(model)) ? model : this.o.catalog.defaultModel() ?? '';
+    const server = parseServerModelId(chosen);
+    if (server) {
+      return openEngine({ kind: 'server', server: await connectServer({ ...server, apiKey: this.o.serverKey?.(server.url) }) });
+    }
+    if (!chosen) throw new Error('No model is loaded: choose a GGUF file or a server first.');
+    const loaded = await this.o.catalog.model(chosen);
+    await this.freeSequence(loaded);
+    return this.localEngine(loaded);
   }
 
   /** Closes a session's loop and removes its saved cache (the session is being deleted). */

@@ -8,6 +8,9 @@ import type { CommandRunner } from '../core/tools/commandRunner.js';
 import { ToolRegistry } from '../core/tools/registry.js';
 import type { SqliteStore } from '../db/store.js';
 import { createSandboxRunner } from '../sandbox/runner.js';
+import { connectServer, listModels, serverModelId } from '../remote/connect.js';
+import { baseUrl } from '../remote/http.js';
+import { ServerKeys, type SecretBox } from './serverKeys.js';
 import { AgentPool } from './agentPool.js';
 import { ApprovalBroker } from './approvals.js';
 import { ModelCatalog } from './catalog.js';
@@ -33,6 +36,8 @@ export interface ServiceOptions {
   pickFolder?: () => Promise<string | undefined>;
   /** How long a session waits idle before its cache is saved (default: loop.json). */
   idleSaveMs?: number;
+  /** Encrypts server API keys (the desktop app's safeStorage); without it keys stay in memory. */
+  secretBox?: SecretBox;
   /** Runs bash's commands (default: the OS sandbox with the person's settings). */
   commands?: CommandRunner;
   /** Launches each stdio MCP server (default: inside the OS sandbox, as commands, main/mcp/sandboxed.ts). */
@@ -54,6 +59,8 @@ export class KeelService implements KeelApi {
   private readonly deps: SessionDeps;
   private sessionsStamp: string;
 
+  private readonly serverKeys: ServerKeys;
+
   constructor(private readonly o: ServiceOptions) {
     this.approvals = new ApprovalBroker(o.emit);
     this.catalog = new ModelCatalog({ dataFolder: o.dataFolder, emit: o.emit, threads: o.threads, contextSize: o.contextSize });
@@ -63,7 +70,9 @@ export class KeelService implements KeelApi {
       permissions: { protectedFolders: [o.dataFolder], rules: permissionRules(o.dataFolder), approve: this.approvals.approve },
     };
     this.mcp = new McpService({ dataFolder: o.dataFolder, emit: o.emit, wrapLaunch: o.wrapLaunch ?? sandboxedLaunch(sandboxOptions(o.dataFolder)) });
+    this.serverKeys = new ServerKeys(o.dataFolder, o.secretBox);
     this.pool = new AgentPool({ deps: this.deps, catalog: this.catalog, dataFolder: o.dataFolder, emit: o.emit, scriptFor: o.scriptFor, idleSaveMs: o.idleSaveMs,
+      serverKey: (url) => this.serverKeys.get(url),
       // A workspace that is gone has no servers; the session still opens (its MCP tools answer unavailable).
       external: (root) => this.mcp.ready(root).catch(() => undefined),
     });
@@ -173,6 +182,21 @@ export class KeelService implements KeelApi {
   async switchModel(id: number, file: string): Promise<void> {
     await this.pool.switchModel(id, file);
     this.o.emit({ type: 'session-changed', sessionId: id });
+  }
+
+  async serverModels(url: string, key?: string): Promise<string[]> {
+    const base = baseUrl(url);
+    if (key !== undefined) this.serverKeys.set(base, key);
+    return listModels({ url: base, apiKey: this.serverKeys.get(base) });
+  }
+
+  async useServerModel(url: string, model: string, sessionId?: number): Promise<string> {
+    const base = baseUrl(url);
+    const server = await connectServer({ url: base, model, apiKey: this.serverKeys.get(base) });
+    const id = serverModelId(server.client.url, model);
+    if (sessionId !== undefined) await this.switchModel(sessionId, id);
+    else this.catalog.remember({ lastModel: id });
+    return id;
   }
 
   async answerApproval(approvalId: number, answer: ApprovalAnswer, reason?: string): Promise<void> {

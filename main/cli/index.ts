@@ -8,6 +8,7 @@ import { SessionError } from '../core/session/session.js';
 import { MODES, type Mode, type SessionKind } from '../core/session/types.js';
 import { StoreError, type SqliteStore } from '../db/store.js';
 import { databasePath } from '../keelHome.js';
+import { ServerError } from '../remote/errors.js';
 import { parseSetting, SettingError, type LocalSettings } from '../llm/localSettings.js';
 import type { Conversation } from './commands/conversation.js';
 import { deleteCommand, exportCommand, importCommand } from './commands/files.js';
@@ -23,7 +24,12 @@ Usage:
   keel sessions                      list the sessions
   keel new --workspace DIR --model FILE.gguf [--kind agent|chat] [--mode MODE] [--title T]
                                      create a session and talk in it
-  keel chat ID [--model FILE.gguf]   resume a session and talk (another model moves the session to it)
+  keel new --workspace DIR --server URL --model NAME [--key-file FILE] …
+                                     the same on a model server (llama-server, vLLM, SGLang, Ollama,
+                                     LM Studio: docs/servers.md); the key: KEEL_SERVER_KEY, or a 0600
+                                     file (--key-file, default $KEEL_HOME/server-key)
+  keel chat ID [--model FILE.gguf]   resume a session and talk (another model moves the session to it;
+                                     --server URL --model NAME moves it to a server's model)
   keel say ID "message" [--model FILE.gguf]
                                      send one message; the answer is printed (stdout)
   keel requests ID                   the session's requests and their cache use
@@ -69,6 +75,8 @@ const LOCAL_OPTIONS = Object.fromEntries(Object.keys(LOCAL_FLAGS).map((flag) => 
 
 const MODEL_OPTIONS = {
   model: { type: 'string' },
+  server: { type: 'string' },
+  'key-file': { type: 'string' },
   ...LOCAL_OPTIONS,
   'max-tokens': { type: 'string' },
 } satisfies Options;
@@ -135,7 +143,10 @@ export function localFlags(values: Values): Partial<LocalSettings> {
 }
 
 function agentFlags(values: Values) {
-  return { local: localFlags(values), maxTokens: parseCount('max-tokens', str(values, 'max-tokens')) };
+  return {
+    local: localFlags(values), maxTokens: parseCount('max-tokens', str(values, 'max-tokens')),
+    server: str(values, 'server'), keyFile: str(values, 'key-file'),
+  };
 }
 
 function oneOf<T extends string>(name: string, given: string | undefined, allowed: readonly T[], fallback: T): T {
@@ -184,7 +195,7 @@ export async function runCli(argv: readonly string[], io: CliContext = { out: pr
     store = openStore(databasePath());
     return (await dispatch(command, values, positionals, store, io)) ?? 0;
   } catch (e) {
-    if (e instanceof CliError || e instanceof StoreError || e instanceof SessionError) {
+    if (e instanceof CliError || e instanceof StoreError || e instanceof SessionError || e instanceof ServerError) {
       io.err.write(`keel: ${e.message}\n`);
       return 1;
     }
@@ -215,7 +226,7 @@ async function dispatch(command: Exclude<Command, 'mcp' | 'check-template' | 'ch
     case 'new': {
       const workspace = str(values, 'workspace');
       const model = str(values, 'model');
-      if (workspace === undefined || model === undefined) throw new CliError('keel new needs --workspace DIR and --model FILE.gguf.');
+      if (workspace === undefined || model === undefined) throw new CliError('keel new needs --workspace DIR and --model FILE.gguf (or --server URL --model NAME).');
       const { newConversation } = await import('./commands/conversation.js');
       const c = await newConversation(store, {
         workspace: path.resolve(workspace), model, ...agentFlags(values), title: str(values, 'title'),

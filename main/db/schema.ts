@@ -200,4 +200,8 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (session_id, number, seq)
   );
   `,
+  // A server engine's record of each request (JSON): the cached tokens it reported, the first change.
+  `
+  ALTER TABLE requests ADD COLUMN server TEXT;
+  `,
 ];

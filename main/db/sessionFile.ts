@@ -74,7 +74,7 @@ const SHAPES = {
     type: req(['request']), kind: req(['turn', 'compaction']), model: req('string'), promptTokens: req('integer'), reusedTokens: req('integer'),
     newTokens: req('integer'), outputTokens: req('integer'), cachedBefore: req('integer'), prefillMs: req('number'), generationMs: req('number'),
     systemSha: req('string'), toolsSha: req('string'), firstDiff: opt('integer'), cause: opt(BREAK_CAUSES), turn: opt('integer'),
-    answers: opt(['person', 'results']), contextSize: opt('integer'), createdAt: req('string'),
+    answers: opt(['person', 'results']), contextSize: opt('integer'), createdAt: req('string'), server: opt('json'),
   },
 } satisfies Record<string, Shape>;
 

@@ -5,7 +5,7 @@
  * owns everything else — steps, repeats, compaction, approvals, causes — so a second engine (a model
  * server) fits without touching it. main/llm implements it on node-llama-cpp in process.
  */
-import type { BreakCause } from '../session/types.js';
+import type { BreakCause, ServerRequestRecord } from '../session/types.js';
 import type { ToolSpec } from '../types.js';
 
 /** A tool as the model is told of it: kept with the session, the same bytes every request. */
@@ -84,7 +84,11 @@ export interface RequestUsage {
   rewritten?: boolean;
   /** A loss the engine can name itself (a server that evicted the prefix), where Keel changed nothing. */
   lossCause?: BreakCause;
+  /** A server engine's own record of the request (RequestRow.server). */
+  server?: ServerRequestRecord;
 }
+
+export type { ServerRequestRecord };
 
 export type StopReason = 'end' | 'call' | 'trigger' | 'limit' | 'stopped';
 

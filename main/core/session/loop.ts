@@ -257,6 +257,7 @@ export class AgentLoop {
       answers,
       contextSize: this.o.engine.contextSize,
       createdAt: new Date().toISOString(),
+      ...(u.server ? { server: u.server } : {}),
     });
     this.pendingCause = undefined;
     this.lostCache = 0;

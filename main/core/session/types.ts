@@ -149,6 +149,8 @@ export interface RequestRow {
   /** The context the request ran in, in tokens. */
   contextSize?: number;
   createdAt: string;
+  /** A server engine's record: the cached tokens it reported, the first earlier change in the body. */
+  server?: ServerRequestRecord;
 }
 
 /** What the session needs of its store. main/db implements it on SQLite. */
@@ -182,4 +184,19 @@ export interface Turn extends TurnRow {
   entries: TableEntry[];
   reads: ReadRecord[];
   calls: number;
+}
+
+/** What a server engine records beside a request's figures. */
+export interface ServerRequestRecord {
+  /** The server's base URL. */
+  url: string;
+  /** The prompt tokens the server reports it took from its cache; null: it did not report them. */
+  cachedTokens: number | null;
+  /**
+   * The first message sent before that this request sent otherwise (-1: the tools array), and the
+   * byte in that message's JSON where it differs; null: every earlier message went out the same.
+   */
+  change: { message: number; byte: number } | null;
+  /** The llama-server slot the request ran in. */
+  slot?: number;
 }

@@ -37,6 +37,8 @@ export function fakeApi(overrides: Partial<KeelClient> = {}): KeelClient & { emi
     approveMcpFile: none,
     restartMcpServer: none,
     trustMcpServer: none,
+    serverModels: async () => [],
+    useServerModel: async (url: string, model: string) => `${url}#${model}`,
     onEvent(listener: EventListener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

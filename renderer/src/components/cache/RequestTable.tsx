@@ -35,7 +35,10 @@ export function RequestTable({ rows }: { rows: RequestRow[] }) {
                 {modelName(row.model)}
               </td>
               <td className="num">{n(row.promptTokens)}</td>
-              <td className="num reused-text">{n(row.reusedTokens)}</td>
+              <td className="num reused-text" title={row.server ? `reported by server ${row.server.url}` : undefined}>
+                {row.server?.cachedTokens === null ? 'not reported' : n(row.reusedTokens)}
+                {row.server && row.server.cachedTokens !== null && <small className="muted"> reported by server</small>}
+              </td>
               <td className="num fresh-text">{n(row.newTokens)}</td>
               <td>
                 <span className="share">

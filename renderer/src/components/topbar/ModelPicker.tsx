@@ -1,5 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { basename, bytes } from '../../lib/format.js';
+import { callMain } from '../../stores/store.js';
 import { useModel } from '../../stores/useModel.js';
 import { useTranscript } from '../../stores/useTranscript.js';
 
@@ -53,6 +54,7 @@ export function ModelPicker({ onClose, inline = false }: { onClose?(): void; inl
         </header>
       )}
       <Progress />
+      <h4 className="small">This computer (GGUF file)</h4>
       <form onSubmit={submitFolder} className="row">
         <label className="grow">
           Models folder
@@ -83,7 +85,69 @@ export function ModelPicker({ onClose, inline = false }: { onClose?(): void; inl
           {verb}
         </button>
       </form>
+      <ServerPicker sessionId={inline ? undefined : sessionId} disabled={running} onChosen={onClose} />
     </div>
+  );
+}
+
+/**
+ * "Server (URL)": a model server's address, an optional key (kept by main: the OS keychain in the
+ * app, memory in browser mode; never shown again), then the server's models to choose from.
+ */
+function ServerPicker({ sessionId, disabled, onChosen }: { sessionId?: number; disabled: boolean; onChosen?(): void }) {
+  const [url, setUrl] = useState('http://127.0.0.1:8080');
+  const [key, setKey] = useState('');
+  const [models, setModels] = useState<string[] | undefined>();
+  const [busy, setBusy] = useState(false);
+  const list = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    const got = await callMain((api) => api.serverModels(url.trim(), key === '' ? undefined : key));
+    if (got.ok) {
+      setModels(got.value);
+      setKey('');
+    }
+    setBusy(false);
+  };
+  const choose = async (model: string) => {
+    setBusy(true);
+    const got = await callMain((api) => api.useServerModel(url.trim(), model, sessionId));
+    if (got.ok) {
+      await useModel.getState().refreshState();
+      if (sessionId !== undefined) await useTranscript.getState().reload();
+      onChosen?.();
+    }
+    setBusy(false);
+  };
+  return (
+    <section className="server-picker" data-testid="server-picker">
+      <h4 className="small">Server (URL)</h4>
+      <form onSubmit={list} className="row">
+        <label className="grow">
+          URL
+          <input className="mono" value={url} onChange={(e) => setUrl(e.target.value)} data-testid="server-url-input" />
+        </label>
+        <label>
+          Key (optional)
+          <input type="password" autoComplete="off" value={key} onChange={(e) => setKey(e.target.value)} data-testid="server-key-input" />
+        </label>
+        <button type="submit" disabled={busy || !url.trim()} data-testid="server-list-submit">
+          List models
+        </button>
+      </form>
+      {models && (
+        <ul className="model-list" data-testid="server-model-list">
+          {models.map((m) => (
+            <li key={m}>
+              <button type="button" disabled={disabled || busy} onClick={() => void choose(m)} data-testid="server-model-option">
+                <span className="mono">{m}</span>
+              </button>
+            </li>
+          ))}
+          {models.length === 0 && <li className="muted small">The server lists no models.</li>}
+        </ul>
+      )}
+    </section>
   );
 }
 

@@ -1,0 +1,378 @@
+import type {
+  Conversation, Engine, GenerateOptions, Generation, ModelCall, RequestUsage, StateRestore, StopReason,
+} from '../core/engine/types.js';
+import type { ServerConnection } from './connect.js';
+import { serverModelId } from './connect.js';
+import { ServerError } from './errors.js';
+import {
+  firstChange, storedCall, storedReasoning, wireMessages, wireTools, type BodyChange, type WireMessage, type WireToolCall,
+} from './messages.js';
+import { scriptedReply, type ScriptedReply } from './scripted.js';
+import { malformed, sseEvents } from './sse.js';
+
+/** The context assumed where a server reports none (OpenAI-compatible servers need not). */
+const DEFAULT_CONTEXT = 32_768;
+/** Characters per token where the server cannot count (an estimate for compaction's threshold only). */
+const CHARS_PER_TOKEN = 4;
+
+/** llama-server slots taken per server URL: each session gets its own while there are enough. */
+const slotsInUse = new Map<string, Set<number>>();
+
+interface Sent {
+  messages: string[];
+  tools: string;
+  promptTokens: number;
+  outputTokens: number;
+  reported: boolean;
+}
+
+/** What one exchange produced, before it becomes a Generation. */
+interface Exchange {
+  /** The exact generated text, where it is more than the words and calls (the scripted path's). */
+  text?: string;
+  words: string;
+  reasoning: string;
+  calls: ModelCall[];
+  stoppedBy: StopReason;
+  promptTokens?: number;
+  cached?: number;
+  outputTokens: number;
+  prefillMs: number;
+  generationMs: number;
+}
+
+/**
+ * The Engine on a model server, over the OpenAI-compatible Chat Completions API: streamed replies
+ * (SSE, usage in the last chunk), `tools` with `tool_choice: "auto"`, tool calls and results with
+ * their ids, reasoning where the server sends it. On llama-server it adds `cache_prompt` and one
+ * `id_slot` per session. Each request body is compared with the previous one (messages.ts): the
+ * record names the first earlier message and byte that changed, and a drop in the server's cached
+ * tokens with nothing changed on Keel's side is the server's eviction.
+ *
+ * Scripted replies (tests, benchmarks) need llama-server: see scripted.ts.
+ */
+export class ServerEngine implements Engine {
+  readonly id: string;
+  readonly contextSize: number;
+  private readonly slot?: number;
+  private sent?: Sent;
+  private held = 0;
+  private disposed = false;
+  private requests = 0;
+
+  constructor(private readonly server: ServerConnection, o: { contextSize?: number } = {}) {
+    this.id = serverModelId(server.client.url, server.model);
+    this.contextSize = server.llama?.contextSize ?? server.contextSize ?? o.contextSize ?? DEFAULT_CONTEXT;
+    if (server.llama && server.llama.slots > 0) {
+      const taken = slotsInUse.get(server.client.url) ?? new Set<number>();
+      slotsInUse.set(server.client.url, taken);
+      let slot = 0;
+      while (taken.has(slot) && slot < server.llama.slots) slot++;
+      // More sessions than slots: they share, round robin (the server keeps one prefix per slot).
+      this.slot = slot < server.llama.slots ? slot : taken.size % server.llama.slots;
+      taken.add(this.slot);
+    }
+  }
+
+  get url(): string {
+    return this.server.client.url;
+  }
+
+  /** The llama-server slot this session's requests use (undefined on other servers). */
+  get slotId(): number | undefined {
+    return this.slot;
+  }
+
+  async countTokens(text: string): Promise<number> {
+    if (!this.server.llama) return Math.ceil(Buffer.byteLength(text) / CHARS_PER_TOKEN);
+    const r = await this.server.client.postJson<{ tokens: unknown[] }>('/tokenize', { content: text, add_special: false, parse_special: false });
+    return r.tokens.length;
+  }
+
+  async promptTokens(conversation: Conversation): Promise<number> {
+    if (!this.server.llama) return Math.ceil(Buffer.byteLength(this.promptText(conversation)) / CHARS_PER_TOKEN);
+    const prompt = await this.applyTemplate(wireMessages(conversation), conversation);
+    const r = await this.server.client.postJson<{ tokens: unknown[] }>('/tokenize', { content: prompt, add_special: true, parse_special: true });
+    return r.tokens.length;
+  }
+
+  /** The request's messages and tools as JSON: what the server is sent (it renders the prompt itself). */
+  promptText(conversation: Conversation): string {
+    return JSON.stringify({ messages: wireMessages(conversation), tools: wireTools(conversation.tools) }, null, 1);
+  }
+
+  cachedTokens(): number {
+    return this.held;
+  }
+
+  async generate(conversation: Conversation, o: GenerateOptions): Promise<Generation> {
+    if (this.disposed) throw new Error('The server engine was closed.');
+    const messages = wireMessages(conversation);
+    const tools = wireTools(conversation.tools);
+    const json = messages.map((m) => JSON.stringify(m));
+    const toolsJson = JSON.stringify(tools);
+    const change = this.sent ? firstChange(this.sent.messages, this.sent.tools, json, toolsJson) : undefined;
+    this.requests++;
+    const x = o.scripted === undefined
+      ? await this.chat(messages, tools, o)
+      : await this.scripted(messages, conversation, scriptedReply(o.scripted, this.requests), o);
+    const usage = this.usage(x, change);
+    this.sent = { messages: json, tools: toolsJson, promptTokens: usage.promptTokens, outputTokens: x.outputTokens, reported: x.cached !== undefined };
+    this.held = usage.promptTokens + x.outputTokens;
+    return {
+      reply: { words: x.words, ...(x.reasoning ? { raw: storedReasoning(x.reasoning) } : {}), calls: x.calls },
+      text: x.text ?? [x.words, ...x.calls.map((c) => c.raw)].join('\n'),
+      stoppedBy: x.stoppedBy,
+      usage,
+    };
+  }
+
+  /** No cache of Keel's own: the server keeps its prefix in the session's slot. */
+  async saveState(): Promise<void> {}
+
+  async restoreState(): Promise<StateRestore> {
+    return { restored: false };
+  }
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    if (this.slot !== undefined) slotsInUse.get(this.url)?.delete(this.slot);
+  }
+
+  /**
+   * The figures of one request. The server's cached tokens are its own report (or "not reported":
+   * then no loss can be seen). What the slot held before is the previous prompt and reply (less the
+   * reply's last token, which a server samples but never evaluates).
+   */
+  private usage(x: Exchange, change: BodyChange | undefined): RequestUsage {
+    const reported = x.cached !== undefined;
+    const promptTokens = x.promptTokens ?? 0;
+    const reused = reported ? Math.min(x.cached!, promptTokens) : 0;
+    const prev = this.sent;
+    const cachedBefore = reported && prev?.reported ? prev.promptTokens + Math.max(0, prev.outputTokens - 1) : 0;
+    const evicted = reported && prev !== undefined && change === undefined && reused < Math.min(prev.promptTokens, cachedBefore);
+    return {
+      promptTokens, reusedTokens: reused, newTokens: promptTokens - reused, outputTokens: x.outputTokens,
+      cachedBefore, prefillMs: x.prefillMs, generationMs: x.generationMs,
+      ...(prev ? { rewritten: change !== undefined } : {}),
+      ...(evicted ? { lossCause: 'server evicted the prefix' as const } : {}),
+      server: {
+        url: this.url, cachedTokens: reported ? x.cached! : null, change: change ?? null,
+        ...(this.slot === undefined ? {} : { slot: this.slot }),
+      },
+    };
+  }
+
+  /** The normal path: /v1/chat/completions, streamed, with the session's tools. */
+  private async chat(messages: WireMessage[], tools: ReturnType<typeof wireTools>, o: GenerateOptions): Promise<Exchange> {
+    const llama = this.server.llama !== undefined;
+    const body = JSON.stringify({
+      model: this.server.model,
+      messages,
+      ...(tools.length > 0 ? { tools, tool_choice: 'auto' } : {}),
+      stream: true,
+      stream_options: { include_usage: true },
+      max_tokens: o.maxTokens,
+      temperature: o.temperature,
+      ...(llama ? { cache_prompt: true, ...(this.slot === undefined ? {} : { id_slot: this.slot }) } : {}),
+    });
+    const x: Exchange = { words: '', reasoning: '', calls: [], stoppedBy: 'end', outputTokens: 0, prefillMs: 0, generationMs: 0 };
+    const parts = new Map<number, { id?: string; name: string; arguments: string }>();
+    let finish: string | undefined;
+    const began = performance.now();
+    let firstAt: number | undefined;
+    const outcome = await this.stream('/v1/chat/completions', body, o.signal, (event) => {
+      const usage = event.usage as { prompt_tokens?: number; completion_tokens?: number; prompt_tokens_details?: { cached_tokens?: number } } | undefined | null;
+      if (usage) {
+        x.promptTokens = usage.prompt_tokens;
+        x.outputTokens = usage.completion_tokens ?? x.outputTokens;
+        const cached = usage.prompt_tokens_details?.cached_tokens;
+        if (typeof cached === 'number') x.cached = cached;
+      }
+      readTimings(event, x);
+      const choices = event.choices;
+      if (!Array.isArray(choices)) throw malformed(this.url, 'a chunk without `choices`');
+      const choice = choices[0] as { delta?: Record<string, unknown>; finish_reason?: string | null } | undefined;
+      if (!choice) return;
+      if (choice.finish_reason) finish = choice.finish_reason;
+      const d = choice.delta ?? {};
+      if (typeof d.content === 'string' && d.content !== '') {
+        firstAt ??= performance.now();
+        x.words += d.content;
+        o.onText?.(d.content);
+      }
+      if (typeof d.reasoning_content === 'string') {
+        firstAt ??= performance.now();
+        x.reasoning += d.reasoning_content;
+      }
+      if (Array.isArray(d.tool_calls)) {
+        firstAt ??= performance.now();
+        for (const raw of d.tool_calls as { index?: number; id?: string; function?: { name?: string; arguments?: string } }[]) {
+          const index = raw.index ?? parts.size;
+          const part = parts.get(index) ?? { name: '', arguments: '' };
+          if (raw.id) part.id = raw.id;
+          if (raw.function?.name) part.name += raw.function.name;
+          if (typeof raw.function?.arguments === 'string') part.arguments += raw.function.arguments;
+          parts.set(index, part);
+        }
+      }
+    });
+    if (x.prefillMs === 0) x.prefillMs = (firstAt ?? performance.now()) - began;
+    if (x.generationMs === 0) x.generationMs = performance.now() - (firstAt ?? began);
+    const complete = outcome === 'done';
+    // A cut reply keeps its words; a call whose arguments may be cut off is not run.
+    if (complete) {
+      for (const [k, part] of [...parts].sort((a, b) => a[0] - b[0])) x.calls.push(readCall({ id: part.id ?? `call_${this.requests}_${k}`, name: part.name, arguments: part.arguments }));
+    }
+    x.stoppedBy = !complete ? 'stopped' : x.calls.length > 0 ? 'call' : finish === 'length' ? 'limit' : 'end';
+    if (outcome !== 'done' && outcome !== 'stopped') x.words = this.interrupted(x.words, outcome);
+    return x;
+  }
+
+  /**
+   * A scripted reply through llama-server itself: the prompt as the server's template renders the
+   * request (`/apply-template`), then exactly the text that template renders for the reply, read by
+   * `/completion` in the session's slot with `cache_prompt` (the slot and cache the chat path uses).
+   * Calls are the script's, whose rendering the server's own template produced.
+   */
+  private async scripted(messages: WireMessage[], c: Conversation, s: ScriptedReply, o: GenerateOptions): Promise<Exchange> {
+    if (!this.server.llama) {
+      throw new ServerError('unsupported', this.url, `Scripted replies need llama-server (its /apply-template and /completion); the server at ${this.url} is not one.`);
+    }
+    const calls: WireToolCall[] = s.calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }));
+    const assistant: WireMessage = { role: 'assistant', content: s.content, ...(calls.length ? { tool_calls: calls } : {}) };
+    const prompt = await this.applyTemplate(messages, c);
+    const text = await this.rendered(messages, assistant, prompt, c);
+    // The reply is forced as tokens the server reads after the prompt (teacher forcing, as the
+    // in-process engine forces scripted tokens): the server tokenizes prompt and reply as one text,
+    // exactly as it will tokenize them in the next request, so the slot's cache stays valid to the
+    // reply's end. (A GBNF literal forces the text but lets the server sample other tokenizations of
+    // it: measured, the next request lost all but 2 of a 46-token reply.)
+    const body = JSON.stringify({
+      prompt: prompt + text, n_predict: 1, grammar: 'root ::= ""', temperature: 0, stream: true,
+      cache_prompt: true, ...(this.slot === undefined ? {} : { id_slot: this.slot }),
+    });
+    const x: Exchange = { words: '', reasoning: '', calls: [], stoppedBy: 'end', outputTokens: 0, prefillMs: 0, generationMs: 0 };
+    let evaluated: number | undefined;
+    const outcome = await this.stream('/completion', body, o.signal, (event) => {
+      if (event.stop === true) {
+        evaluated = num(event.tokens_evaluated);
+        readTimings(event, x);
+      }
+    });
+    if (outcome === 'done') {
+      const promptOnly = (await this.server.client.postJson<{ tokens: unknown[] }>('/tokenize', { content: prompt, add_special: true, parse_special: true })).tokens.length;
+      const total = evaluated ?? x.promptTokens ?? promptOnly;
+      x.promptTokens = promptOnly;
+      x.outputTokens = Math.max(0, total - promptOnly) + 1;
+      if (x.cached !== undefined) x.cached = Math.min(x.cached, promptOnly);
+    }
+    const generated = outcome === 'done' ? text : '';
+    const complete = outcome === 'done' && generated === text;
+    x.text = generated;
+    x.words = s.content;
+    o.onText?.(s.content);
+    if (complete) x.calls = s.calls.map(readCall);
+    x.stoppedBy = !complete ? 'stopped' : x.calls.length > 0 ? 'call' : 'end';
+    if (outcome !== 'done' && outcome !== 'stopped') x.words = this.interrupted(x.words, outcome);
+    return x;
+  }
+
+  /**
+   * The text the server's template renders for the reply after `prompt`: the conversation with the
+   * reply and a marker message after it, cut at the reply's end (the template's end-of-turn, found
+   * once by rendering a one-letter reply the same way).
+   */
+  private async rendered(messages: WireMessage[], assistant: WireMessage, prompt: string, c: Conversation): Promise<string> {
+    const mark = '\u2063KEEL-MARK\u2063';
+    const between = async (reply: WireMessage) => {
+      const full = await this.applyTemplate([...messages, reply, { role: 'user', content: mark }], c);
+      if (!full.startsWith(prompt) || full.indexOf(mark, prompt.length) < 0) {
+        throw new ServerError('unsupported', this.url, `The chat template of ${this.url} does not render a conversation as a prefix of its continuation, so scripted replies cannot be forced on it.`);
+      }
+      return full.slice(prompt.length, full.indexOf(mark, prompt.length));
+    };
+    this.turnEnd ??= (await between({ role: 'assistant', content: 'K' })).slice(1);
+    const text = await between(assistant);
+    if (!text.endsWith(this.turnEnd)) {
+      throw new ServerError('unsupported', this.url, `The chat template of ${this.url} ends a reply with tool calls otherwise than a plain one; scripted replies cannot be forced on it.`);
+    }
+    return text.slice(0, text.length - this.turnEnd.length);
+  }
+
+  private turnEnd?: string;
+
+  private async applyTemplate(messages: WireMessage[], c: Conversation): Promise<string> {
+    const tools = wireTools(c.tools);
+    const r = await this.server.client.postJson<{ prompt?: string }>('/apply-template', { messages, ...(tools.length ? { tools } : {}) });
+    if (typeof r.prompt !== 'string') throw malformed(this.url, '/apply-template without a prompt');
+    return r.prompt;
+  }
+
+  /**
+   * Streams one request. Returns 'done' when the stream finished, 'stopped' when the person stopped
+   * it, or what cut it ('cut', 'timeout') when it broke after the reply began; before that, a cut or
+   * a timeout is an error (nothing to keep).
+   */
+  private async stream(path: string, body: string, signal: AbortSignal | undefined, onEvent: (e: Record<string, unknown>) => void): Promise<'done' | 'stopped' | 'cut' | 'timeout'> {
+    let res: Awaited<ReturnType<ServerEngine['server']['client']['request']>>;
+    try {
+      res = await this.server.client.request('POST', path, body, signal);
+    } catch (e) {
+      if (signal?.aborted) return 'stopped';
+      throw e;
+    }
+    if (!res.body) throw malformed(this.url, 'an empty body');
+    let events = 0;
+    try {
+      for await (const event of sseEvents(res.body, this.url, res.touch)) {
+        events++;
+        onEvent(event);
+      }
+      return 'done';
+    } catch (e) {
+      if (e instanceof ServerError) throw e;
+      if (signal?.aborted) return 'stopped';
+      const timedOut = (e as Error).name === 'AbortError' || (e as Error).name === 'TimeoutError';
+      if (events === 0) {
+        if (timedOut) throw this.server.client.timeoutError(path);
+        throw new ServerError('cut', this.url, `The connection to ${this.url} was cut before the reply began (${(e as Error).message}). Check the server, then retry the turn.`);
+      }
+      return timedOut ? 'timeout' : 'cut';
+    } finally {
+      res.done();
+    }
+  }
+
+  /** A reply cut mid-way is kept, marked, and said: the turn can be retried (regenerate). */
+  private interrupted(words: string, why: 'cut' | 'timeout'): string {
+    const how = why === 'cut' ? 'the connection was cut' : 'the server went quiet';
+    this.server.client.notice(`The reply from ${this.url} was interrupted (${how}); the partial reply is kept, marked as interrupted. Retry the turn (regenerate) once the server is back.`);
+    return `${words}${words ? '\n\n' : ''}[reply interrupted: ${how}]`;
+  }
+}
+
+function readCall(c: { id: string; name: string; arguments: string }): ModelCall {
+  const raw = storedCall(c);
+  if (c.arguments.trim() === '') return { name: c.name, args: {}, raw };
+  try {
+    return { name: c.name, args: JSON.parse(c.arguments) as unknown, raw };
+  } catch (e) {
+    return { name: c.name, args: undefined, raw, problem: `the arguments of this ${c.name} call are not valid JSON (${(e as Error).message}). Write them as one JSON object.` };
+  }
+}
+
+/** llama-server's `timings`: cached prompt tokens and the prefill and generation times it measured. */
+function readTimings(event: Record<string, unknown>, x: Exchange): void {
+  const t = event.timings as { cache_n?: number; prompt_n?: number; prompt_ms?: number; predicted_ms?: number } | undefined;
+  if (!t) return;
+  if (typeof t.prompt_ms === 'number') x.prefillMs = t.prompt_ms;
+  if (typeof t.predicted_ms === 'number') x.generationMs = t.predicted_ms;
+  if (x.cached === undefined && typeof t.cache_n === 'number') x.cached = t.cache_n;
+  if (x.promptTokens === undefined && typeof t.cache_n === 'number' && typeof t.prompt_n === 'number') x.promptTokens = t.cache_n + t.prompt_n;
+}
+
+function num(v: unknown): number | undefined {
+  return typeof v === 'number' ? v : undefined;
+}
