@@ -48,6 +48,8 @@ describe('startHost', () => {
     expect(await host.call('openSession', ['1'])).toEqual({ ok: false, error: expect.stringMatching(/integer/) });
     expect(await host.call('hasOwnProperty', [])).toEqual({ ok: false, error: expect.stringMatching(/Unknown method/) });
     expect(await host.call('listSessions', 'not an array')).toMatchObject({ ok: false });
+    // A left-out trailing argument sent over the socket (JSON null) reaches the service as undefined.
+    expect(await host.call('mcpServers', [ws, null])).toMatchObject({ ok: true });
     await host.close();
     await host.close();
   });

@@ -8,7 +8,7 @@ import { checkCall } from './app/checkCall.js';
 import { KeelService, type ServiceOptions } from './app/service.js';
 import { readSettings } from './app/settings.js';
 import { SqliteStore, StoreError, type StoreOptions } from './db/store.js';
-import { METHODS, type AppState, type CallReply, type KeelApi, type KeelEvent } from './contract.js';
+import { CONTRACT, METHODS, type AppState, type CallReply, type KeelApi, type KeelEvent } from './contract.js';
 
 export interface HostOptions {
   /** The data folder (keelHome()); the store is `<dataFolder>/keel.db`. */
@@ -102,7 +102,10 @@ async function callApi(api: KeelApi, method: unknown, args: unknown): Promise<Ca
   try {
     const name = checkCall(method, args);
     const fn = api[name] as (...given: unknown[]) => Promise<unknown>;
-    return { ok: true, value: await fn.apply(api, args as unknown[]) };
+    // JSON has no undefined: over the socket a left-out argument arrives as null (an array keeps
+    // the place). The service reads only undefined as "left out", so an optional null becomes that.
+    const given = (args as unknown[]).map((a, i) => (a === null && i >= CONTRACT[name].optionalFrom ? undefined : a));
+    return { ok: true, value: await fn.apply(api, given) };
   } catch (err) {
     return { ok: false, error: err instanceof Error ? err.message : String(err) };
   }
