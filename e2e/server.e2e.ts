@@ -48,7 +48,7 @@ test('server: Server (URL) in the picker, a session whose reply reads a file thr
     assert.equal((await h.host.api.getState()).lastModel, id);
 
     await newSession(page, h.workspace, 'auto');
-    await waitForText(page.getByTestId('model-chip'), /test-model/);
+    await waitForText(page.getByTestId('model-chip'), /^127\.0\.0\.1:\d+#test-modelon server/);
     const answer = 'The file a.txt holds two lines: one and two.';
     h.replies.push(scriptReply('Reading it.', [{ name: 'read', arguments: { path: 'a.txt' } }]), scriptReply(answer));
     await send(h, 'What is in a.txt?');

@@ -11,11 +11,13 @@ export function ModelChip() {
   const sessionModel = useTranscript((s) => s.view?.summary.model);
   const open = useUi((s) => s.pickerOpen);
   const model = sessionModel || app?.loadedModel || app?.lastModel;
-  const state = progress ? `loading ${Math.round(progress.fraction * 100)}%` : app?.loadedModel ? 'loaded' : 'not loaded';
+  // A server's model (`URL#name`, main/remote/connect.ts) is never loaded here: the server holds it.
+  const onServer = !progress && /^https?:\/\//.test(model ?? '');
+  const state = progress ? `loading ${Math.round(progress.fraction * 100)}%` : onServer ? 'on server' : app?.loadedModel ? 'loaded' : 'not loaded';
   return (
     <div className="model-chip-wrap">
       <button type="button" className="model-chip" onClick={() => useUi.getState().setPicker(!open)} title={model ?? 'Choose a model'} data-testid="model-chip" aria-expanded={open}>
-        <span className={`dot ${app?.loadedModel ? 'dot-connected' : 'dot-connecting'}`} />
+        <span className={`dot ${app?.loadedModel || onServer ? 'dot-connected' : 'dot-connecting'}`} />
         {model || progress ? (
           <>
             <span className="model-name">{basename(model ?? progress?.path ?? '')}</span>
