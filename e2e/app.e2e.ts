@@ -6,73 +6,15 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Locator, Page } from 'playwright-core';
-import type { Mode } from '../main/contract.js';
 import { startHarness, type Harness } from './harness.js';
+import { WAIT, assertClean, idle, newSession, send, waitFor, waitForText } from './steps.js';
 import { test } from '@playwright/test';
 
 const FILES = { 'a.txt': 'one\ntwo\n', 'src/app.ts': 'export const answer = 42;\n' };
-const WAIT = 30_000;
-
-/** Waits until the element's text matches, reading it again every 50 ms. */
-async function waitForText(locator: Locator, pattern: RegExp, timeout = WAIT): Promise<string> {
-  const started = Date.now();
-  let last = '';
-  while (Date.now() - started < timeout) {
-    last = (await locator.first().textContent({ timeout }).catch(() => '')) ?? '';
-    if (pattern.test(last)) return last;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`Timed out waiting for ${pattern} in ${locator}; its text was: ${JSON.stringify(last.slice(0, 500))}`);
-}
-
-async function waitFor(what: string, check: () => Promise<boolean>, timeout = WAIT): Promise<void> {
-  const started = Date.now();
-  while (Date.now() - started < timeout) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`Timed out waiting for ${what}`);
-}
-
 /** Loads a model without the UI (for tests about something else). */
 async function preloadModel(h: Harness, index = 0): Promise<void> {
   await h.host.api.setModelsFolder(h.modelsFolder);
   await h.host.api.loadModel(h.modelPaths[index]);
-}
-
-/** Starts a session through the sidebar's form; returns its id. */
-async function newSession(page: Page, workspace: string, mode: Mode): Promise<number> {
-  await page.getByTestId('new-session-button').click();
-  await page.getByTestId('new-session-workspace').fill(workspace);
-  await page.getByTestId('new-session-kind').selectOption('agent');
-  await page.getByTestId('new-session-mode').selectOption(mode);
-  await page.getByTestId('new-session-submit').click();
-  const item = page.locator('[data-testid^="session-item-"].active');
-  await item.waitFor({ timeout: WAIT });
-  const id = Number((await item.getAttribute('data-testid'))!.replace('session-item-', ''));
-  await waitForText(page.getByTestId('mode-selector').locator('[aria-checked="true"]'), new RegExp(`^${mode}$`));
-  return id;
-}
-
-/** Types a message, sends it with the button and waits for the turn to end (its replies all used). */
-async function send(h: Harness, text: string): Promise<void> {
-  await h.page.getByTestId('message-input').fill(text);
-  await h.page.getByTestId('send-button').click();
-  await waitFor('the scripted replies to be used', async () => h.replies.length === 0);
-  await idle(h.page);
-}
-
-/** The turn has ended: nothing is running (Stop is disabled, the working row is gone). */
-async function idle(page: Page): Promise<void> {
-  await waitFor('the turn to end', async () => (await page.getByTestId('stop-button').isDisabled()) && (await page.getByTestId('working').count()) === 0);
-}
-
-/** Everything the test scripted was used, nothing more was asked, and the page logged no error. */
-function assertClean(h: Harness): void {
-  assert.deepEqual(h.replies, [], 'every scripted reply was used');
-  assert.equal(h.unscripted, 0, 'no request went without a scripted reply');
-  assert.deepEqual(h.pageErrors, [], 'the page threw or logged no error');
 }
 
 async function withHarness(browser: TestContextBrowser, fn: (h: Harness) => Promise<void>): Promise<void> {

@@ -1,7 +1,6 @@
 /**
  * Steps a browser scenario shares: waiting on the page, starting a session through the sidebar,
- * sending a message and waiting for its turn to end, and the end-of-test checks. (The same as the
- * helpers inside app.e2e.ts, which can move here.)
+ * sending a message and waiting for its turn to end, and the end-of-test checks.
  */
 import assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
