@@ -185,6 +185,9 @@ export function resultSentinel(number: number): string {
   return `KEEL_RESULT_${number}_c0ffee`;
 }
 
+/** A result's sentinel JSON-encoded twice (`"\"KEEL_RESULT_1_c0ffee\""`), once, or bare, its number captured. */
+const SENTINEL_FORMS = /"\\"KEEL_RESULT_(\d+)_c0ffee\\""|"KEEL_RESULT_(\d+)_c0ffee"|KEEL_RESULT_(\d+)_c0ffee/g;
+
 /**
  * The whole prompt of a request, rendered by the model's wrapper, what stops generation, and what
  * only closes a message (Harmony's `<|end|>`, where node-llama-cpp re-renders and goes on).
@@ -200,16 +203,13 @@ export function renderPrompt(
   results: ReadonlyMap<number, string>,
 ): { text: LlamaText; stopTriggers: LlamaText[]; continueOn: string[] } {
   const state = wrapper.generateContextState({ chatHistory, availableFunctions: functions });
-  const forms = [...results].flatMap(([number, text]) => {
-    const bare = resultSentinel(number);
-    const once = JSON.stringify(bare);
-    return [[JSON.stringify(once), text], [once, text], [bare, text]] as const;
-  });
   const text = state.contextText.mapValues((value) => {
     if (typeof value !== 'string') return value;
     const bare = value.includes(EMPTY_REPLY) ? value.split(EMPTY_REPLY).join('') : value;
     if (!bare.includes('KEEL_RESULT_')) return bare;
-    return forms.reduce((acc, [form, exact]) => acc.split(form).join(exact), bare);
+    // One pass over the text, whatever the number of results (issue 10): at each place the most
+    // quoted form of a sentinel is tried first, as JSON-encoding twice, once, or not at all left it.
+    return bare.replace(SENTINEL_FORMS, (whole, twice?: string, once?: string, plain?: string) => results.get(Number(twice ?? once ?? plain)) ?? whole);
   });
   return {
     text,

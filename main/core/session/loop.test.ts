@@ -97,6 +97,47 @@ describe('the agent loop on a scripted engine (no model)', () => {
     expect(events.some((e) => e.type === 'compacted')).toBe(true);
   });
 
+  it('compacts at the threshold without rendering the history again: the last prompt and reply plus the message', async () => {
+    // The turn's first request would be the last prompt, its reply and the person's message (one token a character here).
+    const next = (rows: RequestRow[], words: string) => rows[0].promptTokens + rows[0].outputTokens + words.length;
+    const first = open({ loop: { compactAt: 0.5 } });
+    engine.replies.push('One.');
+    await first.send('first');
+    // The threshold one token under that size: the check compacts.
+    Object.defineProperty(engine, 'contextSize', { value: 2 * (next(first.requests(), 'second') - 1) });
+    let counted = 0;
+    const count = engine.promptTokens.bind(engine);
+    engine.promptTokens = (c) => { counted++; return count(c); };
+    engine.replies.push('Summary: said one.', 'Two.');
+    await first.send('second');
+    expect(first.requests().map((r) => r.kind)).toEqual(['turn', 'compaction', 'turn']);
+    expect(counted).toBe(0);
+
+    // The threshold at that size: it does not.
+    engine = new ScriptedEngine();
+    const second = open({ loop: { compactAt: 0.5 } });
+    engine.replies.push('One.');
+    await second.send('first');
+    Object.defineProperty(engine, 'contextSize', { value: 2 * next(second.requests(), 'second') });
+    engine.replies.push('Two.');
+    await second.send('second');
+    expect(second.requests().map((r) => r.kind)).toEqual(['turn', 'turn']);
+  });
+
+  it('counts the history in full when it changed since the last request (an undo), and compacts on that count', async () => {
+    const loop = open({ loop: { compactAt: 0.5 } });
+    engine.replies.push('A long first answer, much longer than anything after it.', 'Short.');
+    await loop.send('first');
+    await loop.send('x');
+    loop.undo();
+    // The last request measured more than the history holds now: only a full count sees it under the threshold.
+    const size = await loop.promptTokens();
+    Object.defineProperty(engine, 'contextSize', { value: 2 * (size + 'y'.length) });
+    engine.replies.push('Again.');
+    await loop.send('y');
+    expect(loop.requests().map((r) => r.kind)).toEqual(['turn', 'turn', 'turn']);
+  });
+
   it('names undo, rewind, regenerate and an engine switch; a loss the engine names is its own', async () => {
     const loop = open();
     engine.replies.push('One.', 'Two.', 'Three.');

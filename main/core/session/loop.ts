@@ -66,6 +66,12 @@ export class AgentLoop {
   private lostCache = 0;
   /** Where the previous request's reply began: a loss after it is the reply's, not the template's. */
   private lastReplyStart = Number.POSITIVE_INFINITY;
+  /**
+   * What the last turn's final request measured — its prompt and its reply, in tokens — and the
+   * history it was measured on. While the history is that one, the compaction check before the next
+   * turn is this plus the person's message, with no second render of the whole history (issue 10).
+   */
+  private measured?: { tokens: number; key: string; system: string };
 
   constructor(private o: LoopOptions) {
     if (o.session.history().length > 0 || o.session.epoch > 0) this.pendingCause = 'resumed without cache';
@@ -101,7 +107,8 @@ export class AgentLoop {
 
   /** The person's message: the loop runs until the model answers without a tool call. */
   async send(words: string, opts: { date?: string; mode?: Mode; signal?: AbortSignal } = {}): Promise<string> {
-    if (await this.promptTokens() > (this.o.compactAt ?? loopConfig.compactAt) * this.o.engine.contextSize) await this.compact(opts.signal);
+    if (await this.nextPromptTokens(words) > (this.o.compactAt ?? loopConfig.compactAt) * this.o.engine.contextSize) await this.compact(opts.signal);
+    this.measured = undefined;
     const { sent } = this.o.session.userMessage(words, opts);
     this.emit({ type: 'message', sent });
     try {
@@ -121,6 +128,8 @@ export class AgentLoop {
       const { reply } = r;
       if (reply.calls.length === 0) {
         this.o.session.recordReply(reply.words, [], reply.raw);
+        // A server that reports no prompt size leaves the next check to a full count.
+        if (r.usage.promptTokens > 0) this.measured = { tokens: r.usage.promptTokens + r.usage.outputTokens, key: this.historyKey(), system: this.o.session.systemPrompt };
         const why = unfinished(r);
         if (why) this.emit({ type: 'notice', text: why });
         return reply.words;
@@ -159,6 +168,7 @@ export class AgentLoop {
     }
     const text = this.o.session.compact(r.reply.words);
     this.pendingCause = 'compaction';
+    this.measured = undefined;
     this.emit({ type: 'compacted', text });
     return text;
   }
@@ -170,28 +180,33 @@ export class AgentLoop {
     this.o.engine = engine;
     this.o.session.rebuildPrompt({ model: engine.id });
     this.pendingCause = 'model switched';
+    this.measured = undefined;
   }
 
   undo(): void {
     this.o.session.undo();
     this.pendingCause = 'undo';
+    this.measured = undefined;
   }
 
   rewindTo(seq: number): void {
     this.o.session.rewindTo(seq);
     this.pendingCause = 'rewind';
+    this.measured = undefined;
   }
 
   /** Takes back one turn where spec §7 allows; the next request re-reads from there. */
   deleteTurn(seq: number): void {
     this.o.session.deleteTurn(seq);
     this.pendingCause = 'turn deleted';
+    this.measured = undefined;
   }
 
   /** Takes back the last turn and sends its message again. */
   async regenerate(opts: { signal?: AbortSignal } = {}): Promise<string> {
     const turn = this.o.session.undo();
     this.pendingCause = 'regenerate';
+    this.measured = undefined;
     return this.send(turn.words ?? '', { signal: opts.signal });
   }
 
@@ -217,6 +232,27 @@ export class AgentLoop {
   /** The prompt's length in tokens if a request were made now. */
   promptTokens(): Promise<number> {
     return this.o.engine.promptTokens(this.conversation());
+  }
+
+  /**
+   * The compaction check's size of the turn's first request: what the last request measured (its
+   * prompt, then its reply, which the history now ends with) plus the person's message, counted
+   * once. Short of the exact count by the few tokens the template puts around the reply and the
+   * message — the threshold leaves a quarter of the context for those (loop.json compact_at).
+   * Anything else that changed the history since (a take-back, a compaction, a switch, results
+   * left after a stop) makes it a full count.
+   */
+  private async nextPromptTokens(words: string): Promise<number> {
+    const m = this.measured;
+    const base = m && m.key === this.historyKey() && m.system === this.o.session.systemPrompt ? m.tokens : await this.promptTokens();
+    return base + await this.o.engine.countTokens(words);
+  }
+
+  /** Which history a measure was taken on: the epoch, the engine, the last turn and its replies. */
+  private historyKey(): string {
+    const history = this.o.session.history();
+    const last = history.at(-1);
+    return `${this.o.engine.id} ${this.o.session.epoch} ${history.length} ${last?.seq} ${last?.replies.length}`;
   }
 
   private emit(event: LoopEvent): void {
