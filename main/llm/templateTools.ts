@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { sha256 } from '../core/hash.js';
 import { templateGenerationPrompt } from './generationPrompt.js';
 import { Template } from '@huggingface/jinja';
 import {
@@ -249,7 +250,7 @@ function toolList(functions: ChatModelFunctions) {
 
 /** A call id where the model wrote none Keel could read: nine letters and digits, from the call itself. */
 function callId(seed: string): string {
-  return crypto.createHash('sha256').update(seed).digest('hex').slice(0, 9);
+  return sha256(seed).slice(0, 9);
 }
 
 /** Markers for content and special tokens in the template's input, read back into a LlamaText. */
