@@ -6,7 +6,9 @@
 //   2. a subscript whose key is not a string (or, on a list, not an integer) gives Undefined, as
 //      Jinja2's getitem does when the lookup fails, instead of throwing (`map[undefined_value]`);
 //   3. Undefined iterates as empty in a for loop, as Jinja2's default Undefined does;
-//   4. `is iterable` is true for what Python can iterate: lists, tuples, strings, dicts and Undefined.
+//   4. `is iterable` is true for what Python can iterate: lists, tuples, strings, dicts and Undefined;
+//   5. the string filters (trim, upper, lower, title, capitalize, string, length) read Undefined as "",
+//      as Jinja2 does (`param.description|trim` where a parameter has no description).
 // Contract: both dist/index.js (ESM) and dist/index.cjs get every patch; a file that already holds a
 // patch's replacement is left alone (so a second run is a no-op); an anchor missing from a file that
 // lacks the replacement (a new library version) fails the install loudly, naming the patch and file.
@@ -74,6 +76,24 @@ const PATCHES = [
     anchor: '["iterable", (operand) => operand.type === "ArrayValue" || operand.type === "StringValue"],',
     replacement:
       '["iterable", (operand) => operand instanceof ArrayValue || operand instanceof StringValue || operand instanceof ObjectValue || operand instanceof UndefinedValue],',
+  },
+  {
+    name: 'string filters read Undefined as ""',
+    anchor: [
+      '      if (filter.value === "tojson") {',
+      '        return new StringValue(toJSON(operand, {}));',
+      '      }',
+      '      if (operand instanceof ArrayValue) {',
+    ].join('\n'),
+    replacement: [
+      '      if (filter.value === "tojson") {',
+      '        return new StringValue(toJSON(operand, {}));',
+      '      }',
+      '      if (operand instanceof UndefinedValue && ["trim", "upper", "lower", "title", "capitalize", "string", "length"].includes(filter.value)) {',
+      '        operand = new StringValue("");',
+      '      }',
+      '      if (operand instanceof ArrayValue) {',
+    ].join('\n'),
   },
 ];
 
