@@ -4,7 +4,9 @@
 // "Chat templates"). Each patch is a general rule of the engine, never a special case for a family:
 //   1. a for loop unpacks tuples as it unpacks lists (`for a, b in [("x", 1)]`; TupleValue extends ArrayValue);
 //   2. a subscript whose key is not a string (or, on a list, not an integer) gives Undefined, as
-//      Jinja2's getitem does when the lookup fails, instead of throwing (`map[undefined_value]`);
+//      Jinja2's getitem does when the lookup fails, instead of throwing (`map[undefined_value]`); and
+//      dot access on a dict finds its methods get/items/keys/values before a key of that name, as
+//      Jinja2's getattr does (`properties.items()` where a parameter is named "items");
 //   3. Undefined iterates as empty in a for loop, as Jinja2's default Undefined does;
 //   4. `is iterable` is true for what Python can iterate: lists, tuples, strings, dicts and Undefined;
 //   5. the string filters (trim, upper, lower, title, capitalize, string, length) read Undefined as "",
@@ -23,7 +25,7 @@ const PATCHES = [
     replacement: 'if (!(current instanceof ArrayValue)) {',
   },
   {
-    name: 'subscript with a non-string key on a dict gives Undefined',
+    name: 'subscript with a non-string key on a dict gives Undefined; dict methods before keys on dot access',
     anchor: [
       '    if (isAttributeContainer(object)) {',
       '      if (!(property instanceof StringValue)) {',
@@ -33,7 +35,7 @@ const PATCHES = [
     ].join('\n'),
     replacement: [
       '    if (isAttributeContainer(object)) {',
-      '      value = !(property instanceof StringValue) ? void 0 : object.value.get(property.value) ?? (object instanceof ObjectValue ? object.builtins.get(property.value) : void 0);',
+      '      value = !(property instanceof StringValue) ? void 0 : (!expr.computed && object instanceof ObjectValue && ["get", "items", "keys", "values"].includes(property.value) ? object.builtins.get(property.value) : void 0) ?? object.value.get(property.value) ?? (object instanceof ObjectValue ? object.builtins.get(property.value) : void 0);',
     ].join('\n'),
   },
   {
