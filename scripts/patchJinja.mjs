@@ -10,7 +10,8 @@
 //   3. Undefined iterates as empty in a for loop, as Jinja2's default Undefined does;
 //   4. `is iterable` is true for what Python can iterate: lists, tuples, strings, dicts and Undefined;
 //   5. the string filters (trim, upper, lower, title, capitalize, string, length) read Undefined as "",
-//      as Jinja2 does (`param.description|trim` where a parameter has no description).
+//      as Jinja2 does (`param.description|trim` where a parameter has no description);
+//   6. a string times an integer repeats the string, as in Python (`"    " * depth`).
 // Contract: both dist/index.js (ESM) and dist/index.cjs get every patch; a file that already holds a
 // patch's replacement is left alone (so a second run is a no-op); an anchor missing from a file that
 // lacks the replacement (a new library version) fails the install loudly, naming the patch and file.
@@ -95,6 +96,16 @@ const PATCHES = [
       '        operand = new StringValue("");',
       '      }',
       '      if (operand instanceof ArrayValue) {',
+    ].join('\n'),
+  },
+  {
+    name: 'a string times an integer repeats it',
+    anchor: '    throw new SyntaxError(`Unknown operator "${node.operator.value}" between ${left.type} and ${right.type}`);',
+    replacement: [
+      '    if (node.operator.value === "*" && (left instanceof StringValue && right instanceof IntegerValue || left instanceof IntegerValue && right instanceof StringValue)) {',
+      '      return new StringValue(left instanceof StringValue ? left.value.repeat(Math.max(0, right.value)) : right.value.repeat(Math.max(0, left.value)));',
+      '    }',
+      '    throw new SyntaxError(`Unknown operator "${node.operator.value}" between ${left.type} and ${right.type}`);',
     ].join('\n'),
   },
 ];
