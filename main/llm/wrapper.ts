@@ -28,7 +28,7 @@ export function sessionWrapper(model: LlamaModel, promptDate: string): ChatWrapp
   const parameters: Record<string, unknown> = { date_string: formatDate(fixed, '%d %b %Y') };
   let wrapper = chosenWrapper(model, fixed, fixedTemplate, parameters);
   if (fixedTemplate) wrapper = withTemplateGenerationPrompt(wrapper, fixedTemplate, parameters, model);
-  const problem = fixedTemplate ? renderProblem(wrapper, fixedTemplate) : undefined;
+  const problem = fixedTemplate ? renderProblem(wrapper, fixedTemplate) ?? callsProblem(wrapper, fixedTemplate, parameters) : undefined;
   if (!problem) return wrapper;
   // The template cannot render a conversation with tools: a generic format that writes the template's
   // own turn markers (ChatML for `<|im_start|>`, Llama 3.1 for `<|start_header_id|>`), picked without
@@ -145,6 +145,16 @@ function renderProblem(wrapper: ChatWrapper, template: string): string | undefin
     const line = templateLine(template, message);
     return `its chat template fails to render a conversation with tools${line ? ` at line ${line.number} (${line.text})` : ''}: ${message}.`;
   }
+}
+
+/**
+ * A template that shows the model its tools but writes calls neither node-llama-cpp nor Keel reads
+ * (Functionary v3.2: its generation prompt already holds the call marker `>>>`, so a call has no
+ * prefix of its own): the model would call tools Keel never runs, so it is a problem like a failed render.
+ */
+function callsProblem(wrapper: ChatWrapper, template: string, parameters: Record<string, unknown>): string | undefined {
+  if (LlamaText(wrapper.settings.functions.call.prefix).toString() !== '' || !rendersToolDefinitions(template, parameters)) return undefined;
+  return 'its chat template shows the tools, but neither node-llama-cpp nor Keel reads the calls it writes (no call prefix after the generation prompt).';
 }
 
 /** The template line an error most likely comes from: a `for` that unpacks, an undefined name's first use. */
