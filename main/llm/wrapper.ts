@@ -13,8 +13,8 @@ import { templateToolsWrapper } from './templateTools.js';
  *
  * General rules, whatever the family (templates.test.ts runs each shared template under its real name):
  * - node-llama-cpp's wrappers all get the fixed date (`fixedDateSettings`);
- * - a template node-llama-cpp cannot use because it reads `tools` unguarded (Hermes 3) is rendered
- *   with `tools: []` where no tool exists, so the template itself renders, not a wrapper picked by name;
+ * - a template node-llama-cpp cannot use because it reads `tools` unguarded (as Hermes 3 did before
+ *   scripts/patchJinja.mjs iterated Undefined as empty, as Python does) is rendered with `tools: []` where no tool exists, so the template itself renders, not a wrapper picked by name;
  * - a template that renders no tool definitions (DeepSeek V3.1) gets them from Keel, once, in the
  *   system prompt, with a call syntax Keel reads back (node-llama-cpp's generic one);
  * - the generation prompt is the template's own (generationPrompt.ts);
@@ -57,8 +57,8 @@ function chosenWrapper(model: LlamaModel, fixed: Date, fixedTemplate: string | u
   const resolved = resolveChatWrapper(model, { customWrapperSettings: fixedDateSettings(fixed) });
   if (!fixedTemplate) return resolved;
   if (!(resolved instanceof JinjaTemplateChatWrapper)) {
-    // A wrapper picked by name because the template failed node-llama-cpp's sanity check (Hermes 3
-    // loops over `tools` unguarded): the template itself, given an empty tool list.
+    // A wrapper picked by name because the template failed node-llama-cpp's sanity check (a loop over
+    // `tools` unguarded, where the engine could not iterate Undefined): the template itself, given an empty tool list.
     if (jinjaUsable(model, fixedTemplate, parameters)) return resolved;
     const withTools = { ...parameters, tools: [] };
     if (!jinjaUsable(model, fixedTemplate, withTools)) return resolved;
