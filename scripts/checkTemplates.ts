@@ -45,16 +45,22 @@ ${rows.join('\n')}
 How a family is handled (main/llm/wrapper.ts): node-llama-cpp's own wrapper where it renders what the
 template renders; otherwise the template itself. Every wrapper gets the session's fixed date. A template
 that shows no tool definitions gets them from Keel in the system prompt, in a call syntax Keel reads back.
-A template that fails to render names its file and line, and the family's generic format is used.
+A template that fails to render (or writes calls no reader reads) names its file and line, and the
+family's generic format is used.
 
-Not supported, and why (upstream causes):
-- Hermes 3: the template applies \`|items\` to an array schema (meaning its \`["items"]\`), which
-  @huggingface/jinja 0.5.11 evaluates as the dict-items filter; any tool with an array parameter (Keel's
-  plan tool) then fails to render. Keel runs it on ChatML, its own turn markers, with node-llama-cpp's
-  generic call syntax: the session works, but not with Hermes's own \`<tool_call>\` format.
-- Functionary v3.2: @huggingface/jinja 0.5.11 (the newest release) cannot unpack tuples in a for loop
-  (template line 90). Keel runs it on node-llama-cpp's Llama 3.1 format, which the model was not
-  trained to call tools in.
+Python Jinja2 semantics: chat templates are written for Python's Jinja2, and @huggingface/jinja 0.5.11
+(the newest release) differs from it in places; \`scripts/patchJinja.mjs\` (run on install) patches the
+engine, generally, where a shared template depends on it: tuples unpack in a for loop, a subscript that
+fails gives Undefined, Undefined iterates as empty and reads as "" in string filters, \`is iterable\` as in
+Python, a dict's methods before its keys on dot access, a string times an integer (main/llm/jinjaSemantics.test.ts).
+Hermes 3 (\`|items\` on an array schema, \`description|trim\`) now renders its own \`<tool_call>\` format.
+
+Not supported, and why:
+- Functionary v3.2: its template renders (as in Python), but its generation prompt already holds the
+  call marker \`>>>\` (the model writes \`name\\n{args}\` or \`all\\ntext\` after it), so a call has no prefix
+  of its own and neither node-llama-cpp's reader nor Keel's TemplateToolsWrapper reads it. Keel runs
+  it on node-llama-cpp's Llama 3.1 format, which the model was not trained to call tools in; reading
+  calls whose marker the generation prompt opened (as replies are read inside an opened \`<think>\`) is left.
 - Mistral Small 3.2 is supported but costs 4× the ideal prefill: its template moves the tool list before
   the newest user message, so every new message re-reads from there (the template's own doing).
 `;

@@ -41,7 +41,7 @@ describe('template rules', () => {
     expect(templateToolsWrapper(readTemplate('command-r7b'), {}, ['<|END_OF_TURN_TOKEN|>'])!.answer).toMatchObject({ prefix: '<|START_RESPONSE|>', suffix: '<|END_RESPONSE|>' });
   });
 
-  it("names the line of Functionary's template that @huggingface/jinja cannot run", () => {
+  it('names the line an unpacking error comes from (Functionary v3.2, line 90)', () => {
     const line = templateLine(readTemplate('functionary-v3.2'), 'Cannot unpack non-iterable type: TupleValue');
     expect(line?.number).toBe(90);
   });

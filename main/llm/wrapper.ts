@@ -13,8 +13,8 @@ import { templateToolsWrapper } from './templateTools.js';
  *
  * General rules, whatever the family (templates.test.ts runs each shared template under its real name):
  * - node-llama-cpp's wrappers all get the fixed date (`fixedDateSettings`);
- * - a template node-llama-cpp cannot use because it reads `tools` unguarded (Hermes 3) is rendered
- *   with `tools: []` where no tool exists, so the template itself renders, not a wrapper picked by name;
+ * - a template node-llama-cpp cannot use because it reads `tools` unguarded (as Hermes 3 did before
+ *   scripts/patchJinja.mjs iterated Undefined as empty, as Python does) is rendered with `tools: []` where no tool exists, so the template itself renders, not a wrapper picked by name;
  * - a template that renders no tool definitions (DeepSeek V3.1) gets them from Keel, once, in the
  *   system prompt, with a call syntax Keel reads back (node-llama-cpp's generic one);
  * - the generation prompt is the template's own (generationPrompt.ts);
@@ -28,7 +28,7 @@ export function sessionWrapper(model: LlamaModel, promptDate: string): ChatWrapp
   const parameters: Record<string, unknown> = { date_string: formatDate(fixed, '%d %b %Y') };
   let wrapper = chosenWrapper(model, fixed, fixedTemplate, parameters);
   if (fixedTemplate) wrapper = withTemplateGenerationPrompt(wrapper, fixedTemplate, parameters, model);
-  const problem = fixedTemplate ? renderProblem(wrapper, fixedTemplate) : undefined;
+  const problem = fixedTemplate ? renderProblem(wrapper, fixedTemplate) ?? callsProblem(wrapper, fixedTemplate, parameters) : undefined;
   if (!problem) return wrapper;
   // The template cannot render a conversation with tools: a generic format that writes the template's
   // own turn markers (ChatML for `<|im_start|>`, Llama 3.1 for `<|start_header_id|>`), picked without
@@ -57,8 +57,8 @@ function chosenWrapper(model: LlamaModel, fixed: Date, fixedTemplate: string | u
   const resolved = resolveChatWrapper(model, { customWrapperSettings: fixedDateSettings(fixed) });
   if (!fixedTemplate) return resolved;
   if (!(resolved instanceof JinjaTemplateChatWrapper)) {
-    // A wrapper picked by name because the template failed node-llama-cpp's sanity check (Hermes 3
-    // loops over `tools` unguarded): the template itself, given an empty tool list.
+    // A wrapper picked by name because the template failed node-llama-cpp's sanity check (a loop over
+    // `tools` unguarded, where the engine could not iterate Undefined): the template itself, given an empty tool list.
     if (jinjaUsable(model, fixedTemplate, parameters)) return resolved;
     const withTools = { ...parameters, tools: [] };
     if (!jinjaUsable(model, fixedTemplate, withTools)) return resolved;
@@ -145,6 +145,16 @@ function renderProblem(wrapper: ChatWrapper, template: string): string | undefin
     const line = templateLine(template, message);
     return `its chat template fails to render a conversation with tools${line ? ` at line ${line.number} (${line.text})` : ''}: ${message}.`;
   }
+}
+
+/**
+ * A template that shows the model its tools but writes calls neither node-llama-cpp nor Keel reads
+ * (Functionary v3.2: its generation prompt already holds the call marker `>>>`, so a call has no
+ * prefix of its own): the model would call tools Keel never runs, so it is a problem like a failed render.
+ */
+function callsProblem(wrapper: ChatWrapper, template: string, parameters: Record<string, unknown>): string | undefined {
+  if (LlamaText(wrapper.settings.functions.call.prefix).toString() !== '' || !rendersToolDefinitions(template, parameters)) return undefined;
+  return 'its chat template shows the tools, but neither node-llama-cpp nor Keel reads the calls it writes (no call prefix after the generation prompt).';
 }
 
 /** The template line an error most likely comes from: a `for` that unpacks, an undefined name's first use. */
