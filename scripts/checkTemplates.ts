@@ -55,12 +55,11 @@ fails gives Undefined, Undefined iterates as empty and reads as "" in string fil
 Python, a dict's methods before its keys on dot access, a string times an integer (main/llm/jinjaSemantics.test.ts).
 Hermes 3 (\`|items\` on an array schema, \`description|trim\`) now renders its own \`<tool_call>\` format.
 
-Not supported, and why:
-- Functionary v3.2: its template renders (as in Python), but its generation prompt already holds the
-  call marker \`>>>\` (the model writes \`name\\n{args}\` or \`all\\ntext\` after it), so a call has no prefix
-  of its own and neither node-llama-cpp's reader nor Keel's TemplateToolsWrapper reads it. Keel runs
-  it on node-llama-cpp's Llama 3.1 format, which the model was not trained to call tools in; reading
-  calls whose marker the generation prompt opened (as replies are read inside an opened \`<think>\`) is left.
+Functionary v3.2: its generation prompt already ends in its message marker \`>>>\` (the model writes
+\`all\\ntext\` or \`name\\n{args}\` after it, several messages each starting \`>>>\`): its template renders
+the calls itself, and the reply is read as if it began with that marker (main/llm/templateTools.ts \`opensCall\`).
+
+Notes:
 - Mistral Small 3.2 is supported but costs 4× the ideal prefill: its template moves the tool list before
   the newest user message, so every new message re-reads from there (the template's own doing).
 `;

@@ -13,10 +13,16 @@ import { plainFormat, type CallSyntax } from './toolCalls.js';
 export function replyFormat(wrapper: ChatWrapper, syntax: CallSyntax): ReplyFormat {
   if (wrapper instanceof HarmonyChatWrapper) return harmonyFormat;
   const answer = wrapper instanceof TemplateToolsWrapper ? wrapper.answer.prefix : '';
-  if (answer !== '') {
-    // The template's answer marker (Command R's `<|START_RESPONSE|>`) is the template's to render, not the person's to read.
+  // The marker the generation prompt ends in (Functionary's `>>>`): the reply is read as if it began
+  // with it, so `all\n…` is words and `read\n{…}` a call, each as the template writes its messages.
+  const opensCall = wrapper instanceof TemplateToolsWrapper ? wrapper.opensCall : '';
+  if (answer !== '' || opensCall !== '') {
+    // The template's answer marker (Command R's `<|START_RESPONSE|>`, Functionary's `>>>all\n`) is the template's to render, not the person's to read.
     const plain = plainFormat(syntax, thoughtMarkers(wrapper));
-    const cut = (text: string) => (text.startsWith(answer) ? text.slice(answer.length) : answer.startsWith(text) ? '' : text);
+    const cut = (reply: string) => {
+      const text = opensCall + reply;
+      return answer === '' ? text : text.startsWith(answer) ? text.slice(answer.length) : answer.startsWith(text) ? '' : text;
+    };
     return { ...plain, read: (text) => plain.read(cut(text)), visible: (text, final) => plain.visible(cut(text), final) };
   }
   const opened = generationOpensThought(wrapper);

@@ -2,6 +2,7 @@ import { LlamaText, type ChatHistoryItem } from 'node-llama-cpp';
 import { describe, expect, it } from 'vitest';
 import { templateToolsWrapper } from './templateTools.js';
 import { readTemplate } from './testModel/templates.js';
+import { replyFormat } from './chooseFormat.js';
 import { callSyntax, parseCalls } from './toolCalls.js';
 
 const mistral = () => templateToolsWrapper(readTemplate('mistral-small-3.2'))!;
@@ -57,5 +58,37 @@ describe("tool calls through a template node-llama-cpp cannot read (Mistral Smal
     expect(() => mistral().generateContextState({ chatHistory: history, availableFunctions: functions })).toThrow(
       /refused this conversation: After the optional system message, conversation roles must alternate/,
     );
+  });
+});
+
+describe('a generation prompt that ends inside the message marker (Functionary v3.2: `>>>` then a recipient)', () => {
+  const functionary = () => templateToolsWrapper(readTemplate('functionary-v3.2'), {}, ['<|eot_id|>'])!;
+
+  it('takes the marker as the call prefix, the reply read as if it began with it, `>>>all\\n` as the answer marker', () => {
+    const wrapper = functionary();
+    const syntax = callSyntax(wrapper);
+    expect([syntax.prefix, syntax.paramsPrefix, syntax.suffix, wrapper.opensCall, wrapper.answer.prefix]).toEqual(['>>>', '\n', '', '>>>', '>>>all\n']);
+    // Words, then two calls, each its own message: what the model writes after the prompt's `>>>`.
+    const reply = 'all\nLet me look.>>>read\n{"path": "a.txt"}>>>read\n{"path": "b.txt"}';
+    const read = replyFormat(wrapper, syntax).read(reply);
+    expect([read.words, read.calls.map((c) => [c.name, c.args])]).toEqual(['Let me look.', [['read', { path: 'a.txt' }], ['read', { path: 'b.txt' }]]]);
+    expect(replyFormat(wrapper, syntax).read('read\n{"path": "a.txt"}').words).toBe('');
+  });
+
+  it('renders the stored reply back byte for byte after the generation prompt', () => {
+    const wrapper = functionary();
+    const syntax = callSyntax(wrapper);
+    const format = replyFormat(wrapper, syntax);
+    const reply = 'all\nLet me look.>>>read\n{"path":  "a.txt"}';
+    const read = format.read(reply);
+    const history: ChatHistoryItem[] = [
+      { type: 'user', text: 'Read a.txt' },
+      {
+        type: 'model',
+        response: [read.words, ...read.calls.map((c) => ({ type: 'functionCall' as const, name: c.name, params: c.args, result: 'alpha', rawCall: format.callText(c.raw).toJSON() }))],
+      },
+    ];
+    const text = wrapper.generateContextState({ chatHistory: history, availableFunctions: functions }).contextText.toString();
+    expect(text).toContain(`<|start_header_id|>assistant<|end_header_id|>\n\n>>>${reply}<|eot_id|>`);
   });
 });

@@ -37,6 +37,14 @@ export class TemplateToolsWrapper extends ChatWrapper {
      * them, the person never reads them, and the template renders them again around the stored words.
      */
     readonly answer: { prefix: string; suffix: string; end: string } = { prefix: '', suffix: '', end: '' },
+    /**
+     * The call/message marker the generation prompt ends in (Functionary v3.2's `>>>`), which the
+     * template writes before each assistant message: the model's reply is read as if it began with
+     * it, and the stored reply renders it back. Empty where the generation prompt opens no marker.
+     */
+    readonly opensCall = '',
+    /** Whether the template takes a call's arguments as JSON text (Functionary concatenates them), not as an object. */
+    private readonly argsAsText = false,
   ) {
     super();
     this.jinja = new Template(template);
@@ -108,7 +116,7 @@ export class TemplateToolsWrapper extends ChatWrapper {
           if (part.startsNewChunk && calls.length > 0) flush();
           const raw = part.rawCall === undefined ? undefined : this.readCall(LlamaText.fromJSON(part.rawCall).toString());
           const id = raw?.id ?? callId(`${part.name}${JSON.stringify(part.params)}`);
-          const args = raw ? marks.text(raw.args) : part.params;
+          const args = raw ? marks.text(raw.args) : this.argsAsText ? marks.text(pythonJson(part.params)) : part.params;
           calls.push({ id, type: 'function', function: { name: part.name, arguments: args } });
           results.push({ role: 'tool', tool_call_id: id, content: marks.text(String(part.result)) });
         }
@@ -146,7 +154,8 @@ export class TemplateToolsWrapper extends ChatWrapper {
  * shapes: a special token right before the name with an id after it (Mistral Small 3.2's
  * `[TOOL_CALLS]name[CALL_ID]id[ARGS]{…}`), or, without an id, whatever the model's turn holds
  * before the name (Hermes 3's `<tool_call>\n{"name": "`, Command R's `<|START_ACTION|>[…"tool_name": "`,
- * Functionary's `>>>`), its end where the turn ends (`ends`: the model's end-of-turn tokens).
+ * Functionary's `>>>`, which its generation prompt already ends in: `opensCall`), its end where the
+ * turn ends (`ends`: the model's end-of-turn tokens).
  */
 export function templateToolsWrapper(
   template: string, parameters: Record<string, unknown> = {}, ends: readonly string[] = [],
@@ -209,9 +218,20 @@ function probeCalls(template: string, parameters: Record<string, unknown>, ends:
     // A thought the generation prompt opened and the turn closed (Nemotron's `<think></think>`) is the model's reasoning, not the call.
     const thought = /<\/(think|thinking|reasoning)>\s*/.exec(prefix);
     if (thought) prefix = prefix.slice(thought.index + thought[0].length);
+    let opensCall = '';
+    if (prefix === '') {
+      // The generation prompt ends inside the marker the template writes before each assistant
+      // message (Functionary's `>>>`, then a recipient: `all` for words, a function's name for a
+      // call): that marker is the call's prefix, and the model's reply is read as if it began with it.
+      const marker = /\S+$/.exec(opened)?.[0];
+      if (marker === undefined || !rendered.slice(0, nameAt).endsWith(marker)) return undefined;
+      [prefix, opensCall] = [marker, marker];
+    }
     if (prefix.trim() === '') return undefined;
+    const answer = answerMarks(template, parameters, opened.slice(0, opened.length - opensCall.length), ends);
     return new TemplateToolsWrapper(
-      template, parameters, '', { prefix, paramsPrefix: rendered.slice(nameAt + name.length, argsAt), suffix }, answerMarks(template, parameters, opened, ends),
+      template, parameters, '', { prefix, paramsPrefix: rendered.slice(nameAt + name.length, argsAt), suffix }, answer, opensCall,
+      typeof probeArgs === 'string',
     );
   } catch {
     return undefined;
@@ -246,6 +266,13 @@ function toolList(functions: ChatModelFunctions) {
     type: 'function',
     function: { name, description: f.description ?? '', parameters: f.params ?? { type: 'object', properties: {} } },
   }));
+}
+
+/** JSON as Python's `json.dumps` writes it (`", "` and `": "`), the text such a template was trained on. */
+function pythonJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(pythonJson).join(', ')}]`;
+  if (value && typeof value === 'object') return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${pythonJson(v)}`).join(', ')}}`;
+  return JSON.stringify(value) ?? 'null';
 }
 
 /** A call id where the model wrote none Keel could read: nine letters and digits, from the call itself. */

@@ -149,8 +149,9 @@ function renderProblem(wrapper: ChatWrapper, template: string): string | undefin
 
 /**
  * A template that shows the model its tools but writes calls neither node-llama-cpp nor Keel reads
- * (Functionary v3.2: its generation prompt already holds the call marker `>>>`, so a call has no
- * prefix of its own): the model would call tools Keel never runs, so it is a problem like a failed render.
+ * (no call prefix after the generation prompt; one that ends inside its message marker, as
+ * Functionary v3.2's `>>>`, is read by TemplateToolsWrapper `opensCall`): the model would call tools
+ * Keel never runs, so it is a problem like a failed render.
  */
 function callsProblem(wrapper: ChatWrapper, template: string, parameters: Record<string, unknown>): string | undefined {
   if (LlamaText(wrapper.settings.functions.call.prefix).toString() !== '' || !rendersToolDefinitions(template, parameters)) return undefined;

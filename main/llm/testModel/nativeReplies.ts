@@ -34,7 +34,9 @@ export function nativeReplies(model: LlamaModel, wrapper: ChatWrapper, functions
     if (!r.call) return written;
     const resultAt = written.indexOf(CUT);
     if (resultAt < 0) return fallback();
-    const params = written.lastIndexOf(syntax.paramsPrefix, resultAt);
+    // The params prefix after the call's name (Functionary's is `\n`, which the result's turn holds too).
+    const named = written.lastIndexOf(r.call.name, resultAt);
+    const params = named < 0 ? -1 : written.indexOf(syntax.paramsPrefix, named + r.call.name.length);
     if (params < 0) return fallback();
     const end = syntax.suffix === '' ? jsonEnd(written, params + syntax.paramsPrefix.length) : written.lastIndexOf(syntax.suffix, resultAt) + syntax.suffix.length;
     return end > params ? written.slice(0, end) : fallback();
