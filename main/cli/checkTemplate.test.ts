@@ -24,12 +24,32 @@ describe('keel check-template and check-model', { timeout: 240_000 }, () => {
     expect(r.code).toBe(0);
   });
 
-  it('names the model file of a template whose calls no reader reads (Functionary v3.2), and exits 1', async () => {
-    const r = await cli('check-template', path.join(TEMPLATES_DIR, 'functionary-v3.2.jinja'), '--json');
-    const report = JSON.parse(r.out);
-    expect(report.supported).toBe(false);
-    expect(report.error).toMatch(/\.gguf: .*neither node-llama-cpp nor Keel reads the calls it writes/);
-    expect(r.code).toBe(1);
+  it('names the model file of a template whose calls no reader reads, and exits 1', async () => {
+    // Tools shown, a call written as its bare name and arguments right after the turn's header: no call prefix to read.
+    const template = [
+      '{%- for t in tools %}{{ t.function.name }}: {{ t.function.description }}\n{% endfor %}',
+      "{%- for m in messages %}{% if m.role == 'assistant' %}<|assistant|>{% if m.tool_calls %}{% for c in m.tool_calls %}",
+      '{{ c.function.name }} {{ c.function.arguments|tojson }}{% endfor %}{% else %}{{ m.content }}{% endif %}<|end|>',
+      "{% else %}<|{{ m.role }}|>{{ m.content }}<|end|>{% endif %}{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}",
+    ].join('');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keel-check-template-'));
+    const file = path.join(dir, 'bare-calls.jinja');
+    fs.writeFileSync(file, template);
+    try {
+      const r = await cli('check-template', file, '--json');
+      const report = JSON.parse(r.out);
+      expect(report.supported).toBe(false);
+      expect(report.error).toMatch(/\.gguf: .*neither node-llama-cpp nor Keel reads the calls it writes/);
+      expect(r.code).toBe(1);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('runs Functionary v3.2 on its own template, its calls read after the `>>>` its generation prompt ends in', async () => {
+    const r = await cli('check-template', path.join(TEMPLATES_DIR, 'functionary-v3.2.jinja'), '--name', 'Functionary Medium v3.2', '--size-label', '70B', '--json');
+    expect(JSON.parse(r.out)).toMatchObject({ wrapper: 'TemplateToolsWrapper', callFormat: '>>>', calls: { written: 3, parsed: 3, run: 3 }, unexplained: 0, error: null, supported: true });
+    expect(r.code).toBe(0);
   });
 
   it('runs the same session on a model file with its own template and tokenizer', async () => {

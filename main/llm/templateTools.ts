@@ -223,12 +223,14 @@ function probeCalls(template: string, parameters: Record<string, unknown>, ends:
       // The generation prompt ends inside the marker the template writes before each assistant
       // message (Functionary's `>>>`, then a recipient: `all` for words, a function's name for a
       // call): that marker is the call's prefix, and the model's reply is read as if it began with it.
-      const marker = /\S+$/.exec(opened)?.[0];
+      // The marker is the prompt's last word after the turn's header, and a plain answer starts with it too.
+      const marker = /\s(\S+)$/.exec(opened)?.[1];
       if (marker === undefined || !rendered.slice(0, nameAt).endsWith(marker)) return undefined;
       [prefix, opensCall] = [marker, marker];
     }
     if (prefix.trim() === '') return undefined;
     const answer = answerMarks(template, parameters, opened.slice(0, opened.length - opensCall.length), ends);
+    if (opensCall !== '' && !answer.prefix.startsWith(opensCall)) return undefined;
     return new TemplateToolsWrapper(
       template, parameters, '', { prefix, paramsPrefix: rendered.slice(nameAt + name.length, argsAt), suffix }, answer, opensCall,
       typeof probeArgs === 'string',
