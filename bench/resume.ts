@@ -145,7 +145,7 @@ function print(runs: SizeRun[]): void {
       ...(r.before ? [[`state written over the ${TURNS} turns, before`, written(r.before.saves, r.before.turns)] as [string, string]] : []),
       ['send waits for a state write, after: turns back to back', `${secs(Math.max(...r.grow.waits))} max (a save due before each of ${r.grow.waits.length - 1})`],
       ['  a send while the idle save is due (not begun)', secs(w.dueWaitMs ?? NaN)],
-      ['  a send the moment the idle save begins', `${secs(w.writingWaitMs ?? NaN)}  (that save: ${w.writingSave ? `${mb(w.writingSave.bytes)}, ${secs(w.writingSave.ms)}` : '–'})`],
+      ['  a send the moment the idle save begins', `${secs(w.writingWaitMs ?? NaN)}  (that save: ${w.writingSave ? `${mb(w.writingSave.bytes)}, engine held ${secs(w.writingSave.copyMs)}, on disk after ${secs(w.writingSave.ms)}` : '–'})`],
       ...(r.before ? [['send waits for a state write, before: each send', `${secs(median(r.before.saves.map((s) => s.ms)))} median, ${secs(Math.max(...r.before.saves.map((s) => s.ms)))} max (its save)`] as [string, string]] : []),
       ['bytes per cached token in a state', (r.grow.saves.at(-1)!.bytes / r.grow.saves.at(-1)!.tokens).toFixed(0)],
     ]));

@@ -49,7 +49,8 @@ export interface Args {
 }
 
 /** One save: its state's size, how long it took, and when it began (ms since the phase started). */
-export interface Save { bytes: number; ms: number; tokens: number; at: number }
+/** A state save: its size, how long the engine was held (copyMs: the part a message waits for) and the whole save took. */
+export interface Save { bytes: number; copyMs: number; ms: number; tokens: number; at: number }
 
 /** One request as Keel recorded it. */
 export type Request = Pick<RequestRow, 'promptTokens' | 'reusedTokens' | 'newTokens' | 'prefillMs' | 'cause'>;
@@ -126,14 +127,20 @@ async function app(a: Args, replies: string[]) {
 function watchSaves(agent: AgentLoop, file: string, began: number, onBegin?: () => void): Save[] {
   const saves: Save[] = [];
   const save = agent.saveState.bind(agent);
-  agent.saveState = async () => {
+  agent.saveState = async (o = {}) => {
     const at = performance.now();
     const tokens = agent.engine.cachedTokens();
+    let copyMs = NaN;
     onBegin?.();
-    await save();
+    await save({
+      copied: () => {
+        copyMs = performance.now() - at;
+        o.copied?.();
+      },
+    });
     const meta = readMeta(file);
     if (!meta.ok) throw new Error(`no state metadata after a save: ${meta.reason ?? 'missing'}`);
-    saves.push({ bytes: meta.meta.bytes, ms: performance.now() - at, tokens, at: at - began });
+    saves.push({ bytes: meta.meta.bytes, copyMs, ms: performance.now() - at, tokens, at: at - began });
   };
   return saves;
 }

@@ -36,7 +36,8 @@ export interface PoolOptions {
 export class AgentPool {
   private readonly agents = new Map<number, AgentLoop>();
   private readonly running = new Map<number, AbortController>();
-  private readonly saving = new Map<number, Promise<void>>();
+  /** Per session, its save under way: `free` once the engine can run again, `done` once it is on disk. */
+  private readonly saving = new Map<number, { free: Promise<void>; done: Promise<void> }>();
   private readonly idleTimers = new Map<number, NodeJS.Timeout>();
 
   constructor(private readonly o: PoolOptions) {}
@@ -68,7 +69,7 @@ export class AgentPool {
     clearTimeout(this.idleTimers.get(id));
     this.idleTimers.delete(id);
     try {
-      await this.saving.get(id);
+      await this.saving.get(id)?.free;
       agent = await this.agent(id);
       await work(agent, controller.signal);
     } catch (err) {
@@ -128,7 +129,7 @@ export class AgentPool {
     this.idle(id);
     clearTimeout(this.idleTimers.get(id));
     this.idleTimers.delete(id);
-    await this.saving.get(id);
+    await this.saving.get(id)?.done;
     await this.agents.get(id)?.dispose();
     this.agents.delete(id);
     removeSessionState(this.o.dataFolder, id);
@@ -163,26 +164,32 @@ export class AgentPool {
     this.idleTimers.set(id, setTimeout(() => void this.saveNow(id, agent), this.o.idleSaveMs ?? loopConfig.idleSaveMs).unref());
   }
 
-  /** Saves now (a pending idle save is brought forward); awaited before a sequence is given away and at quit. */
+  /**
+   * Saves now (a pending idle save is brought forward); awaited before a sequence is given away and at
+   * quit. A message waits only until the engine is free again, not for the write to reach the disk.
+   */
   private saveNow(id: number, agent: AgentLoop): Promise<void> {
     clearTimeout(this.idleTimers.get(id));
     this.idleTimers.delete(id);
-    const previous = this.saving.get(id) ?? Promise.resolve();
-    const save = previous.then(() => agent.saveState()).catch((e: Error) => {
+    const previous = this.saving.get(id)?.done ?? Promise.resolve();
+    let copied = () => {};
+    const free = new Promise<void>((resolve) => (copied = resolve));
+    const done = previous.then(() => agent.saveState({ copied })).catch((e: Error) => {
       this.o.emit({ type: 'error', sessionId: id, message: `The cache of session ${id} could not be saved: ${e.message}` });
-    });
+    }).finally(copied);
+    const save = { free, done };
     this.saving.set(id, save);
-    void save.then(() => {
+    void done.then(() => {
       if (this.saving.get(id) === save) this.saving.delete(id);
     });
-    return save;
+    return done;
   }
 
-  /** A save this session owes: one waiting for idle is made now; one under way is awaited. */
+  /** A save this session owes: one waiting for idle is made now; one under way is awaited to the disk. */
   private flush(id: number): Promise<void> {
     const agent = this.agents.get(id);
     if (agent && this.idleTimers.has(id)) return this.saveNow(id, agent);
-    return this.saving.get(id) ?? Promise.resolve();
+    return this.saving.get(id)?.done ?? Promise.resolve();
   }
 
   /**

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { HarmonyChatWrapper, type ChatWrapper, type LlamaContextSequence } from 'node-llama-cpp';
 import type {
-  Conversation, Engine, GenerateOptions, Generation, StateMeta, StateRestore,
+  Conversation, Engine, GenerateOptions, Generation, SaveOptions, StateMeta, StateRestore,
 } from '../core/engine/types.js';
 import { ContextFullError } from '../core/session/loop.js';
 import { chatHistory, toolFunctions } from './history.js';
@@ -107,13 +107,22 @@ export class LlamaEngine implements Engine {
     });
   }
 
-  /** Atomic (see stateFiles.ts): a kill at any point leaves the previous state or the new one. */
-  async saveState(file: string, meta: StateMeta): Promise<void> {
+  /**
+   * Atomic (see stateFiles.ts): a kill at any point leaves the previous state or the new one. The
+   * sequence is held only while node-llama-cpp writes the state out (`copied` then); syncing and
+   * naming it run after, off the sequence.
+   */
+  async saveState(file: string, meta: StateMeta, o: SaveOptions = {}): Promise<void> {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     removeLeftovers(file);
     const stateFile = newStateFile(file);
-    await this.sequence.saveStateToFile(stateFile);
-    commitState(file, stateFile, { identity: this.stateIdentity(), tokens: this.sequence.nextTokenIndex, ...meta });
+    const tokens = this.sequence.nextTokenIndex;
+    try {
+      await this.sequence.saveStateToFile(stateFile);
+    } finally {
+      o.copied?.();
+    }
+    await commitState(file, stateFile, { identity: this.stateIdentity(), tokens, ...meta });
     if (this.stateBudget !== undefined) pruneStates(path.dirname(file), this.stateBudget, file);
   }
 

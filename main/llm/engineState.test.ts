@@ -142,4 +142,32 @@ describe('saved KV state: never locks a session', { timeout: 120_000 }, () => {
     expect(second).toHaveLength(2);
     expect(second).not.toEqual(first);
   });
+
+  it('holds the engine only while the state is copied out: a message sent then runs while the save reaches the disk', async () => {
+    let file: string;
+    ({ f, file } = await saved());
+    const before = readMeta(file);
+    let atCopied: ReturnType<typeof readMeta> | undefined;
+    let copiedDone!: () => void;
+    const copiedNow = new Promise<void>((resolve) => (copiedDone = resolve));
+    f.replies.push('Two.');
+    await f.agent.send('second');
+    const save = f.agent.saveState({
+      copied: () => {
+        atCopied = readMeta(file);
+        copiedDone();
+      },
+    });
+    await copiedNow;
+    // Released before the metadata names the new state: the new state is not yet the saved one.
+    expect(atCopied).toEqual(before);
+    f.replies.push('Three.');
+    expect(await f.agent.send('third')).toBe('Three.');
+    await save;
+    const after = readMeta(file);
+    expect(after.ok && before.ok && after.meta.state !== before.meta.state).toBe(true);
+    // The state saved is the one copied out (two turns), and it restores.
+    const agent = await f.reopen(false);
+    expect(await agent.restoreState()).toBe(true);
+  });
 });

@@ -42,14 +42,18 @@ export function readMeta(file: string): MetaRead {
   }
 }
 
-/** Makes `stateFile` (written and synced) the saved state of `file`, then removes what it replaces. */
-export function commitState(file: string, stateFile: string, meta: Omit<SavedMeta, 'state' | 'bytes'>): void {
-  fsyncFile(stateFile);
-  const record: SavedMeta = { ...meta, state: path.basename(stateFile), bytes: fs.statSync(stateFile).size };
+/**
+ * Makes `stateFile` (written) the saved state of `file`: synced, then named by the metadata in one
+ * rename; then removes what it replaces. Asynchronous throughout: it never holds the main thread,
+ * and nothing in it needs the engine (a message may be answered meanwhile).
+ */
+export async function commitState(file: string, stateFile: string, meta: Omit<SavedMeta, 'state' | 'bytes'>): Promise<void> {
+  await fsyncFile(stateFile);
+  const record: SavedMeta = { ...meta, state: path.basename(stateFile), bytes: (await fs.promises.stat(stateFile)).size };
   const temp = `${file}.json.tmp`;
-  fs.writeFileSync(temp, JSON.stringify(record));
-  fsyncFile(temp);
-  fs.renameSync(temp, `${file}.json`);
+  await fs.promises.writeFile(temp, JSON.stringify(record));
+  await fsyncFile(temp);
+  await fs.promises.rename(temp, `${file}.json`);
   removeStates(file, record.state);
 }
 
@@ -121,11 +125,11 @@ export function defaultStateBudget(dataFolder: string): number {
   }
 }
 
-function fsyncFile(file: string): void {
-  const fd = fs.openSync(file, 'r+');
+async function fsyncFile(file: string): Promise<void> {
+  const handle = await fs.promises.open(file, 'r+');
   try {
-    fs.fsyncSync(fd);
+    await handle.sync();
   } finally {
-    fs.closeSync(fd);
+    await handle.close();
   }
 }

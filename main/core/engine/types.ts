@@ -121,6 +121,11 @@ export interface StateMeta {
   pendingCause?: BreakCause;
 }
 
+export interface SaveOptions {
+  /** Called once the engine can run again (its cache is copied out); the save's promise settles when it is on disk. */
+  copied?: () => void;
+}
+
 export interface Engine {
   /** What the session records as its model: a GGUF's path, or a server's model. */
   readonly id: string;
@@ -136,7 +141,7 @@ export interface Engine {
   /** Tokens the cache holds now: what a switch or restart loses. */
   cachedTokens(): number;
   /** Saves the cache where it can be restored (atomically); engines without a local cache do nothing. */
-  saveState(file: string, meta: StateMeta): Promise<void>;
+  saveState(file: string, meta: StateMeta, options?: SaveOptions): Promise<void>;
   /** Restores a saved cache if it was made by this very engine setup; a missing, torn or foreign one is not used. */
   restoreState(file: string): Promise<StateRestore>;
   dispose(): Promise<void>;

@@ -1,5 +1,5 @@
 import { loopConfig } from '../config.js';
-import type { Conversation, Engine, Generation } from '../engine/types.js';
+import type { Conversation, Engine, Generation, SaveOptions } from '../engine/types.js';
 import type { Inserted } from '../hygiene/types.js';
 import { stableJson } from '../hygiene/stableJson.js';
 import { readPrompt } from '../prompts/buildSystemPrompt.js';
@@ -101,8 +101,8 @@ export class AgentLoop {
   }
 
   /** Saves the engine's cache for this session (at idle, before its cache is given away, at quit). */
-  async saveState(): Promise<void> {
-    if (this.o.stateFile) await this.o.engine.saveState(this.o.stateFile, { pendingCause: this.pendingCause });
+  async saveState(options: SaveOptions = {}): Promise<void> {
+    if (this.o.stateFile) await this.o.engine.saveState(this.o.stateFile, { pendingCause: this.pendingCause }, options);
   }
 
   /** The person's message: the loop runs until the model answers without a tool call. */
