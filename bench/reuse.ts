@@ -32,7 +32,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { LlamaText, resolveChatWrapper } from 'node-llama-cpp';
-import { DEFAULT_PROMPTS_DIR, readPrompt } from '../main/core/prompts/buildSystemPrompt.js';
+import { DEFAULT_PROMPTS_DIR, buildSystemPrompt } from '../main/core/prompts/buildSystemPrompt.js';
 import { loadModel } from '../main/llm/model.js';
 import { BIG_MODEL_OPTIONS, writeTestModel } from '../main/llm/testModel/makeTestModel.js';
 import { runKeel, type HarnessRun } from './reuse/keel.js';
@@ -72,7 +72,8 @@ async function main(): Promise<number> {
   const model = await loadModel({ modelPath, threads: 1, contextSize: CONTEXT });
   out.push(`Keel: the real Agent, compacting past ${COMPACT_AT * 100}% of the context (Keel's default is 75%).`);
   out.push(`Model: generated, embedding ${BIG_MODEL_OPTIONS.embedding}, ${BIG_MODEL_OPTIONS.layers} layers, F16 (${(fs.statSync(modelPath).size / 1e6).toFixed(0)} MB), 1 thread, context ${fmt(CONTEXT)}.`, '');
-  const systemPrompt = (root: string) => readPrompt(DEFAULT_PROMPTS_DIR, 'system-agent.md').replaceAll('{{root}}', root);
+  // The same session for every harness: Keel's system prompt (as a new agent session in auto mode has it) and tool list.
+  const systemPrompt = (root: string) => buildSystemPrompt({ promptsDir: DEFAULT_PROMPTS_DIR, root, mode: 'auto', kind: 'agent' }).text;
   const runs: HarnessRun[] = [];
   try {
     if (ONLY.has('keel')) {

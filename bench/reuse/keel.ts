@@ -1,6 +1,6 @@
 /**
  * Harness 1, Keel: the real agent loop, opened as everything opens it (main/openEngine.ts) (a real SQLite store, the
- * real tools, a Session in a temporary workspace), with the scripted replies as its Script. The
+ * real tools and OS sandbox, a Session in a temporary workspace), with the scripted replies as its Script. The
  * requests Keel records (with their causes) are read back, and the probe measures the same
  * figures as for the other harnesses.
  */
@@ -11,6 +11,7 @@ import { Session } from '../../main/core/session/session.js';
 import type { RequestRow } from '../../main/core/session/types.js';
 import { ToolRegistry } from '../../main/core/tools/registry.js';
 import { SqliteStore } from '../../main/db/store.js';
+import { createSandboxRunner } from '../../main/sandbox/runner.js';
 import type { LoopEvent } from '../../main/core/session/loop.js';
 import { openAgent, openEngine } from '../../main/openEngine.js';
 import type { LoadedModel } from '../../main/llm/model.js';
@@ -46,7 +47,11 @@ export async function runKeel(
   let now = START;
   const store = new SqliteStore(path.join(dir, 'keel.db'));
   const tools = new ToolRegistry();
-  const session = Session.create({ store, tools, promptsDir: DEFAULT_PROMPTS_DIR, now: () => now }, { root, kind: 'agent', mode: 'auto', model: model.path });
+  // Commands run as the app runs them: in the OS sandbox (auto mode lets them run at once); what the
+  // gate still asks about (a command too complex to judge) the person allows, as the other harnesses run it.
+  const commands = createSandboxRunner({ dataFolder: path.join(dir, 'data') });
+  const permissions = { approve: async () => 'allow' as const };
+  const session = Session.create({ store, tools, promptsDir: DEFAULT_PROMPTS_DIR, now: () => now, commands, permissions }, { root, kind: 'agent', mode: 'auto', model: model.path });
   const replies: string[] = [];
   const requests: RequestMeasure[] = [];
   const events: LoopEvent[] = [];

@@ -1,6 +1,6 @@
 /**
- * The four tools of the stock and naive harnesses: Keel's real tools (read, grep, bash, edit) run
- * in the harness's own copy of the workspace, their output given back plainly, as a simple
+ * The tools of the stock and naive harnesses: Keel's whole tool list offered (toolSchemas), the
+ * four the script calls (read, grep, bash, edit) run as Keel's real tools in the harness's own copy of the workspace, their output given back plainly, as a simple
  * harness would: numbered lines for a read, the text of a search or a command, the diff of an edit.
  * No ids, no stubs for unchanged re-reads: that is Keel's hygiene, not theirs.
  */
@@ -9,7 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ChatModelFunctions } from 'node-llama-cpp';
 import { diffHunks } from '../../main/core/hygiene/diff.js';
-import { toolDescription } from '../../main/core/prompts/buildSystemPrompt.js';
+import { builtinSpecs } from '../../main/core/session/toolList.js';
+import { ToolRegistry } from '../../main/core/tools/registry.js';
 import { bashTool } from '../../main/core/tools/bash.js';
 import { editTool } from '../../main/core/tools/edit.js';
 import { grepTool } from '../../main/core/tools/grep.js';
@@ -37,16 +38,22 @@ export function makeWorkspace(files: Record<string, string>, label: string): { r
 }
 
 /**
- * The tools as JSON schemas a grammar can hold: node-llama-cpp's function-call grammar makes every
- * listed property required, in order, so each lists exactly the properties the script passes.
+ * The tool list every harness offers: Keel's whole built-in list, in its order, with Keel's
+ * descriptions — the same session, so the same tools are described to the model and the prompts are
+ * the same size. The scripted tools' parameters are cut to exactly those the script passes:
+ * node-llama-cpp's function-call grammar makes every listed property required, in order (the other
+ * tools are never called, so their full schemas stay).
  */
-export function toolSchemas(promptsDir: string): Record<ToolName, { description: string; params: JsonSchema }> {
-  const out = {} as Record<ToolName, { description: string; params: JsonSchema }>;
-  for (const name of Object.keys(TOOL_PARAMS) as ToolName[]) {
-    const full = TOOLS[name].parameters.properties ?? {};
-    const properties: Record<string, JsonSchema> = {};
-    for (const key of TOOL_PARAMS[name]) properties[key] = { type: 'string', description: full[key]?.description };
-    out[name] = { description: toolDescription(promptsDir, name), params: { type: 'object', properties, required: TOOL_PARAMS[name] } };
+export function toolSchemas(promptsDir: string): Record<string, { description: string; params: JsonSchema }> {
+  const out: Record<string, { description: string; params: JsonSchema }> = {};
+  for (const spec of builtinSpecs(promptsDir, new ToolRegistry())) {
+    const scripted = TOOL_PARAMS[spec.name as ToolName] as readonly string[] | undefined;
+    const schema = spec.parameters as JsonSchema;
+    const full = schema.properties ?? {};
+    const params: JsonSchema = scripted
+      ? { type: 'object', properties: Object.fromEntries(scripted.map((key) => [key, { type: 'string', description: full[key]?.description }])), required: [...scripted] }
+      : schema;
+    out[spec.name] = { description: spec.description, params };
   }
   return out;
 }
