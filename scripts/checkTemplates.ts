@@ -49,7 +49,7 @@ A template that fails to render (or writes calls no reader reads) names its file
 family's generic format is used.
 
 Python Jinja2 semantics: chat templates are written for Python's Jinja2, and @huggingface/jinja 0.5.11
-(the newest release) differs from it in places; \`scripts/patchJinja.mjs\` (run on install) patches the
+(the newest release) differs from it in places; \`scripts/patchPackages.mjs\` (run on install) patches the
 engine, generally, where a shared template depends on it: tuples unpack in a for loop, a subscript that
 fails gives Undefined, Undefined iterates as empty and reads as "" in string filters, \`is iterable\` as in
 Python, a dict's methods before its keys on dot access, a string times an integer (main/llm/jinjaSemantics.test.ts).

@@ -25,7 +25,7 @@ const WRAPPERS: Record<string, string> = {
   // Llama 3.2 under its real name: node-llama-cpp's lightweight wrapper, which gets the fixed date too.
   'llama-3.2': 'Llama3_2LightweightChatWrapper',
   // Hermes 3 renders its own calls (`<tool_call>`), its tool list given `tools: []` where none exist
-  // (scripts/patchJinja.mjs: its `|items` on an array schema renders as in Python Jinja2).
+  // (scripts/patchPackages.mjs: its `|items` on an array schema renders as in Python Jinja2).
   'hermes-3': 'TemplateToolsWrapper',
   'phi-3.5': 'JinjaTemplateChatWrapper', 'qwq-32b': 'QwenChatWrapper',
   // DeepSeek V3.1 renders no tool definitions: Keel's generic call syntax, the tools described in the system prompt.

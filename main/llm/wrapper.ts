@@ -14,7 +14,7 @@ import { templateToolsWrapper } from './templateTools.js';
  * General rules, whatever the family (templates.test.ts runs each shared template under its real name):
  * - node-llama-cpp's wrappers all get the fixed date (`fixedDateSettings`);
  * - a template node-llama-cpp cannot use because it reads `tools` unguarded (as Hermes 3 did before
- *   scripts/patchJinja.mjs iterated Undefined as empty, as Python does) is rendered with `tools: []` where no tool exists, so the template itself renders, not a wrapper picked by name;
+ *   scripts/patchPackages.mjs iterated Undefined as empty, as Python does) is rendered with `tools: []` where no tool exists, so the template itself renders, not a wrapper picked by name;
  * - a template that renders no tool definitions (DeepSeek V3.1) gets them from Keel, once, in the
  *   system prompt, with a call syntax Keel reads back (node-llama-cpp's generic one);
  * - the generation prompt is the template's own (generationPrompt.ts);

@@ -233,7 +233,7 @@ describe('test models in node-llama-cpp', { timeout: 180_000 }, () => {
     'granite-3.3': 'JinjaTemplateChatWrapper',
     // Under their real names; Keel's session wrapper differs where the template needs it (templates.test.ts).
     'llama-3.2': 'Llama3_2LightweightChatWrapper',
-    // Its unguarded loop over `tools` iterates Undefined as empty (scripts/patchJinja.mjs, as in Python): the template itself.
+    // Its unguarded loop over `tools` iterates Undefined as empty (scripts/patchPackages.mjs, as in Python): the template itself.
     'hermes-3': 'JinjaTemplateChatWrapper',
     'phi-3.5': 'JinjaTemplateChatWrapper',
     'qwq-32b': 'QwenChatWrapper',
