@@ -23,7 +23,7 @@ export function replyFormat(wrapper: ChatWrapper, syntax: CallSyntax): ReplyForm
       const text = opensCall + reply;
       return answer === '' ? text : text.startsWith(answer) ? text.slice(answer.length) : answer.startsWith(text) ? '' : text;
     };
-    return { ...plain, read: (text) => plain.read(cut(text)), visible: (text, final) => plain.visible(cut(text), final) };
+    return { ...plain, read: (text) => plain.read(cut(text)), visible: (text, final) => plain.visible(cut(text), final), wordsSettled: (text) => plain.wordsSettled(cut(text)) };
   }
   const opened = generationOpensThought(wrapper);
   if (!opened) return plainFormat(syntax, thoughtMarkers(wrapper));
@@ -42,6 +42,7 @@ export function replyFormat(wrapper: ChatWrapper, syntax: CallSyntax): ReplyForm
       return { ...read, words: read.words.trimEnd() };
     },
     visible: (text, final) => plain.visible(opened.prefix + text, final),
+    wordsSettled: (text) => plain.wordsSettled(opened.prefix + text),
     items: (reply) => plain.items(reply),
     callText: (raw) => plain.callText(raw),
   };

@@ -37,6 +37,9 @@ describe('reading a Harmony reply', () => {
     expect(harmonyFormat.visible(thinking, false)).toBe('');
     expect(harmonyFormat.visible(`${thinking}<|start|>assistant<|channel|>final<|message|>It sa`, false)).toBe('It sa');
     expect(harmonyFormat.visible(thinking + preamble + readCall, false)).toBe('Reading a.txt.');
+    // The words are settled once a message to a recipient (a call) has begun, not before.
+    expect(harmonyFormat.wordsSettled(thinking + preamble)).toBe(false);
+    expect(harmonyFormat.wordsSettled(thinking + preamble + readCall.slice(0, 60))).toBe(true);
     expect(harmonyFormat.read(answer)).toMatchObject({ words: 'It says alpha and beta.', raw: answer, calls: [] });
   });
 

@@ -101,6 +101,8 @@ export const harmonyFormat: ReplyFormat = {
     };
   },
   visible: (text, final) => (isHarmony(text) ? wordsOf(harmonyMessages(text)) : final ? text : ''),
+  // A message to a recipient is a call: generation ends with it, and no words follow.
+  wordsSettled: (text) => isHarmony(text) && harmonyMessages(text).some((m) => m.recipient !== undefined),
   items(reply) {
     if (reply.raw === undefined) return reply.text === '' ? [] : [reply.text];
     return harmonyMessages(reply.raw).flatMap((m): ResponseItem[] => {

@@ -36,6 +36,8 @@ export interface ReplyFormat {
   read(text: string): ReadReply;
   /** The words written so far, while generating: never a call, nor what may become one. */
   visible(text: string, final: boolean): string;
+  /** Whether nothing written after `text` can change its visible words (a call has begun): streaming stops reading them. */
+  wordsSettled(text: string): boolean;
   /** A stored reply's text part as the wrapper's response items (its calls follow them). */
   items(reply: { text: string; raw?: string }): ResponseItem[];
   /** A call's exact text as the prompt carries it, special tokens marked as such. */

@@ -17,29 +17,47 @@ import type { ReplyFormat } from './replyFormat.js';
  */
 export class ReplyStream {
   readonly tokens: Token[] = [];
-  /** The text of `tokens` (special tokens as their text). */
-  text = '';
   /** Tokens whose text is settled, and that text. */
   private settled = 0;
   private settledText = '';
+  /** The settled text's last characters (at least TAIL of them): what the checks on each token read. */
+  private settledTail = '';
+  /** The text of the tokens after the settled ones. */
+  private piece = '';
   private readonly longestEnd: number;
 
   constructor(private readonly model: LlamaModel, private readonly format: ReplyFormat, private readonly ends: readonly string[]) {
     this.longestEnd = Math.max(1, ...ends.map((e) => e.length));
   }
 
+  /**
+   * The text of `tokens` (special tokens as their text). Reading it whole costs its length, so what
+   * runs on every token reads only its end (`endsWith`, the call-end window).
+   */
+  get text(): string {
+    return this.settledText + this.piece;
+  }
+
+  /** Whether the text ends with `end`: read from the tail, whatever the reply's length. */
+  endsWith(end: string): boolean {
+    const tail = this.settledTail + this.piece;
+    return end.length <= tail.length || this.settledTail.length === this.settledText.length ? tail.endsWith(end) : this.text.endsWith(end);
+  }
+
   /** Adds a token; true when the text now holds a complete call. */
   push(token: Token): boolean {
-    const before = Math.min(this.text.length, this.settledText.length);
     this.tokens.push(token);
     const pending = this.tokens.slice(this.settled);
-    const piece = this.model.detokenize(pending, true, this.tokens.slice(Math.max(0, this.settled - 4), this.settled));
-    this.text = this.settledText + piece;
-    if (!piece.includes('\uFFFD') || pending.length >= 8) {
+    const before = this.settledTail;
+    this.piece = this.model.detokenize(pending, true, this.tokens.slice(Math.max(0, this.settled - 4), this.settled));
+    // Where an end may have just been written: from the end's length before the new text on.
+    const window = before.slice(Math.max(0, before.length - this.longestEnd + 1)) + this.piece;
+    if (!this.piece.includes('\uFFFD') || pending.length >= 8) {
       this.settled = this.tokens.length;
-      this.settledText = this.text;
+      this.settledText += this.piece;
+      this.settledTail = (this.settledTail + this.piece).slice(-Math.max(TAIL, this.longestEnd));
+      this.piece = '';
     }
-    const window = this.text.slice(Math.max(0, before - this.longestEnd + 1));
     return this.ends.some((end) => window.includes(end)) && this.format.read(this.text).calls.length > 0;
   }
 
@@ -50,10 +68,16 @@ export class ReplyStream {
 
   /** The reply's exact text: all its tokens read at once. */
   final(): string {
-    this.text = this.model.detokenize(this.tokens, true);
-    return this.text;
+    this.settledText = this.model.detokenize(this.tokens, true);
+    this.settled = this.tokens.length;
+    this.settledTail = this.settledText.slice(-Math.max(TAIL, this.longestEnd));
+    this.piece = '';
+    return this.settledText;
   }
 }
+
+/** How much of the text's end the checks on each token can read without reading it whole. */
+const TAIL = 256;
 
 /** The strings whose writing can complete a call in a format (see ReplyStream). */
 export function callEnds(o: { harmony: boolean; suffix: string }): string[] {

@@ -123,6 +123,8 @@ export class ReplyReader {
   private readonly triggers: string[];
   private streamed = 0;
   private cut = 0;
+  /** Set once the format says no later text changes the words: each token then costs the same however long the reply. */
+  private wordsSettled = false;
 
   constructor(private readonly o: Pick<RequestOptions, 'model' | 'format' | 'callEnds' | 'stopTriggers' | 'continueOn' | 'onText'>) {
     this.stream = new ReplyStream(o.model, o.format, o.callEnds);
@@ -156,13 +158,12 @@ export class ReplyReader {
       return 'end';
     }
     if (this.stream.push(token)) return 'call';
-    const text = this.stream.text;
-    const trigger = this.triggers.find((t) => text.endsWith(t));
+    const trigger = this.triggers.find((t) => this.stream.endsWith(t));
     if (trigger) {
       this.cut = trigger.length;
       return 'trigger';
     }
-    this.show(text, false);
+    if (!this.wordsSettled) this.show(this.stream.text, false);
     return undefined;
   }
 
@@ -182,6 +183,7 @@ export class ReplyReader {
     const visible = end === words.length ? words : words.slice(0, end);
     if (visible.length > this.streamed) this.o.onText?.(visible.slice(this.streamed));
     this.streamed = Math.max(this.streamed, visible.length);
+    if (!final) this.wordsSettled = this.o.format.wordsSettled(text);
   }
 }
 

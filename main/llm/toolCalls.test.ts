@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseCalls, type CallSyntax } from './toolCalls.js';
+import { parseCalls, plainFormat, type CallSyntax } from './toolCalls.js';
 
 const syntax = (prefix: string, paramsPrefix: string, suffix: string, separator = ''): CallSyntax =>
   ({ prefix, paramsPrefix, suffix, separator, idPrefix: '', settings: { optionalPrefixSpace: false, prefix, paramsPrefix, suffix } });
@@ -27,5 +27,17 @@ describe('reading tool calls from generated text', () => {
     expect(parseCalls('[TOOL_CALLS]list[ARGS]{"path": "sr', devstral).complete).toBe(false);
     const bad = parseCalls('<tool_call>\n{"name": "read", "arguments": {path: 1}}\n</tool_call>', qwen).calls[0];
     expect(bad.problem).toMatch(/^the arguments of read are not valid JSON/);
+  });
+
+  it('settles the words once a call has begun: later text never changes them', () => {
+    const format = plainFormat(qwen);
+    const reply = 'Let me look.\n<tool_call>\n{"name": "write", "arguments": {"content": "a <tool_call> b"}}\n</tool_call>';
+    const begun = reply.indexOf(qwen.prefix) + qwen.prefix.length;
+    for (let end = 1; end <= reply.length; end++) {
+      const text = reply.slice(0, end);
+      expect(format.wordsSettled(text)).toBe(end >= begun);
+      // Settled words are the final words, whatever follows.
+      if (end >= begun) expect(format.visible(text, false)).toBe(format.visible(reply, true));
+    }
   });
 });

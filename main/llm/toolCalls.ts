@@ -68,6 +68,7 @@ export function plainFormat(syntax: CallSyntax, thoughts?: ThoughtMarkers): Repl
       const held = final ? 0 : Math.max(partialPrefix(text, syntax.prefix), thoughts ? partialPrefix(text, thoughts.prefix) : 0);
       return withoutThoughts(text.slice(0, call >= 0 ? call : text.length - held), thoughts);
     },
+    wordsSettled: (text) => callStart(text, syntax) >= 0,
     items: (reply) => {
       if (reply.raw !== undefined && thoughts) return thoughtItems(reply.raw, thoughts);
       // A reply cut inside a call keeps its exact text (the call's start included) as its words.
