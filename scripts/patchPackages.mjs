@@ -136,24 +136,13 @@ const JINJA_PATCHES = [
   })),
 ];
 
+/** The statement that starts a search at each character; the patch guards it, indented one level more. */
+const START_SEARCH = ['activeChecks.unshift({', '    currentNode: separatorsFindTree,', '    startIndex: i,', '    conflictedBy: []', '});'];
 const SPLIT_TEXT_PATCHES = [
   {
     name: 'a search starts only where a separator can begin',
-    anchor: [
-      '        activeChecks.unshift({',
-      '            currentNode: separatorsFindTree,',
-      '            startIndex: i,',
-      '            conflictedBy: []',
-      '        });',
-    ].join('\n'),
-    replacement: [
-      '        if (separatorsFindTree.next.has(char))',
-      '            activeChecks.unshift({',
-      '                currentNode: separatorsFindTree,',
-      '                startIndex: i,',
-      '                conflictedBy: []',
-      '            });',
-    ].join('\n'),
+    anchor: START_SEARCH.map((line) => `        ${line}`).join('\n'),
+    replacement: ['        if (separatorsFindTree.next.has(char))', ...START_SEARCH.map((line) => `            ${line}`)].join('\n'),
   },
 ];
 
