@@ -13,6 +13,7 @@ import { callEnds } from './replyStream.js';
 import { evaluatedText, runRequest, type RequestOptions } from './request.js';
 import { promptTokens } from './splice.js';
 import { commitState, newStateFile, pruneStates, readMeta, removeLeftovers } from './stateFiles.js';
+import { memoryScratch } from './stateScratch.js';
 import { callSyntax, type CallSyntax } from './toolCalls.js';
 import { renderPrompt, sessionWrapper } from './wrapper.js';
 
@@ -109,20 +110,30 @@ export class LlamaEngine implements Engine {
 
   /**
    * Atomic (see stateFiles.ts): a kill at any point leaves the previous state or the new one. The
-   * sequence is held only while node-llama-cpp writes the state out (`copied` then); syncing and
-   * naming it run after, off the sequence.
+   * sequence is held only while node-llama-cpp writes the state out (`copied` then), into memory
+   * where it can (stateScratch.ts); copying it to its file, syncing and naming it run after, off the sequence.
    */
   async saveState(file: string, meta: StateMeta, o: SaveOptions = {}): Promise<void> {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     removeLeftovers(file);
     const stateFile = newStateFile(file);
+    const identity = this.stateIdentity();
     const tokens = this.sequence.nextTokenIndex;
+    let scratch = memoryScratch(tokens * (bytesPerToken.get(identity) ?? NaN));
     try {
-      await this.sequence.saveStateToFile(stateFile);
+      if (scratch) {
+        await this.sequence.saveStateToFile(scratch.path).catch(() => {
+          scratch?.close();
+          scratch = undefined;
+        });
+      }
+      if (!scratch) await this.sequence.saveStateToFile(stateFile);
     } finally {
       o.copied?.();
     }
-    await commitState(file, stateFile, { identity: this.stateIdentity(), tokens, ...meta });
+    await scratch?.moveTo(stateFile);
+    const saved = await commitState(file, stateFile, { identity, tokens, ...meta });
+    if (tokens > 0) bytesPerToken.set(identity, saved.bytes / tokens);
     if (this.stateBudget !== undefined) pruneStates(path.dirname(file), this.stateBudget, file);
   }
 
@@ -132,6 +143,7 @@ export class LlamaEngine implements Engine {
     if (!saved.ok) return { restored: false, reason: saved.reason };
     const { meta } = saved;
     if (meta.identity !== this.stateIdentity()) return { restored: false, reason: 'saved state unusable: it was made by another model or with other cache settings' };
+    if (meta.tokens > 0) bytesPerToken.set(meta.identity, meta.bytes / meta.tokens);
     const stateFile = path.join(path.dirname(file), meta.state);
     const size = fs.existsSync(stateFile) ? fs.statSync(stateFile).size : -1;
     if (size !== meta.bytes) return { restored: false, reason: `saved state unusable: ${stateFile} is ${size < 0 ? 'missing' : 'torn'}` };
@@ -175,3 +187,6 @@ export class LlamaEngine implements Engine {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A saved state's size per cached token, by state identity (learned from saves and restores): how much memory a save needs. */
+const bytesPerToken = new Map<string, number>();

@@ -47,7 +47,7 @@ export function readMeta(file: string): MetaRead {
  * rename; then removes what it replaces. Asynchronous throughout: it never holds the main thread,
  * and nothing in it needs the engine (a message may be answered meanwhile).
  */
-export async function commitState(file: string, stateFile: string, meta: Omit<SavedMeta, 'state' | 'bytes'>): Promise<void> {
+export async function commitState(file: string, stateFile: string, meta: Omit<SavedMeta, 'state' | 'bytes'>): Promise<SavedMeta> {
   await fsyncFile(stateFile);
   const record: SavedMeta = { ...meta, state: path.basename(stateFile), bytes: (await fs.promises.stat(stateFile)).size };
   const temp = `${file}.json.tmp`;
@@ -55,6 +55,7 @@ export async function commitState(file: string, stateFile: string, meta: Omit<Sa
   await fsyncFile(temp);
   await fs.promises.rename(temp, `${file}.json`);
   removeStates(file, record.state);
+  return record;
 }
 
 /** Removes the state files saved under `file` but `keep` (an earlier save's, or one a kill left half-written); returns them. */
