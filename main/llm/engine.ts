@@ -119,19 +119,16 @@ export class LlamaEngine implements Engine {
     const stateFile = newStateFile(file);
     const identity = this.stateIdentity();
     const tokens = this.sequence.nextTokenIndex;
-    let scratch = memoryScratch(tokens * (bytesPerToken.get(identity) ?? NaN));
+    const scratch = memoryScratch(tokens * (bytesPerToken.get(identity) ?? NaN));
+    let inMemory = false;
     try {
-      if (scratch) {
-        await this.sequence.saveStateToFile(scratch.path).catch(() => {
-          scratch?.close();
-          scratch = undefined;
-        });
-      }
-      if (!scratch) await this.sequence.saveStateToFile(stateFile);
+      // A write to memory that fails (the memory file system filled up meanwhile) is made to the file instead.
+      inMemory = scratch !== undefined && await this.sequence.saveStateToFile(scratch.path).then(() => true, () => (scratch.close(), false));
+      if (!inMemory) await this.sequence.saveStateToFile(stateFile);
     } finally {
       o.copied?.();
     }
-    await scratch?.moveTo(stateFile);
+    if (scratch && inMemory) await scratch.moveTo(stateFile);
     const saved = await commitState(file, stateFile, { identity, tokens, ...meta });
     if (tokens > 0) bytesPerToken.set(identity, saved.bytes / tokens);
     if (this.stateBudget !== undefined) pruneStates(path.dirname(file), this.stateBudget, file);
