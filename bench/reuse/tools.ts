@@ -1,8 +1,8 @@
 /**
- * The tools of the stock and naive harnesses: Keel's whole tool list offered (toolSchemas), the
- * four the script calls (read, grep, bash, edit) run as Keel's real tools in the harness's own copy of the workspace, their output given back plainly, as a simple
- * harness would: numbered lines for a read, the text of a search or a command, the diff of an edit.
- * No ids, no stubs for unchanged re-reads: that is Keel's hygiene, not theirs.
+ * The tools of the stock and naive harnesses: Keel's whole tool list offered (toolSchemas); the
+ * four the script calls (read, grep, bash, edit) run as Keel's real tools in the harness's own copy
+ * of the workspace, their output given back plainly, as a simple harness would: numbered lines for
+ * a read, the text of a search or a command, the diff of an edit. No ids, no stubs for unchanged re-reads: that is Keel's hygiene, not theirs.
  */
 import fs from 'node:fs';
 import os from 'node:os';

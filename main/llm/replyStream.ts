@@ -25,9 +25,12 @@ export class ReplyStream {
   /** The text of the tokens after the settled ones. */
   private piece = '';
   private readonly longestEnd: number;
+  /** How much of the settled text's end `settledTail` keeps. */
+  private readonly tailLength: number;
 
   constructor(private readonly model: LlamaModel, private readonly format: ReplyFormat, private readonly ends: readonly string[]) {
     this.longestEnd = Math.max(1, ...ends.map((e) => e.length));
+    this.tailLength = Math.max(TAIL, this.longestEnd);
   }
 
   /**
@@ -55,7 +58,7 @@ export class ReplyStream {
     if (!this.piece.includes('\uFFFD') || pending.length >= 8) {
       this.settled = this.tokens.length;
       this.settledText += this.piece;
-      this.settledTail = (this.settledTail + this.piece).slice(-Math.max(TAIL, this.longestEnd));
+      this.settledTail = (this.settledTail + this.piece).slice(-this.tailLength);
       this.piece = '';
     }
     return this.ends.some((end) => window.includes(end)) && this.format.read(this.text).calls.length > 0;
@@ -70,7 +73,7 @@ export class ReplyStream {
   final(): string {
     this.settledText = this.model.detokenize(this.tokens, true);
     this.settled = this.tokens.length;
-    this.settledTail = this.settledText.slice(-Math.max(TAIL, this.longestEnd));
+    this.settledTail = this.settledText.slice(-this.tailLength);
     this.piece = '';
     return this.settledText;
   }
