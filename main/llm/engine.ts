@@ -52,7 +52,7 @@ export class LlamaEngine implements Engine {
   /** As the request would tokenize it: what the sequence holds is kept, only the rest is tokenized (splice.ts). */
   async promptTokens(conversation: Conversation): Promise<number> {
     const { text } = this.render(conversation);
-    return promptTokens(text, this.model.model, this.sequence.contextTokens, evaluatedText(this.sequence)).tokens.length;
+    return promptTokens(text, this.model.model, evaluatedText(this.sequence, this.model.model)).length;
   }
 
   promptText(conversation: Conversation): string {

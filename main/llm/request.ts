@@ -49,11 +49,13 @@ export interface RequestResult {
  * by token. The figures are measured, not estimated: reuse is the first differing token index.
  */
 export async function runRequest(o: RequestOptions): Promise<RequestResult> {
-  const { tokens, rewritten } = promptTokens(o.prompt, o.model, o.sequence.contextTokens, evaluatedText(o.sequence));
+  const evaluated = evaluatedText(o.sequence, o.model);
+  const prompt = promptTokens(o.prompt, o.model, evaluated);
   const cachedBefore = o.sequence.nextTokenIndex;
-  const firstDiff = o.sequence.compareContextTokens(tokens).firstDifferentIndex;
+  const { firstDiff } = prompt;
   // At least one token is evaluated, so there are logits to sample the first reply token from.
-  const start = Math.min(firstDiff, tokens.length - 1);
+  const start = Math.min(firstDiff, prompt.length - 1);
+  const input = prompt.from(start);
   if (start < cachedBefore) await o.sequence.eraseContextTokenRanges([{ start, end: cachedBefore }]);
 
   const script = o.scripted === undefined ? undefined : o.model.tokenize(o.scripted, true);
@@ -61,7 +63,7 @@ export async function runRequest(o: RequestOptions): Promise<RequestResult> {
   const began = performance.now();
   let firstTokenAt: number | undefined;
   let stoppedBy: RequestResult['stoppedBy'] = 'limit';
-  const iterator = o.sequence.evaluate(tokens.slice(start), { temperature: script ? 0 : o.temperature, yieldEogToken: true });
+  const iterator = o.sequence.evaluate(input, { temperature: script ? 0 : o.temperature, yieldEogToken: true });
   let forced: Token | undefined;
   for (;;) {
     const next = await iterator.next(forced);
@@ -87,29 +89,34 @@ export async function runRequest(o: RequestOptions): Promise<RequestResult> {
     if (reply.length >= o.maxTokens) break;
   }
   await iterator.return();
+  // The sequence now holds the input, then the reply's tokens up to the last one fed back (the one
+  // that ended the reply was not evaluated); a request that failed midway records nothing, and the next `sync` reads what is there.
+  evaluated.record(start, input.concat(reply.tokens).slice(0, o.sequence.nextTokenIndex - start));
   const text = reply.finish();
   const ended = performance.now();
   return {
     text,
     stoppedBy,
-    promptTokens: tokens.length,
-    reusedTokens: Math.min(firstDiff, tokens.length),
-    newTokens: tokens.length - Math.min(firstDiff, tokens.length),
+    promptTokens: prompt.length,
+    reusedTokens: Math.min(firstDiff, prompt.length),
+    newTokens: prompt.length - Math.min(firstDiff, prompt.length),
     outputTokens: reply.length,
     cachedBefore,
     firstDiff,
-    rewritten,
+    rewritten: prompt.rewritten,
     prefillMs: (firstTokenAt ?? ended) - began,
     generationMs: ended - (firstTokenAt ?? ended),
   };
 }
 
 /** The text of what each sequence evaluated, kept from request to request (splice.ts). */
-const evaluated = new WeakMap<LlamaContextSequence, EvaluatedText>();
+const evaluatedTexts = new WeakMap<LlamaContextSequence, EvaluatedText>();
 
-export function evaluatedText(sequence: LlamaContextSequence): EvaluatedText {
-  let text = evaluated.get(sequence);
-  if (!text) evaluated.set(sequence, text = new EvaluatedText());
+/** What `sequence` holds now, with its text (splice.ts `EvaluatedText`). */
+export function evaluatedText(sequence: LlamaContextSequence, model: LlamaModel): EvaluatedText {
+  let text = evaluatedTexts.get(sequence);
+  if (!text) evaluatedTexts.set(sequence, text = new EvaluatedText());
+  text.sync(model, sequence);
   return text;
 }
 
@@ -134,6 +141,10 @@ export class ReplyReader {
   /** Tokens of the reply so far. */
   get length(): number {
     return this.stream.tokens.length;
+  }
+
+  get tokens(): readonly Token[] {
+    return this.stream.tokens;
   }
 
   /** The next generated token; what ends the reply there, if it ends. */

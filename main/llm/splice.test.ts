@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { LlamaText, type Token } from 'node-llama-cpp';
+import { LlamaText, type LlamaContextSequence, type Token } from 'node-llama-cpp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadModel, type LoadedModel } from './model.js';
 import { replyFormat } from './chooseFormat.js';
@@ -28,25 +28,81 @@ afterAll(async () => {
 const text = (s: string) => LlamaText([s]);
 
 describe('the evaluated text kept per sequence', { timeout: 60_000 }, () => {
-  it('gives the splice a fresh read gives, as the evaluated tokens grow, are cut back and change', () => {
+  /** Makes the sequence hold exactly `tokens`, as anything but a request could (a restored state, another session). */
+  async function hold(sequence: LlamaContextSequence, tokens: Token[]): Promise<void> {
+    const same = sequence.compareContextTokens(tokens).firstDifferentIndex;
+    if (same < sequence.nextTokenIndex) await sequence.eraseContextTokenRanges([{ start: same, end: sequence.nextTokenIndex }]);
+    if (same < tokens.length) await sequence.evaluateWithoutGeneratingNewTokens(tokens.slice(same));
+  }
+
+  it('gives the splice a fresh read gives, as the sequence grows, is cut back and changes under it', async () => {
     const m = model.model;
-    const kept = new EvaluatedText();
-    const a = 'The queue holds jobs; each job has an id and a number of tries.\n';
-    const b = 'A lease is taken per job: héllo wörld, 日本語 and emoji 🙂 split across tokens.\n';
-    const steps: Token[][] = [
-      m.tokenize(a),
-      [...m.tokenize(a), ...m.tokenize(b)], // appended
-      m.tokenize(a).slice(0, 5), // erased back
-      [...m.tokenize(a).slice(0, 5), ...m.tokenize(b)], // another tail after the cut
-      m.tokenize(b), // another sequence's tokens altogether
-    ];
-    for (const evaluated of steps) {
-      const prompt = text(m.detokenize(evaluated, true) + 'and more text after it');
-      const incremental = promptTokens(prompt, m, evaluated, kept);
-      const fresh = promptTokens(prompt, m, evaluated, new EvaluatedText());
-      expect(incremental).toEqual(fresh);
-      // The evaluated tokens are kept where their text is still the prompt's (all but the last, at least).
-      expect(incremental.tokens.slice(0, evaluated.length - 1)).toEqual(evaluated.slice(0, evaluated.length - 1));
+    const sequence = model.context.getSequence();
+    try {
+      const kept = new EvaluatedText();
+      const a = 'The queue holds jobs; each job has an id and a number of tries.\n';
+      const b = 'A lease is taken per job: héllo wörld, 日本語 and emoji 🙂 split across tokens.\n';
+      const steps: Token[][] = [
+        m.tokenize(a),
+        [...m.tokenize(a), ...m.tokenize(b)], // appended
+        m.tokenize(a).slice(0, 5), // erased back
+        [...m.tokenize(a).slice(0, 5), ...m.tokenize(b)], // another tail after the cut
+        m.tokenize(b), // another sequence's tokens altogether
+      ];
+      for (const held of steps) {
+        await hold(sequence, held);
+        kept.sync(m, sequence);
+        expect(kept.tokens).toEqual(sequence.contextTokens);
+        const prompt = text(m.detokenize(held, true) + 'and more text after it');
+        const incremental = promptTokens(prompt, m, kept);
+        const fresh = new EvaluatedText();
+        fresh.sync(m, sequence);
+        const expected = promptTokens(prompt, m, fresh);
+        const tokens = incremental.from(0);
+        expect(tokens).toEqual(expected.from(0));
+        expect([incremental.length, incremental.rewritten]).toEqual([tokens.length, expected.rewritten]);
+        // The first difference is the sequence's own, and the evaluated tokens are kept (all but the last, at least).
+        expect(incremental.firstDiff).toBe(sequence.compareContextTokens(tokens).firstDifferentIndex);
+        expect(tokens.slice(0, held.length - 1)).toEqual(held.slice(0, held.length - 1));
+        expect(incremental.from(3)).toEqual(tokens.slice(3));
+      }
+    } finally {
+      sequence.dispose();
+    }
+  });
+
+  it('confirms what a request recorded in place, and reads the sequence back only where something else changed it', async () => {
+    const m = model.model;
+    const sequence = model.context.getSequence();
+    let reads = 0;
+    const counted = new Proxy(sequence, {
+      get: (target, key) => {
+        if (key === 'contextTokens') reads++;
+        const value = Reflect.get(target, key, target) as unknown;
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    try {
+      const kept = new EvaluatedText();
+      const first = m.tokenize('Each job has an id and a number of tries.');
+      await hold(sequence, first);
+      kept.sync(m, counted);
+      expect(reads).toBe(1);
+      // A request evaluated more tokens from index 4 on and recorded them: nothing is read back.
+      const more = [...first.slice(0, 4), ...m.tokenize(' lease and retry')];
+      await hold(sequence, more);
+      kept.record(4, more.slice(4));
+      kept.sync(m, counted);
+      expect(reads).toBe(1);
+      expect(kept.tokens).toEqual(sequence.contextTokens);
+      // A record that is not what the sequence holds (a request that failed midway) is found and corrected.
+      kept.record(2, m.tokenize(' something never evaluated'));
+      kept.sync(m, counted);
+      expect(reads).toBe(2);
+      expect(kept.tokens).toEqual(sequence.contextTokens);
+      expect(kept.read()?.text).toBe(m.detokenize(sequence.contextTokens, true));
+    } finally {
+      sequence.dispose();
     }
   });
 });

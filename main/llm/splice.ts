@@ -1,4 +1,4 @@
-import { LlamaText, SpecialToken, SpecialTokensText, type LlamaModel, type Token } from 'node-llama-cpp';
+import { LlamaText, SpecialTokensText, type LlamaContextSequence, type LlamaModel, type Token } from 'node-llama-cpp';
 
 /**
  * The prompt's tokens, keeping the tokens the sequence actually evaluated wherever their text is
@@ -6,91 +6,143 @@ import { LlamaText, SpecialToken, SpecialTokensText, type LlamaModel, type Token
  * from its text, can come out as other tokens for the same characters (at the template's segment
  * boundaries, say), which would force the model to re-read it. So the longest run of evaluated
  * tokens whose text is a prefix of the prompt is kept, and only the rest is tokenized — from the
- * prompt's own segments, so plain text is never parsed for special tokens.
+ * prompt's own segments, so plain text is never parsed for special tokens. The kept tokens are
+ * not copied: a request costs what is new, however long the history (issue 10).
  */
-export function promptTokens(
-  prompt: LlamaText, model: LlamaModel, evaluated: readonly Token[], cache: EvaluatedText = new EvaluatedText(),
-): PromptTokens {
+export function promptTokens(prompt: LlamaText, model: LlamaModel, evaluated: EvaluatedText): PromptTokens {
   const values = prompt.values.map((value) => ({ value, text: valueText(value, model) }));
-  const text = values.map((v) => v.text).join('');
-  const offsets = cache.read(model, evaluated);
-  if (!offsets) return { tokens: prompt.tokenize(model.tokenizer) };
+  const read = evaluated.read();
+  if (!read) return spliced(evaluated, 0, prompt.tokenize(model.tokenizer));
 
-  const cachedText = offsets.text;
-  // Most requests only append: one native comparison finds that; otherwise the first difference is sought.
-  let common = text.startsWith(cachedText) ? cachedText.length : 0;
-  while (common < cachedText.length && common < text.length && cachedText[common] === text[common]) common++;
-  let keep = tokensWithin(offsets.ends, common);
-  if (keep === evaluated.length && offsets.ends[keep - 1] === text.length) keep--; // leave one token to evaluate
+  // How far the prompt's text is the evaluated text: value by value, compared in place, never joined.
+  const cachedText = read.text;
+  let common = 0;
+  let length = 0;
+  let departed = false;
+  for (const { text } of values) {
+    length += text.length;
+    if (departed) continue;
+    if (cachedText.startsWith(text, common)) common += text.length;
+    else {
+      departed = true;
+      while (common < cachedText.length && common < length && cachedText[common] === text[text.length - (length - common)]) common++;
+    }
+  }
+  let keep = tokensWithin(read.ends, common);
+  if (keep === evaluated.length && read.ends[keep - 1] === length) keep--; // leave one token to evaluate
   const rewritten = common < cachedText.length;
   for (; keep > 0; keep--) {
-    const rest = suffixFrom(values, keep === 0 ? 0 : offsets.ends[keep - 1]);
-    if (rest) return { tokens: evaluated.slice(0, keep).concat(rest.tokenize(model.tokenizer)), rewritten };
+    const rest = suffixFrom(values, read.ends[keep - 1]);
+    if (rest) return spliced(evaluated, keep, rest.tokenize(model.tokenizer), rewritten);
   }
-  return { tokens: prompt.tokenize(model.tokenizer), rewritten };
+  return spliced(evaluated, 0, prompt.tokenize(model.tokenizer), rewritten);
 }
 
 export interface PromptTokens {
-  tokens: Token[];
+  /** The prompt's length in tokens. */
+  length: number;
+  /** The first index at which the prompt's tokens differ from the evaluated ones. */
+  firstDiff: number;
   /**
    * Whether the prompt's text departs from the text already evaluated before that text's end: the
    * template rendered earlier text otherwise. Undefined when the evaluated tokens could not be read back.
    */
   rewritten?: boolean;
+  /** The prompt's tokens from `index` on (what a request evaluates), read before the evaluated tokens change. */
+  from(index: number): Token[];
 }
 
+/** The prompt as the first `kept` evaluated tokens, then `rest`. */
+function spliced(evaluated: EvaluatedText, kept: number, rest: Token[], rewritten?: boolean): PromptTokens {
+  const tokens = evaluated.tokens;
+  let firstDiff = kept;
+  while (firstDiff < tokens.length && firstDiff - kept < rest.length && tokens[firstDiff] === rest[firstDiff - kept]) firstDiff++;
+  return {
+    length: kept + rest.length,
+    firstDiff,
+    rewritten,
+    from: (index) => index >= kept ? rest.slice(index - kept) : tokens.slice(index, kept).concat(rest),
+  };
+}
+
+/** The sequence as the evaluated text reads it: its tokens compared in place, copied only where they depart. */
+export type SequenceTokens = Pick<LlamaContextSequence, 'nextTokenIndex' | 'contextTokens' | 'compareContextTokens'>;
+
 /**
- * The text of a sequence's evaluated tokens and each token's end offset in it, kept from request to
- * request (one per sequence): each request reads only the tokens appended since the last. The
- * tokens it was read from are kept, so whatever changed the sequence (an erase, a restored state,
- * another session's tokens) is seen by comparing them: the offsets are cut back to the first token
- * that differs and extended from there. Every piece is read as before, one token at a time with the
- * 4 tokens before it as context, so the offsets are the ones a full read would give.
+ * The tokens a sequence evaluated, their text and each token's end offset in it, kept from request
+ * to request (one per sequence). A request records what it evaluated (`record`); before the next,
+ * `sync` confirms the sequence still holds exactly those tokens with one comparison in place, and
+ * where anything else changed it (a restored state, a request that failed midway) cuts them back to
+ * the first token that differs and reads the rest from the sequence. Every piece is read as before,
+ * one token at a time with the 4 tokens before it as context, so the offsets are the ones a full read would give.
  */
 export class EvaluatedText {
-  private tokens: Token[] = [];
+  private kept: Token[] = [];
   private ends: number[] = [];
   private text = '';
   /** Whether the pieces add up to the detokenized whole, checked up to `checked` tokens. */
   private checked = 0;
   private model?: LlamaModel;
 
-  /** Each evaluated token's end offset in their joined text, or undefined when pieces don't add up. */
-  read(model: LlamaModel, evaluated: readonly Token[]): { ends: readonly number[]; text: string } | undefined {
-    if (model !== this.model) this.reset(model);
-    let same = 0;
-    const limit = Math.min(this.tokens.length, evaluated.length);
-    while (same < limit && this.tokens[same] === evaluated[same]) same++;
-    if (same < this.tokens.length) this.cut(same);
-    for (let i = this.tokens.length; i < evaluated.length; i++) {
-      this.text += model.detokenize([evaluated[i]], true, evaluated.slice(Math.max(0, i - 4), i));
-      this.tokens.push(evaluated[i]);
-      this.ends.push(this.text.length);
+  /** The evaluated tokens (not a copy: read them before the next `record` or `sync`). */
+  get tokens(): readonly Token[] {
+    return this.kept;
+  }
+
+  get length(): number {
+    return this.kept.length;
+  }
+
+  /** Makes the kept tokens the sequence's. */
+  sync(model: LlamaModel, sequence: SequenceTokens): void {
+    if (model !== this.model) {
+      this.model = model;
+      this.cut(0);
     }
-    if (evaluated.length === 0) return undefined;
-    if (this.checked < this.tokens.length) {
+    const same = sequence.compareContextTokens(this.kept).firstDifferentIndex;
+    if (same < this.kept.length) this.cut(same);
+    if (sequence.nextTokenIndex > this.kept.length) this.append(sequence.contextTokens.slice(this.kept.length));
+  }
+
+  /** What a request evaluated: the sequence's tokens from `start` on are now `tokens`. */
+  record(start: number, tokens: readonly Token[]): void {
+    this.cut(Math.min(start, this.kept.length));
+    this.append(tokens);
+  }
+
+  /** Each evaluated token's end offset in their joined text, or undefined when there are none or the pieces don't add up. */
+  read(): { ends: readonly number[]; text: string } | undefined {
+    const model = this.model;
+    if (!model || this.kept.length === 0) return undefined;
+    if (this.checked < this.kept.length) {
       // The pieces must add up to the text of all the tokens read at once; the appended pieces are
       // checked against the appended tokens read with the same context as a whole, so a piece that
       // only adds up with its neighbours (a character split between tokens) is still caught.
       const from = Math.max(0, this.checked - 4);
-      const whole = model.detokenize(this.tokens.slice(this.checked), true, this.tokens.slice(from, this.checked));
+      const whole = model.detokenize(this.kept.slice(this.checked), true, this.kept.slice(from, this.checked));
       const start = this.checked === 0 ? 0 : this.ends[this.checked - 1];
       if (this.text.slice(start) !== whole) return undefined;
-      this.checked = this.tokens.length;
+      this.checked = this.kept.length;
     }
     return { ends: this.ends, text: this.text };
   }
 
+  private append(tokens: readonly Token[]): void {
+    const model = this.model;
+    if (!model) throw new Error('EvaluatedText: sync with a model before recording tokens.');
+    for (const token of tokens) {
+      const i = this.kept.length;
+      this.text += model.detokenize([token], true, this.kept.slice(Math.max(0, i - 4), i));
+      this.kept.push(token);
+      this.ends.push(this.text.length);
+    }
+  }
+
   private cut(length: number): void {
-    this.tokens.length = length;
+    this.kept.length = length;
     this.ends.length = length;
     this.text = length === 0 ? '' : this.text.slice(0, this.ends[length - 1]);
     this.checked = Math.min(this.checked, length);
-  }
-
-  private reset(model: LlamaModel): void {
-    this.model = model;
-    this.cut(0);
   }
 }
 
@@ -123,7 +175,7 @@ function suffixFrom(values: { value: LlamaText['values'][number]; text: string }
       if (cut === 0) return LlamaText([value, ...rest]);
       if (typeof value === 'string') return LlamaText([value.slice(cut), ...rest]);
       if (value instanceof SpecialTokensText) return LlamaText([new SpecialTokensText(value.value.slice(cut)), ...rest]);
-      return value instanceof SpecialToken ? undefined : undefined;
+      return undefined; // a builtin token (SpecialToken) is not split
     }
     at += text.length;
   }
