@@ -6,13 +6,14 @@
  *
  *   npm run bench:overhead
  *   KEEL_OVERHEAD_SIZES=8192,32768,131072   the history sizes (tokens)
- *   KEEL_OVERHEAD_REPEATS=<int>             measured requests per size (default 11; the median is shown)
+ *   KEEL_OVERHEAD_REPEATS=<int>             measured requests per size (default 21; the median is shown)
  *
  * The model is generated for the bench (tiny, with a 140k-token trained context, so the local engine
  * allows 128k of history; its answers are scripted, so its weights play no part). The history is a
  * real agent session: each turn reads one generated source file (a distinct one, so no stub stands
- * in for it) and answers. At each size, a few short turns are measured through the real Agent
- * (`agent.send`): the harness time of a request is the turn's wall time less the model's own time,
+ * in for it) and answers; there is one session per size, each on its own context. Short turns are
+ * then measured through the real Agent (`agent.send`), one at each size in turn, so the machine's
+ * drift over the run weighs on every size alike: the harness time of a request is the turn's wall time less the model's own time,
  * which the request records itself (prefill: until the first token; generation: the rest, one
  * token here, since the reply is empty). The reply figures feed a scripted reply's tokens through
  * the reader a request uses (request.ts `ReplyReader`), without a model evaluating them.
@@ -33,12 +34,13 @@ import { ReplyReader } from '../main/llm/request.js';
 import { writeTestModel } from '../main/llm/testModel/makeTestModel.js';
 import { formatCall } from '../main/llm/toolCalls.js';
 import { openAgent, openEngine } from '../main/openEngine.js';
+import type { AgentLoop } from '../main/core/session/loop.js';
 import { median } from './measure.js';
 import { Rng } from './prng.js';
 import { fmt, table } from './reuse/report.js';
 
 const SIZES = (process.env.KEEL_OVERHEAD_SIZES ?? '8192,32768,131072').split(',').map(Number);
-const REPEATS = Number(process.env.KEEL_OVERHEAD_REPEATS ?? 11);
+const REPEATS = Number(process.env.KEEL_OVERHEAD_REPEATS ?? 21);
 /** The trained context of the bench's model, and the context it runs with: 128k of history and a reply. */
 const CONTEXT = 143_360;
 const FILES = 160;
@@ -51,21 +53,30 @@ async function main(): Promise<void> {
   const modelPath = path.join(dir, 'long.gguf');
   // As small as a model gets (the cost of evaluating 128k tokens grows with its width), with a long trained context.
   writeTestModel(modelPath, { contextLength: CONTEXT, embedding: 16, layers: 1, heads: 1, ff: 32 });
-  const model = await loadModel({ modelPath, threads: 2, contextSize: CONTEXT });
-  const out: string[] = [`Keel harness overhead benchmark — generated model, context ${fmt(model.context.contextSize)}`, ''];
+  const out: string[] = [`Keel harness overhead benchmark — generated model, context ${fmt(CONTEXT)}`, ''];
+  const sessions: Grown[] = [];
   try {
-    const harness = await measureHarness(model, dir);
-    out.push(table(['history (prompt tokens)', 'requests', 'harness ms (median)', 'min', 'max', 'of which prefill ms (model, excluded)'], harness.map((h) => [
-      fmt(h.prompt), String(h.samples.length), median(h.samples).toFixed(1), Math.min(...h.samples).toFixed(1), Math.max(...h.samples).toFixed(1), median(h.prefill).toFixed(1),
-    ])));
-    const parse = measureParse(model, harness.engine, harness.date);
-    out.push('', table(['reply tokens', 'read ms (median of 5)', 'µs per token'], parse.map((p) => [fmt(p.tokens), p.ms.toFixed(1), (1000 * p.ms / p.tokens).toFixed(1)])));
-    const first = harness[0];
-    const last = harness[harness.length - 1];
-    out.push('', `overhead ${label(last.target)}/${label(first.target)}: ${(median(last.samples) / median(first.samples)).toFixed(2)}`);
-    out.push(`parse ${label(parse[1].tokens)}/${label(parse[0].tokens)}: ${(parse[1].ms / parse[0].ms).toFixed(2)}`);
+    const root = path.join(dir, 'ws');
+    const rng = new Rng(7);
+    for (let i = 0; i < FILES; i++) writeFile(path.join(root, `src/module${i}.ts`), sourceFile(rng, i, 90));
+    const store = new SqliteStore(path.join(dir, 'keel.db'));
+    try {
+      for (const target of SIZES) sessions.push(await grow(await loadModel({ modelPath, threads: 2, contextSize: CONTEXT }), store, root, target));
+      const harness = await measureHarness(sessions);
+      out.push(table(['history (prompt tokens)', 'requests', 'harness ms (median)', 'min', 'max', 'of which prefill ms (model, excluded)'], harness.map((h) => [
+        fmt(h.prompt), String(h.samples.length), median(h.samples).toFixed(1), Math.min(...h.samples).toFixed(1), Math.max(...h.samples).toFixed(1), median(h.prefill).toFixed(1),
+      ])));
+      const parse = measureParse(sessions[0]);
+      out.push('', table(['reply tokens', 'read ms (median of 5)', 'µs per token'], parse.map((p) => [fmt(p.tokens), p.ms.toFixed(1), (1000 * p.ms / p.tokens).toFixed(1)])));
+      const first = harness[0];
+      const last = harness[harness.length - 1];
+      out.push('', `overhead ${label(last.target)}/${label(first.target)}: ${(median(last.samples) / median(first.samples)).toFixed(2)}`);
+      out.push(`parse ${label(parse[1].tokens)}/${label(parse[0].tokens)}: ${(parse[1].ms / parse[0].ms).toFixed(2)}`);
+    } finally {
+      store.close();
+    }
   } finally {
-    await model.dispose();
+    for (const s of sessions) await s.model.dispose();
     fs.rmSync(dir, { recursive: true, force: true });
   }
   process.stdout.write(out.join('\n') + '\n');
@@ -73,14 +84,11 @@ async function main(): Promise<void> {
 
 const label = (n: number) => `${Math.round(n / 1024)}k`;
 
-interface SizeFigures { target: number; prompt: number; samples: number[]; prefill: number[] }
+/** A real agent session grown to a size, on its own model context (the sizes together do not fit in one). */
+interface Grown { target: number; model: LoadedModel; engine: LlamaEngine; agent: AgentLoop; replies: string[]; rows: RequestRow[]; date: string }
 
-/** The real agent on a growing session: at each size, REPEATS short turns, timed. */
-async function measureHarness(model: LoadedModel, dir: string): Promise<SizeFigures[] & { engine: LlamaEngine; date: string }> {
-  const root = path.join(dir, 'ws');
-  const rng = new Rng(7);
-  for (let i = 0; i < FILES; i++) writeFile(path.join(root, `src/module${i}.ts`), sourceFile(rng, i, 90));
-  const store = new SqliteStore(path.join(dir, 'keel.db'));
+/** A real agent session grown to `target` tokens: each turn reads a file (a distinct one, so no stub stands in for it), then answers. */
+async function grow(model: LoadedModel, store: SqliteStore, root: string, target: number): Promise<Grown> {
   const session = Session.create({ store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, now: () => new Date('2026-12-01T10:00:00') }, { root, kind: 'agent', mode: 'auto', model: model.path });
   const replies: string[] = [];
   const rows: RequestRow[] = [];
@@ -90,40 +98,41 @@ async function measureHarness(model: LoadedModel, dir: string): Promise<SizeFigu
     script: { next: () => replies.shift() }, onEvent: (e) => { if (e.type === 'request') rows.push(e.request); },
   });
   const syntax = engine.syntax(session.promptDate);
-  const figures: SizeFigures[] = [];
-  let read = 0;
-  try {
-    for (const target of SIZES) {
-      // Grow the history to the size: a turn reads a file, then answers (two requests).
-      while (await agent.promptTokens() < target) {
-        if (read >= FILES) throw new Error(`${FILES} files are not enough for ${target} tokens`);
-        replies.push(formatCall(syntax, 'read', { path: `src/module${read}.ts` }), `Read module${read}.`);
-        await agent.send(`Read src/module${read}.ts.`);
-        read++;
-      }
-      progress(`history at ${fmt(await agent.promptTokens())} tokens; measuring`);
-      const f: SizeFigures = { target, prompt: 0, samples: [], prefill: [] };
-      for (let i = 0; i < REPEATS + 1; i++) {
-        replies.push('');
-        const t0 = performance.now();
-        await agent.send(`Go on (${i}).`);
-        const wall = performance.now() - t0;
-        const row = rows[rows.length - 1];
-        if (i === 0) continue; // the first after the growth warms up nothing in particular: it is left out
-        f.samples.push(wall - row.prefillMs - row.generationMs);
-        f.prefill.push(row.prefillMs);
-        f.prompt = row.promptTokens;
-      }
-      figures.push(f);
-    }
-    return Object.assign(figures, { engine, date: session.promptDate });
-  } finally {
-    store.close();
+  for (let read = 0; await agent.promptTokens() < target; read++) {
+    if (read >= FILES) throw new Error(`${FILES} files are not enough for ${target} tokens`);
+    replies.push(formatCall(syntax, 'read', { path: `src/module${read}.ts` }), `Read module${read}.`);
+    await agent.send(`Read src/module${read}.ts.`);
   }
+  progress(`history at ${fmt(await agent.promptTokens())} tokens`);
+  return { target, model, engine, agent, replies, rows, date: session.promptDate };
+}
+
+interface SizeFigures { target: number; prompt: number; samples: number[]; prefill: number[] }
+
+/**
+ * REPEATS short turns on each session, taken in turn (one at each size, then the next round), so
+ * the machine's drift over the run weighs on every size alike. The first round warms up and is left out.
+ */
+async function measureHarness(sessions: Grown[]): Promise<SizeFigures[]> {
+  const figures = sessions.map((s): SizeFigures => ({ target: s.target, prompt: 0, samples: [], prefill: [] }));
+  for (let round = 0; round < REPEATS + 1; round++) {
+    for (const [i, s] of sessions.entries()) {
+      s.replies.push('');
+      const t0 = performance.now();
+      await s.agent.send(`Go on (${round}).`);
+      const wall = performance.now() - t0;
+      const row = s.rows[s.rows.length - 1];
+      if (round === 0) continue;
+      figures[i].samples.push(wall - row.prefillMs - row.generationMs);
+      figures[i].prefill.push(row.prefillMs);
+      figures[i].prompt = row.promptTokens;
+    }
+  }
+  return figures;
 }
 
 /** A reply of words and then one long call, as the model writes it, read through the request's reader. */
-function measureParse(model: LoadedModel, engine: LlamaEngine, date: string): { tokens: number; ms: number }[] {
+function measureParse({ model, engine, date }: Grown): { tokens: number; ms: number }[] {
   const reading = engine.replyReading({ system: '', tools: [], messages: [{ role: 'user', text: 'Go on.' }], promptDate: date });
   const syntax = engine.syntax(date);
   const rng = new Rng(11);

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Runs on `npm install` / `npm ci` (postinstall): patches two pinned dependencies by exact anchors.
+// Runs on `npm install` / `npm ci` (postinstall): patches three pinned dependencies by exact anchors.
 //
 // @huggingface/jinja 0.5.11: its evaluation brought to Python Jinja2's semantics where chat templates
 // written for Python depend on it (docs/decisions.md, "Chat templates"). Each patch is a general rule
@@ -17,13 +17,23 @@
 //   7. speed, not semantics: a runtime value's `type` is a getter on its class, and `value` and
 //      `_builtins` are plain assignments, not class fields. Every value the interpreter makes (several
 //      per message per render) otherwise runs field initializers with define semantics, a subclass
-//      redefining `type` on each new object: a 1,300-message render took 44 ms, 9.4 ms without (issue 10).
+//      redefining `type` on each new object: a 1,300-message render took 44 ms, 9.4 ms without (issue 10);
+//   8. speed: a for loop makes a scope for each item only when the loop has a test (`for m in ms if …`),
+//      the only place that scope is read.
 //
 // lifecycle-utils 4.5.2 (node-llama-cpp's): speed, not semantics. node-llama-cpp's Jinja wrapper splits
 // every rendered prompt at its message ids with `splitText`, which made a search object for each
 // character of the prompt and dropped it at once unless a separator begins with that character; now
-// it makes one only where one does. The result is the same: a search whose first step fails is
-// removed in that same step, having recorded nothing. A 128k-token prompt rendered in 8.5 ms, 3.5 ms after.
+// it makes one only where one does, and with no search under way it skips to the next character a
+// separator begins with. The result is the same: a search whose first step fails is removed in that
+// same step, having recorded nothing. A 128k-token prompt rendered in 8.5 ms, 3.5 ms after.
+//
+// node-llama-cpp 3.21.1: speed, not semantics, where a cost grew with the history (issue 10):
+//   1. each evaluation appended its tokens to the sequence's token list by copying the whole list (at
+//      128k tokens, half a megabyte copied per generated token); they are appended in place (the list
+//      is the sequence's own: every reader gets a copy);
+//   2. the Jinja wrapper's squashing of adjacent messages deep-copied every history item on every
+//      render; it copies each item as deep as squashing changes it (the item and its response list).
 //
 // Contract: every file listed gets every patch of its package; a file that already holds a patch's
 // replacement is left alone (so a second run is a no-op); an anchor missing from a file that lacks
@@ -35,8 +45,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
-const JINJA_PATCHES = [
+export const JINJA_PATCHES = [
   {
     name: 'for-loop tuple unpacking',
     anchor: 'if (current.type !== "ArrayValue") {',
@@ -125,6 +136,11 @@ const JINJA_PATCHES = [
       '    throw new SyntaxError(`Unknown operator "${node.operator.value}" between ${left.type} and ${right.type}`);',
     ].join('\n'),
   },
+  {
+    name: 'a for loop makes a scope per item only for its test (`for x in xs if …`)',
+    anchor: '      const loopScope = new Environment(scope);',
+    replacement: '      const loopScope = test ? new Environment(scope) : void 0;',
+  },
   ...[
     ['RuntimeValue', '  value;\n'], ['StringValue', '  _builtins;\n'], ['ObjectValue', '  _builtins;\n'], ['ArrayValue', '  _builtins;\n'],
     ...['IntegerValue', 'FloatValue', 'BooleanValue', 'KeywordArgumentsValue', 'NamespaceValue', 'TupleValue', 'FunctionValue', 'NullValue', 'UndefinedValue']
@@ -138,54 +154,104 @@ const JINJA_PATCHES = [
 
 /** The statement that starts a search at each character; the patch guards it, indented one level more. */
 const START_SEARCH = ['activeChecks.unshift({', '    currentNode: separatorsFindTree,', '    startIndex: i,', '    conflictedBy: []', '});'];
-const SPLIT_TEXT_PATCHES = [
+export const SPLIT_TEXT_PATCHES = [
   {
     name: 'a search starts only where a separator can begin',
     anchor: START_SEARCH.map((line) => `        ${line}`).join('\n'),
     replacement: ['        if (separatorsFindTree.next.has(char))', ...START_SEARCH.map((line) => `            ${line}`)].join('\n'),
   },
-];
-
-const require = createRequire(import.meta.url);
-const PACKAGES = [
-  { name: '@huggingface/jinja', version: '0.5.11', files: ['index.js', 'index.cjs'], patches: JINJA_PATCHES, dist: () => dirname(require.resolve('@huggingface/jinja')) },
   {
-    name: 'lifecycle-utils', version: '4.5.2', files: ['splitText.js'], patches: SPLIT_TEXT_PATCHES,
-    dist: () => dirname(createRequire(require.resolve('node-llama-cpp')).resolve('lifecycle-utils')),
+    name: 'with no search under way, the text up to where a separator can begin is skipped by a table of first characters',
+    anchor: ['    for (let i = 0; i < text.length; i++) {', '        const char = text[i];'].join('\n'),
+    replacement: [
+      '    const separatorStarts = new Uint8Array(65536);',
+      '    for (const char of separatorsFindTree.next.keys())',
+      '        separatorStarts[char.charCodeAt(0)] = 1;',
+      '    for (let i = 0; i < text.length; i++) {',
+      '        if (activeChecks.length === 0) {',
+      '            while (i < text.length && separatorStarts[text.charCodeAt(i)] === 0)',
+      '                i++;',
+      '            if (i === text.length)',
+      '                break;',
+      '        }',
+      '        const char = text[i];',
+    ].join('\n'),
   },
 ];
 
-const [onlyName, folder] = process.argv.slice(2);
-const failures = [];
-for (const pkg of PACKAGES) {
-  if (onlyName !== undefined && pkg.name !== onlyName) continue;
-  const dist = folder ?? pkg.dist();
-  for (const file of pkg.files) {
-    const path = join(dist, file);
-    let text = readFileSync(path, 'utf8');
-    let applied = 0;
-    const before = failures.length;
-    for (const patch of pkg.patches) {
-      if (text.includes(patch.replacement)) continue;
-      const count = text.split(patch.anchor).length - 1;
-      if (count !== 1) {
-        failures.push(`${pkg.name} ${file}: patch "${patch.name}": anchor found ${count} times (expected once)`);
-        continue;
-      }
-      text = text.replace(patch.anchor, () => patch.replacement);
-      applied++;
-    }
-    // A file is written whole or not at all: never half-patched.
-    if (failures.length > before) continue;
-    if (applied > 0) writeFileSync(path, text);
-    console.log(`patchPackages: ${path}: ${applied} applied, ${pkg.patches.length - applied} already in place`);
-  }
+/** node-llama-cpp 3.21.1: speed, not semantics (see the header). */
+export const DECODE_PATCHES = [
+  {
+    name: 'evaluated tokens appended to the sequence in place',
+    anchor: '            this._contextTokens = this._contextTokens.concat(tokensToDecode);',
+    replacement: ['            for (const token of tokensToDecode)', '                this._contextTokens.push(token);'].join('\n'),
+  },
+];
+export const SQUASH_PATCHES = [
+  ['        if (lastItem == null) {\n', '            res.push('],
+  ['        else\n', '            res.push('],
+].map(([before, push]) => ({
+  name: `a history item copied as deep as squashing changes it (${before.trim() === 'else' ? 'one of several' : 'the first'})`,
+  anchor: `${before}${push}structuredClone(item));`,
+  replacement: `${before}${push}item.type === "model" ? { ...item, response: item.response.slice() } : { ...item });`,
+}));
+
+const require = createRequire(import.meta.url);
+const PACKAGES = [
+  {
+    name: '@huggingface/jinja', version: '0.5.11', files: { 'index.js': JINJA_PATCHES, 'index.cjs': JINJA_PATCHES },
+    dist: () => dirname(require.resolve('@huggingface/jinja')),
+  },
+  {
+    name: 'lifecycle-utils', version: '4.5.2', files: { 'splitText.js': SPLIT_TEXT_PATCHES },
+    dist: () => dirname(createRequire(require.resolve('node-llama-cpp')).resolve('lifecycle-utils')),
+  },
+  {
+    name: 'node-llama-cpp', version: '3.21.1',
+    files: { 'evaluator/LlamaContext/LlamaContext.js': DECODE_PATCHES, 'chatWrappers/generic/utils/squashChatHistoryItems.js': SQUASH_PATCHES },
+    dist: () => dirname(require.resolve('node-llama-cpp')),
+  },
+];
+
+/** The file as it was before `patches` (tests compare a patched function with the original). */
+export function unpatched(text, patches) {
+  return patches.reduceRight((t, patch) => t.replace(patch.replacement, () => patch.anchor), text);
 }
-if (failures.length > 0) {
-  console.error(
-    'patchPackages: FAILED — a package is not the version its patches were written for (' + PACKAGES.map((p) => `${p.name} ${p.version}`).join(', ') + ').\n' +
-      'Check each patch against the new version and update scripts/patchPackages.mjs:\n  ' +
-      failures.join('\n  '),
-  );
-  process.exit(1);
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) patchAll(...process.argv.slice(2));
+
+function patchAll(onlyName, folder) {
+  const failures = [];
+  for (const pkg of PACKAGES) {
+    if (onlyName !== undefined && pkg.name !== onlyName) continue;
+    const dist = folder ?? pkg.dist();
+    for (const [file, patches] of Object.entries(pkg.files)) {
+      const path = join(dist, file);
+      let text = readFileSync(path, 'utf8');
+      let applied = 0;
+      const before = failures.length;
+      for (const patch of patches) {
+        if (text.includes(patch.replacement)) continue;
+        const count = text.split(patch.anchor).length - 1;
+        if (count !== 1) {
+          failures.push(`${pkg.name} ${file}: patch "${patch.name}": anchor found ${count} times (expected once)`);
+          continue;
+        }
+        text = text.replace(patch.anchor, () => patch.replacement);
+        applied++;
+      }
+      // A file is written whole or not at all: never half-patched.
+      if (failures.length > before) continue;
+      if (applied > 0) writeFileSync(path, text);
+      console.log(`patchPackages: ${path}: ${applied} applied, ${patches.length - applied} already in place`);
+    }
+  }
+  if (failures.length > 0) {
+    console.error(
+      'patchPackages: FAILED — a package is not the version its patches were written for (' + PACKAGES.map((p) => `${p.name} ${p.version}`).join(', ') + ').\n' +
+        'Check each patch against the new version and update scripts/patchPackages.mjs:\n  ' +
+        failures.join('\n  '),
+    );
+    process.exit(1);
+  }
 }

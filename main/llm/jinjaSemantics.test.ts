@@ -51,4 +51,10 @@ describe('@huggingface/jinja as patched: value types on the class (speed)', () =
     expect(render('{{ x is string }} {{ [1]|first is number }} {{ none is none }} {{ (1, 2) is iterable }}', { x: 's' })).toBe('true true true true');
     expect(render('{% set ns = namespace(n=1) %}{% for i in [1, 2] %}{% set ns.n = ns.n * 2 %}{% endfor %}{{ ns.n }} {{ "ab"|upper }} {{ {"k": [1, 2]}|tojson }}')).toBe('4 AB {"k": [1, 2]}');
   });
+
+  it('still filters a for loop by its test, each item tested in its own scope, loop.* counting the items kept', () => {
+    const source = '{% for m in ms if m.role != "tool" %}{{ loop.index }}/{{ loop.length }}:{{ m.role }}{{ "." if loop.last }} {% endfor %}[{{ m }}]';
+    expect(render(source, { ms: [{ role: 'user' }, { role: 'tool' }, { role: 'assistant' }] })).toBe('1/2:user 2/2:assistant. []');
+    expect(render('{% for a, b in [(1, 2), (3, 4)] if b > 2 %}{{ a }}{% endfor %}')).toBe('3');
+  });
 });

@@ -7,17 +7,28 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 // scripts/patchPackages.mjs (postinstall) patches @huggingface/jinja (semantics: jinjaSemantics.test.ts;
-// speed) and node-llama-cpp's lifecycle-utils (speed). A speed patch must not change a result.
+// speed), node-llama-cpp's lifecycle-utils and node-llama-cpp itself (speed). A speed patch must not change a result.
 const script = path.resolve('scripts/patchPackages.mjs');
 const require = createRequire(import.meta.url);
 const jinjaDist = path.dirname(require.resolve('@huggingface/jinja'));
 const splitDist = path.dirname(createRequire(require.resolve('node-llama-cpp')).resolve('lifecycle-utils'));
+const llamaDist = path.dirname(require.resolve('node-llama-cpp'));
+const SQUASH = 'chatWrappers/generic/utils/squashChatHistoryItems.js';
 
 const copy = (dist: string, files: string[]) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keel-patched-'));
-  for (const file of files) fs.copyFileSync(path.join(dist, file), path.join(dir, file));
+  for (const file of files) {
+    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    fs.copyFileSync(path.join(dist, file), path.join(dir, file));
+  }
   return dir;
 };
+
+interface Patch { name: string; anchor: string; replacement: string }
+interface Patches { SPLIT_TEXT_PATCHES: Patch[]; SQUASH_PATCHES: Patch[]; unpatched(text: string, patches: Patch[]): string }
+/** A copy's source map comment, taken out (the map is not copied). */
+const SOURCE_MAP = /\/\/# sourceMappingURL=.*$/m;
+const patches = async () => await import(pathToFileURL(script).href) as Patches;
 const run = (...args: string[]) => execFileSync('node', [script, ...args], { encoding: 'utf8', stdio: 'pipe' });
 
 describe('scripts/patchPackages.mjs', () => {
@@ -26,7 +37,8 @@ describe('scripts/patchPackages.mjs', () => {
     const before = fs.readFileSync(path.join(dir, 'index.cjs'), 'utf8');
     expect(run('@huggingface/jinja', dir)).toMatch(/index\.cjs: 0 applied, \d+ already in place/);
     expect(fs.readFileSync(path.join(dir, 'index.cjs'), 'utf8')).toBe(before);
-    expect(run('lifecycle-utils', copy(splitDist, ['splitText.js']))).toMatch(/splitText\.js: 0 applied, 1 already in place/);
+    expect(run('lifecycle-utils', copy(splitDist, ['splitText.js']))).toMatch(/splitText\.js: 0 applied, \d+ already in place/);
+    expect(run('node-llama-cpp', copy(llamaDist, ['evaluator/LlamaContext/LlamaContext.js', SQUASH]))).toMatch(/LlamaContext\.js: 0 applied, 1 already in place\n.*squashChatHistoryItems\.js: 0 applied, 2 already in place/);
   });
 
   it('fails loudly, naming the package and patch, where an anchor is missing, and writes nothing to that file', () => {
@@ -52,9 +64,11 @@ describe('lifecycle-utils splitText, patched for speed', () => {
     const dir = copy(splitDist, ['splitText.js']);
     const file = path.join(dir, 'splitText.js');
     const patched = fs.readFileSync(file, 'utf8');
-    const original = patched.replace(/ {8}if \(separatorsFindTree\.next\.has\(char\)\)\n((?: {12}.*\n){5})/, (_all, check: string) => check.replace(/^ {4}/gm, ''));
-    expect(original).not.toBe(patched);
-    fs.writeFileSync(path.join(dir, 'original.js'), original);
+    const { SPLIT_TEXT_PATCHES, unpatched } = await patches();
+    const original = unpatched(patched, SPLIT_TEXT_PATCHES);
+    for (const patch of SPLIT_TEXT_PATCHES) expect([patched.includes(patch.replacement), original.includes(patch.replacement)]).toEqual([true, false]);
+    fs.writeFileSync(path.join(dir, 'original.js'), original.replace(SOURCE_MAP, ''));
+    fs.writeFileSync(file, patched.replace(SOURCE_MAP, ''));
     const load = async (name: string) => ((await import(pathToFileURL(path.join(dir, name)).href)) as { splitText: Split }).splitText;
     return { patched: await load('splitText.js'), original: await load('original.js') };
   }
@@ -64,8 +78,10 @@ describe('lifecycle-utils splitText, patched for speed', () => {
     const plain = (parts: ReturnType<Split>) => parts.map((p) => (typeof p === 'string' ? p : `<${p.separator}>`));
     let seed = 7;
     const next = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
-    for (let round = 0; round < 400; round++) {
-      const alphabet = 'abcW'.slice(0, 2 + next(3));
+    for (let round = 0; round < 2000; round++) {
+      // Plain letters, what a regular expression's character class treats specially, and both halves of a surrogate pair.
+      const chars = ['a', 'b', 'W', 'c', ']', '^', '-', '\\', 'é', '\uD83D', '\uDE42'];
+      const alphabet = chars.slice(0, 2 + next(chars.length - 1));
       const word = (max: number) => Array.from({ length: 1 + next(max) }, () => alphabet[next(alphabet.length)]).join('');
       const separators = Array.from({ length: 1 + next(5) }, () => word(4));
       const text = Array.from({ length: next(12) }, () => (next(3) === 0 ? separators[next(separators.length)] : word(6))).join('');
@@ -76,5 +92,41 @@ describe('lifecycle-utils splitText, patched for speed', () => {
     const prompt = '<|im_start|>system\nW1a2bW<|im_end|>\n<|im_start|>user\nW9zW<|im_end|>\nW1a2bXW1a2bW';
     expect(plain(patched(prompt, ids))).toEqual(plain(original(prompt, ids)));
     expect(plain(patched(prompt, ids))).toContain('<W9zW>');
+  });
+});
+
+describe('node-llama-cpp squashChatHistoryItems, patched for speed', () => {
+  type Squash = (history: unknown[]) => unknown[];
+  /** The installed (patched) function, and the original beside it (its one import made absolute). */
+  async function both(): Promise<{ patched: Squash; original: Squash }> {
+    const { SQUASH_PATCHES, unpatched } = await patches();
+    const installed = path.join(llamaDist, SQUASH);
+    const text = fs.readFileSync(installed, 'utf8');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keel-squash-'));
+    const original = unpatched(text, SQUASH_PATCHES).replace('"../../../utils/LlamaText.js"', JSON.stringify(pathToFileURL(path.join(llamaDist, 'utils/LlamaText.js')).href)).replace(SOURCE_MAP, '');
+    expect(original).toContain('structuredClone(item)');
+    fs.writeFileSync(path.join(dir, 'original.js'), original);
+    const load = async (file: string) => ((await import(pathToFileURL(file).href)) as { squashChatHistoryItems: Squash }).squashChatHistoryItems;
+    return { patched: await load(installed), original: await load(path.join(dir, 'original.js')) };
+  }
+
+  it('squashes every history as the original does, and leaves the history it was given as it was', async () => {
+    const { patched, original } = await both();
+    let seed = 11;
+    const next = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+    const response = () => next(3) === 0
+      ? { type: 'functionCall', name: 'read', params: { path: `f${next(9)}` }, result: `r${next(9)}` }
+      : ['a', 'b\n', ''][next(3)];
+    const item = () => {
+      const type = ['system', 'user', 'model'][next(3)];
+      return type === 'model' ? { type, response: Array.from({ length: next(4) }, response) } : { type, text: `${type} ${next(99)}` };
+    };
+    for (let round = 0; round < 500; round++) {
+      const history = Array.from({ length: next(9) }, item);
+      const before = structuredClone(history);
+      const squashed = patched(history);
+      expect(squashed).toEqual(original(structuredClone(before)));
+      expect(history).toEqual(before);
+    }
   });
 });
