@@ -26,7 +26,10 @@
 // character of the prompt and dropped it at once unless a separator begins with that character; now
 // it makes one only where one does, and with no search under way it skips to the next character a
 // separator begins with. The result is the same: a search whose first step fails is removed in that
-// same step, having recorded nothing. A 128k-token prompt rendered in 8.5 ms, 3.5 ms after.
+// same step, having recorded nothing. A 128k-token prompt rendered in 8.5 ms, 3.5 ms after. Where no
+// separator begins another and no two occurrences overlap (node-llama-cpp's ids, but by chance), every
+// occurrence is a part, as the search makes it: those are found directly, without the search's
+// bookkeeping (a 240-message prompt's split: 0.30 ms, 0.11 ms after).
 //
 // node-llama-cpp 3.21.1: speed, not semantics, where a cost grew with the history (issue 10):
 //   1. each evaluation appended its tokens to the sequence's token list by copying the whole list (at
@@ -154,7 +157,87 @@ export const JINJA_PATCHES = [
 
 /** The statement that starts a search at each character; the patch guards it, indented one level more. */
 const START_SEARCH = ['activeChecks.unshift({', '    currentNode: separatorsFindTree,', '    startIndex: i,', '    conflictedBy: []', '});'];
+/**
+ * The split where no two separators' occurrences overlap and no separator begins another (node-llama-cpp's
+ * message ids, always but by chance): there, every occurrence is a part, as the general search makes
+ * it, found without its per-search bookkeeping. Undefined anywhere else: the general search decides.
+ */
+const SPLIT_WITHOUT_OVERLAPS = `function splitTextWithoutOverlaps(text, separators) {
+    // Separators by their first two characters (one, for a one-character separator): one begins
+    // another only within its group, or as a one-character separator another starts with.
+    const firstChars = new Uint8Array(65536);
+    const byStart = new Map();
+    for (const separator of separators) {
+        if (separator === "")
+            return undefined;
+        const first = separator.charCodeAt(0);
+        if (firstChars[first] === 2 || (firstChars[first] === 1 && separator.length === 1))
+            return undefined;
+        firstChars[first] = separator.length === 1 ? 2 : 1;
+        if (separator.length === 1)
+            continue;
+        const key = first * 65536 + separator.charCodeAt(1);
+        const group = byStart.get(key);
+        if (group == null)
+            byStart.set(key, [separator]);
+        else {
+            for (const other of group)
+                if (other.startsWith(separator) || separator.startsWith(other))
+                    return undefined;
+            group.push(separator);
+        }
+    }
+    const res = [];
+    let lastEndIndex = 0;
+    for (let i = 0; i < text.length; i++) {
+        const first = text.charCodeAt(i);
+        if (firstChars[first] === 0)
+            continue;
+        let found;
+        if (firstChars[first] === 2)
+            found = text[i];
+        else if (i + 1 < text.length) {
+            const group = byStart.get(first * 65536 + text.charCodeAt(i + 1));
+            if (group !== undefined)
+                for (let k = 0; k < group.length && found === undefined; k++)
+                    if (text.startsWith(group[k], i))
+                        found = group[k];
+        }
+        if (found === undefined)
+            continue;
+        if (i < lastEndIndex)
+            return undefined;
+        if (lastEndIndex < i)
+            res.push(text.slice(lastEndIndex, i));
+        res.push(Separator._create(found));
+        lastEndIndex = i + found.length;
+    }
+    if (lastEndIndex < text.length)
+        res.push(text.slice(lastEndIndex));
+    if (res.length === 0 && text.length === 0)
+        res.push("");
+    return res;
+}
+`;
+
 export const SPLIT_TEXT_PATCHES = [
+  {
+    name: 'where no occurrences overlap and no separator begins another, every occurrence is a part, found directly',
+    anchor: ['    if (separators.length === 0)', '        return [text];', '    const separatorsFindTree = separatorsToFindTree(separators);'].join('\n'),
+    replacement: [
+      '    if (separators.length === 0)',
+      '        return [text];',
+      '    const withoutOverlaps = splitTextWithoutOverlaps(text, separators);',
+      '    if (withoutOverlaps != null)',
+      '        return withoutOverlaps;',
+      '    const separatorsFindTree = separatorsToFindTree(separators);',
+    ].join('\n'),
+  },
+  {
+    name: 'the split without overlaps, defined',
+    anchor: 'function separatorsToFindTree(separators) {',
+    replacement: `${SPLIT_WITHOUT_OVERLAPS}function separatorsToFindTree(separators) {`,
+  },
   {
     name: 'a search starts only where a separator can begin',
     anchor: START_SEARCH.map((line) => `        ${line}`).join('\n'),

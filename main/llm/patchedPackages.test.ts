@@ -87,6 +87,17 @@ describe('lifecycle-utils splitText, patched for speed', () => {
       const text = Array.from({ length: next(12) }, () => (next(3) === 0 ? separators[next(separators.length)] : word(6))).join('');
       expect(plain(patched(text, separators)), `${JSON.stringify(text)} by ${JSON.stringify(separators)}`).toEqual(plain(original(text, separators)));
     }
+    // Texts as node-llama-cpp splits them: message ids ("W…W" and digits), some a prefix of another or
+    // run into each other, in text with digits and W's of its own, and one-character separators.
+    for (let round = 0; round < 1000; round++) {
+      const id = () => (next(2) === 0 ? `W${next(2 ** 20).toString(36)}W` : String(1 + next(999_999)));
+      const separators = Array.from({ length: 1 + next(8) }, id);
+      if (next(6) === 0) separators.push(separators[0].slice(0, 1 + next(separators[0].length)));
+      if (next(8) === 0) separators.push(['W', '7', 'x'][next(3)]);
+      const filler = () => ['<|im_start|>user\n', 'module12 ', 'Wait ', '\n</tool_call>', ''][next(5)];
+      const text = Array.from({ length: next(14) }, () => (next(2) === 0 ? separators[next(separators.length)] : filler())).join('');
+      expect(plain(patched(text, separators)), `${JSON.stringify(text)} by ${JSON.stringify(separators)}`).toEqual(plain(original(text, separators)));
+    }
     // node-llama-cpp's own case: a prompt with its message ids.
     const ids = ['W1a2bW', 'W9zW', 'W1a2bX'];
     const prompt = '<|im_start|>system\nW1a2bW<|im_end|>\n<|im_start|>user\nW9zW<|im_end|>\nW1a2bXW1a2bW';

@@ -89,11 +89,11 @@ export async function runRequest(o: RequestOptions): Promise<RequestResult> {
     if (reply.length >= o.maxTokens) break;
   }
   await iterator.return();
+  const ended = performance.now();
   // The sequence now holds the input, then the reply's tokens up to the last one fed back (the one
   // that ended the reply was not evaluated); a request that failed midway records nothing, and the next `sync` reads what is there.
   evaluated.record(start, input.concat(reply.tokens).slice(0, o.sequence.nextTokenIndex - start));
   const text = reply.finish();
-  const ended = performance.now();
   return {
     text,
     stoppedBy,

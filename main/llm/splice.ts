@@ -14,7 +14,8 @@ export function promptTokens(prompt: LlamaText, model: LlamaModel, evaluated: Ev
   const read = evaluated.read();
   if (!read) return spliced(evaluated, 0, prompt.tokenize(model.tokenizer));
 
-  // How far the prompt's text is the evaluated text: value by value, compared in place, never joined.
+  // How far the prompt's text is the evaluated text: value by value, never joined. A slice is a view,
+  // and comparing two strings is one native comparison (`startsWith` at an offset reads character by character).
   const cachedText = read.text;
   let common = 0;
   let length = 0;
@@ -22,7 +23,7 @@ export function promptTokens(prompt: LlamaText, model: LlamaModel, evaluated: Ev
   for (const { text } of values) {
     length += text.length;
     if (departed) continue;
-    if (cachedText.startsWith(text, common)) common += text.length;
+    if (cachedText.slice(common, common + text.length) === text) common += text.length;
     else {
       departed = true;
       while (common < cachedText.length && common < length && cachedText[common] === text[text.length - (length - common)]) common++;
