@@ -7,7 +7,7 @@ import { loadModel, type LoadedModel } from './model.js';
 import { replyFormat } from './chooseFormat.js';
 import { ReplyReader } from './request.js';
 import { callEnds } from './replyStream.js';
-import { EvaluatedText, promptTokens } from './splice.js';
+import { ChunkedText, EvaluatedText, promptTokens } from './splice.js';
 import { writeTestModel } from './testModel/makeTestModel.js';
 import { callSyntax, formatCall } from './toolCalls.js';
 import { sessionWrapper } from './wrapper.js';
@@ -100,10 +100,36 @@ describe('the evaluated text kept per sequence', { timeout: 60_000 }, () => {
       kept.sync(m, counted);
       expect(reads).toBe(2);
       expect(kept.tokens).toEqual(sequence.contextTokens);
-      expect(kept.read()?.text).toBe(m.detokenize(sequence.contextTokens, true));
+      expect(kept.read()?.text.slice(0, Infinity)).toBe(m.detokenize(sequence.contextTokens, true));
     } finally {
       sequence.dispose();
     }
+  });
+});
+
+describe('the evaluated text in chunks', () => {
+  it('reads, slices and cuts as one string does, across chunk boundaries', () => {
+    let seed = 3;
+    const next = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+    const chunked = new ChunkedText();
+    let plain = '';
+    for (let step = 0; step < 3000; step++) {
+      if (next(10) === 0) {
+        const length = next(plain.length + 1);
+        chunked.cut(length);
+        plain = plain.slice(0, length);
+      } else {
+        // Pieces up to a few thousand characters, so the text passes many chunk boundaries.
+        const piece = `${step}:`.padEnd(next(next(8) === 0 ? 40_000 : 40), 'ab🙂');
+        chunked.append(piece);
+        plain += piece;
+      }
+      expect(chunked.length).toBe(plain.length);
+      const from = next(plain.length + 1);
+      const to = from + next(next(4) === 0 ? 60_000 : 50);
+      expect(chunked.slice(from, to)).toBe(plain.slice(from, to));
+    }
+    expect(plain.length).toBeGreaterThan(100_000);
   });
 });
 

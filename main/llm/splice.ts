@@ -23,10 +23,11 @@ export function promptTokens(prompt: LlamaText, model: LlamaModel, evaluated: Ev
   for (const { text } of values) {
     length += text.length;
     if (departed) continue;
-    if (cachedText.slice(common, common + text.length) === text) common += text.length;
+    const evaluatedPart = cachedText.slice(common, common + text.length);
+    if (evaluatedPart === text) common += text.length;
     else {
       departed = true;
-      while (common < cachedText.length && common < length && cachedText[common] === text[text.length - (length - common)]) common++;
+      for (let k = 0; k < evaluatedPart.length && evaluatedPart[k] === text[k]; k++) common++;
     }
   }
   let keep = tokensWithin(read.ends, common);
@@ -80,7 +81,7 @@ export type SequenceTokens = Pick<LlamaContextSequence, 'nextTokenIndex' | 'cont
 export class EvaluatedText {
   private kept: Token[] = [];
   private ends: number[] = [];
-  private text = '';
+  private text = new ChunkedText();
   /** Whether the pieces add up to the detokenized whole, checked up to `checked` tokens. */
   private checked = 0;
   private model?: LlamaModel;
@@ -112,7 +113,7 @@ export class EvaluatedText {
   }
 
   /** Each evaluated token's end offset in their joined text, or undefined when there are none or the pieces don't add up. */
-  read(): { ends: readonly number[]; text: string } | undefined {
+  read(): { ends: readonly number[]; text: ChunkedText } | undefined {
     const model = this.model;
     if (!model || this.kept.length === 0) return undefined;
     if (this.checked < this.kept.length) {
@@ -122,7 +123,7 @@ export class EvaluatedText {
       const from = Math.max(0, this.checked - 4);
       const whole = model.detokenize(this.kept.slice(this.checked), true, this.kept.slice(from, this.checked));
       const start = this.checked === 0 ? 0 : this.ends[this.checked - 1];
-      if (this.text.slice(start) !== whole) return undefined;
+      if (this.text.slice(start, this.text.length) !== whole) return undefined;
       this.checked = this.kept.length;
     }
     return { ends: this.ends, text: this.text };
@@ -133,7 +134,7 @@ export class EvaluatedText {
     if (!model) throw new Error('EvaluatedText: sync with a model before recording tokens.');
     for (const token of tokens) {
       const i = this.kept.length;
-      this.text += model.detokenize([token], true, this.kept.slice(Math.max(0, i - 4), i));
+      this.text.append(model.detokenize([token], true, this.kept.slice(Math.max(0, i - 4), i)));
       this.kept.push(token);
       this.ends.push(this.text.length);
     }
@@ -142,10 +143,69 @@ export class EvaluatedText {
   private cut(length: number): void {
     this.kept.length = length;
     this.ends.length = length;
-    this.text = length === 0 ? '' : this.text.slice(0, this.ends[length - 1]);
+    this.text.cut(length === 0 ? 0 : this.ends[length - 1]);
     this.checked = Math.min(this.checked, length);
   }
 }
+
+/**
+ * A long text that grows at its end, kept as flat chunks: a string grown with `+=` is a rope that the
+ * engine copies whole the next time it is read, which at 128k tokens is every request; here only the
+ * last chunk (at most CHUNK characters) is ever copied, and a slice within a chunk is a view.
+ */
+export class ChunkedText {
+  private chunks: string[] = [];
+  /** Where each chunk begins in the text. */
+  private starts: number[] = [];
+  /** The growing end, not yet a chunk. */
+  private tail = '';
+  private tailStart = 0;
+
+  get length(): number {
+    return this.tailStart + this.tail.length;
+  }
+
+  append(piece: string): void {
+    this.tail += piece;
+    if (this.tail.length < CHUNK) return;
+    this.chunks.push(this.tail);
+    this.starts.push(this.tailStart);
+    this.tailStart += this.tail.length;
+    this.tail = '';
+  }
+
+  /** The text from `from` to `to` (clamped to the text). */
+  slice(from: number, to: number): string {
+    to = Math.min(to, this.length);
+    if (from >= to) return '';
+    let parts = '';
+    for (let at = from; at < to;) {
+      const { text, start } = this.chunkAt(at);
+      const end = Math.min(to, start + text.length);
+      parts += text.slice(at - start, end - start);
+      at = end;
+    }
+    return parts;
+  }
+
+  /** Keeps the first `length` characters. */
+  cut(length: number): void {
+    if (length >= this.length) return;
+    const { text, start, index } = this.chunkAt(length);
+    this.chunks.length = this.starts.length = index;
+    this.tail = text.slice(0, length - start);
+    this.tailStart = start;
+  }
+
+  private chunkAt(offset: number): { text: string; start: number; index: number } {
+    if (offset >= this.tailStart) return { text: this.tail, start: this.tailStart, index: this.chunks.length };
+    const index = tokensWithin(this.starts, offset) - 1;
+    return { text: this.chunks[index], start: this.starts[index], index };
+  }
+}
+
+/** How long the growing end of a ChunkedText gets before it is kept as a chunk (characters). */
+const CHUNK = 16_384;
 
 /** How many of the tokens end at or before `offset` (`ends` ascends): a binary search, not a walk over the history. */
 function tokensWithin(ends: readonly number[], offset: number): number {
