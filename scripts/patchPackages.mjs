@@ -36,7 +36,9 @@
 //      128k tokens, half a megabyte copied per generated token); they are appended in place (the list
 //      is the sequence's own: every reader gets a copy);
 //   2. the Jinja wrapper's squashing of adjacent messages deep-copied every history item on every
-//      render; it copies each item as deep as squashing changes it (the item and its response list).
+//      render; it copies each item as deep as squashing changes it (the item and its response list);
+//   3. each message id the Jinja wrapper made was searched for in the whole text of the prompt; it is
+//      compared only where the text has its first character (those places found once per render).
 //
 // Contract: every file listed gets every patch of its package; a file that already holds a patch's
 // replacement is left alone (so a second run is a no-op); an anchor missing from a file that lacks
@@ -279,6 +281,35 @@ export const SQUASH_PATCHES = [
   replacement: `${before}${push}item.type === "model" ? { ...item, response: item.response.slice() } : { ...item });`,
 }));
 
+export const UNIQUE_ID_PATCHES = [
+  {
+    name: 'an id is looked for in the text only where its first character is',
+    anchor: '        } while (this._ids.has(id) || this.antiText.includes(id));',
+    replacement: '        } while (this._ids.has(id) || this._appearsInAntiText(id));',
+  },
+  {
+    name: 'where each first character is, found once',
+    anchor: '    removeId(id) {',
+    replacement: [
+      '    _appearsInAntiText(id) {',
+      '        this._positions ??= new Map();',
+      '        let positions = this._positions.get(id[0]);',
+      '        if (positions == null) {',
+      '            positions = [];',
+      '            for (let at = this.antiText.indexOf(id[0]); at >= 0; at = this.antiText.indexOf(id[0], at + 1))',
+      '                positions.push(at);',
+      '            this._positions.set(id[0], positions);',
+      '        }',
+      '        for (const at of positions)',
+      '            if (this.antiText.startsWith(id, at))',
+      '                return true;',
+      '        return false;',
+      '    }',
+      '    removeId(id) {',
+    ].join('\n'),
+  },
+];
+
 const require = createRequire(import.meta.url);
 const PACKAGES = [
   {
@@ -291,7 +322,11 @@ const PACKAGES = [
   },
   {
     name: 'node-llama-cpp', version: '3.21.1',
-    files: { 'evaluator/LlamaContext/LlamaContext.js': DECODE_PATCHES, 'chatWrappers/generic/utils/squashChatHistoryItems.js': SQUASH_PATCHES },
+    files: {
+      'evaluator/LlamaContext/LlamaContext.js': DECODE_PATCHES,
+      'chatWrappers/generic/utils/squashChatHistoryItems.js': SQUASH_PATCHES,
+      'chatWrappers/generic/utils/UniqueIdGenerator.js': UNIQUE_ID_PATCHES,
+    },
     dist: () => dirname(require.resolve('node-llama-cpp')),
   },
 ];

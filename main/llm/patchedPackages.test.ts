@@ -14,6 +14,7 @@ const jinjaDist = path.dirname(require.resolve('@huggingface/jinja'));
 const splitDist = path.dirname(createRequire(require.resolve('node-llama-cpp')).resolve('lifecycle-utils'));
 const llamaDist = path.dirname(require.resolve('node-llama-cpp'));
 const SQUASH = 'chatWrappers/generic/utils/squashChatHistoryItems.js';
+const UNIQUE_ID = 'chatWrappers/generic/utils/UniqueIdGenerator.js';
 
 const copy = (dist: string, files: string[]) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keel-patched-'));
@@ -25,7 +26,7 @@ const copy = (dist: string, files: string[]) => {
 };
 
 interface Patch { name: string; anchor: string; replacement: string }
-interface Patches { SPLIT_TEXT_PATCHES: Patch[]; SQUASH_PATCHES: Patch[]; unpatched(text: string, patches: Patch[]): string }
+interface Patches { SPLIT_TEXT_PATCHES: Patch[]; SQUASH_PATCHES: Patch[]; UNIQUE_ID_PATCHES: Patch[]; unpatched(text: string, patches: Patch[]): string }
 /** A copy's source map comment, taken out (the map is not copied). */
 const SOURCE_MAP = /\/\/# sourceMappingURL=.*$/m;
 const patches = async () => await import(pathToFileURL(script).href) as Patches;
@@ -38,7 +39,7 @@ describe('scripts/patchPackages.mjs', () => {
     expect(run('@huggingface/jinja', dir)).toMatch(/index\.cjs: 0 applied, \d+ already in place/);
     expect(fs.readFileSync(path.join(dir, 'index.cjs'), 'utf8')).toBe(before);
     expect(run('lifecycle-utils', copy(splitDist, ['splitText.js']))).toMatch(/splitText\.js: 0 applied, \d+ already in place/);
-    expect(run('node-llama-cpp', copy(llamaDist, ['evaluator/LlamaContext/LlamaContext.js', SQUASH]))).toMatch(/LlamaContext\.js: 0 applied, 1 already in place\n.*squashChatHistoryItems\.js: 0 applied, 2 already in place/);
+    expect(run('node-llama-cpp', copy(llamaDist, ['evaluator/LlamaContext/LlamaContext.js', SQUASH, UNIQUE_ID]))).toMatch(/LlamaContext\.js: 0 applied, 1 already in place\n.*squashChatHistoryItems\.js: 0 applied, 2 already in place\n.*UniqueIdGenerator\.js: 0 applied, 2 already in place/);
   });
 
   it('fails loudly, naming the package and patch, where an anchor is missing, and writes nothing to that file', () => {
@@ -138,6 +139,43 @@ describe('node-llama-cpp squashChatHistoryItems, patched for speed', () => {
       const squashed = patched(history);
       expect(squashed).toEqual(original(structuredClone(before)));
       expect(history).toEqual(before);
+    }
+  });
+});
+
+describe('node-llama-cpp UniqueIdGenerator, patched for speed', () => {
+  interface Generator { generateId(numbersOnly?: boolean): string }
+  type Make = new (antiText: string) => Generator;
+
+  it('draws the ids the original draws, skipping each that appears in the text', async () => {
+    const { UNIQUE_ID_PATCHES, unpatched } = await patches();
+    const installed = path.join(llamaDist, UNIQUE_ID);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keel-ids-'));
+    fs.writeFileSync(path.join(dir, 'original.js'), unpatched(fs.readFileSync(installed, 'utf8'), UNIQUE_ID_PATCHES).replace(SOURCE_MAP, ''));
+    const load = async (file: string) => ((await import(pathToFileURL(file).href)) as { UniqueIdGenerator: Make }).UniqueIdGenerator;
+    const [Patched, Original] = [await load(installed), await load(path.join(dir, 'original.js'))];
+    const random = Math.random;
+    let seed = 5;
+    const next = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    try {
+      for (let round = 0; round < 300; round++) {
+        // The text holds some of the ids the next draws make (the same draws feed both generators).
+        const start = seed;
+        const coming = Array.from({ length: 6 }, () => next());
+        const pieces = coming.map((r, i) => (i % 2 === 0 ? `W${r.toString(36).slice(2)}W` : r.toString(10).slice(2, 17)));
+        const antiText = pieces.filter((_p, i) => (round >> i) & 1).join(' digits 1234 and W ');
+        const run = (Make: Make) => {
+          seed = start;
+          Math.random = next;
+          const generator = new Make(antiText);
+          return Array.from({ length: 4 }, (_x, i) => generator.generateId(i % 2 === 1));
+        };
+        const ids = run(Patched);
+        expect(ids).toEqual(run(Original));
+        for (const id of ids) expect(antiText.includes(id)).toBe(false);
+      }
+    } finally {
+      Math.random = random;
     }
   });
 });
