@@ -10,7 +10,7 @@ import type { LoadedModel } from './model.js';
 import { replyFormat } from './chooseFormat.js';
 import type { ReplyFormat } from './replyFormat.js';
 import { callEnds } from './replyStream.js';
-import { evaluatedText, runRequest, type RequestOptions } from './request.js';
+import { evaluatedText, runRequest, sequenceChanging, type RequestOptions } from './request.js';
 import { promptTokens } from './splice.js';
 import { commitState, newStateFile, pruneStates, readMeta, removeLeftovers } from './stateFiles.js';
 import { memoryScratch } from './stateScratch.js';
@@ -144,6 +144,7 @@ export class LlamaEngine implements Engine {
     const stateFile = path.join(path.dirname(file), meta.state);
     const size = fs.existsSync(stateFile) ? fs.statSync(stateFile).size : -1;
     if (size !== meta.bytes) return { restored: false, reason: `saved state unusable: ${stateFile} is ${size < 0 ? 'missing' : 'torn'}` };
+    sequenceChanging(this.sequence);
     try {
       await this.sequence.loadStateFromFile(stateFile, { acceptRisk: true });
     } catch (e) {

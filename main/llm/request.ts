@@ -56,6 +56,7 @@ export async function runRequest(o: RequestOptions): Promise<RequestResult> {
   // At least one token is evaluated, so there are logits to sample the first reply token from.
   const start = Math.min(firstDiff, prompt.length - 1);
   const input = prompt.from(start);
+  evaluated.changing();
   if (start < cachedBefore) await o.sequence.eraseContextTokenRanges([{ start, end: cachedBefore }]);
 
   const script = o.scripted === undefined ? undefined : o.model.tokenize(o.scripted, true);
@@ -118,6 +119,11 @@ export function evaluatedText(sequence: LlamaContextSequence, model: LlamaModel)
   if (!text) evaluatedTexts.set(sequence, text = new EvaluatedText());
   text.sync(model, sequence);
   return text;
+}
+
+/** Says that something besides a request is about to change `sequence` (a state loaded into it): the next request compares it. */
+export function sequenceChanging(sequence: LlamaContextSequence): void {
+  evaluatedTexts.get(sequence)?.changing();
 }
 
 /**

@@ -50,6 +50,7 @@ describe('the evaluated text kept per sequence', { timeout: 60_000 }, () => {
         m.tokenize(b), // another sequence's tokens altogether
       ];
       for (const held of steps) {
+        kept.changing();
         await hold(sequence, held);
         kept.sync(m, sequence);
         expect(kept.tokens).toEqual(sequence.contextTokens);
@@ -71,13 +72,15 @@ describe('the evaluated text kept per sequence', { timeout: 60_000 }, () => {
     }
   });
 
-  it('confirms what a request recorded in place, and reads the sequence back only where something else changed it', async () => {
+  it('takes what a request recorded as it is, and compares the sequence where something else changed it', async () => {
     const m = model.model;
     const sequence = model.context.getSequence();
     let reads = 0;
+    let compares = 0;
     const counted = new Proxy(sequence, {
       get: (target, key) => {
         if (key === 'contextTokens') reads++;
+        if (key === 'compareContextTokens') compares++;
         const value = Reflect.get(target, key, target) as unknown;
         return typeof value === 'function' ? value.bind(target) : value;
       },
@@ -87,20 +90,27 @@ describe('the evaluated text kept per sequence', { timeout: 60_000 }, () => {
       const first = m.tokenize('Each job has an id and a number of tries.');
       await hold(sequence, first);
       kept.sync(m, counted);
-      expect(reads).toBe(1);
-      // A request evaluated more tokens from index 4 on and recorded them: nothing is read back.
+      expect([reads, compares]).toEqual([1, 1]);
+      // A request evaluated more tokens from index 4 on and recorded them: nothing is compared or read back.
       const more = [...first.slice(0, 4), ...m.tokenize(' lease and retry')];
+      kept.changing();
       await hold(sequence, more);
       kept.record(4, more.slice(4));
       kept.sync(m, counted);
-      expect(reads).toBe(1);
+      expect([reads, compares]).toEqual([1, 1]);
       expect(kept.tokens).toEqual(sequence.contextTokens);
-      // A record that is not what the sequence holds (a request that failed midway) is found and corrected.
-      kept.record(2, m.tokenize(' something never evaluated'));
+      // A request that failed midway recorded nothing: the sequence is compared, and read back from where it departs.
+      kept.changing();
+      await hold(sequence, [...more.slice(0, 2), ...m.tokenize(' something else, as long')]);
       kept.sync(m, counted);
-      expect(reads).toBe(2);
+      expect([reads, compares]).toEqual([2, 2]);
       expect(kept.tokens).toEqual(sequence.contextTokens);
       expect(kept.read()?.text.slice(0, Infinity)).toBe(m.detokenize(sequence.contextTokens, true));
+      // A sequence that holds another number of tokens than recorded is compared, whatever was said.
+      await hold(sequence, more.slice(0, 3));
+      kept.sync(m, counted);
+      expect([reads, compares]).toEqual([3, 3]);
+      expect(kept.tokens).toEqual(sequence.contextTokens);
     } finally {
       sequence.dispose();
     }

@@ -72,11 +72,13 @@ export type SequenceTokens = Pick<LlamaContextSequence, 'nextTokenIndex' | 'cont
 
 /**
  * The tokens a sequence evaluated, their text and each token's end offset in it, kept from request
- * to request (one per sequence). A request records what it evaluated (`record`); before the next,
- * `sync` confirms the sequence still holds exactly those tokens with one comparison in place, and
- * where anything else changed it (a restored state, a request that failed midway) cuts them back to
- * the first token that differs and reads the rest from the sequence. Every piece is read as before,
- * one token at a time with the 4 tokens before it as context, so the offsets are the ones a full read would give.
+ * to request (one per sequence). A request says it is about to change the sequence (`changing`) and
+ * records what it evaluated (`record`); so does anything else that changes it (a restored state).
+ * Before the next request, `sync` takes the record as it is where nothing else changed the sequence
+ * since and it holds as many tokens; otherwise (a request that failed midway, a restored state) it
+ * compares the sequence with the record in place, cuts the record back to the first token that
+ * differs and reads the rest from the sequence. Every piece is read as before, one token at a time
+ * with the 4 tokens before it as context, so the offsets are the ones a full read would give.
  */
 export class EvaluatedText {
   private kept: Token[] = [];
@@ -85,6 +87,8 @@ export class EvaluatedText {
   /** Whether the pieces add up to the detokenized whole, checked up to `checked` tokens. */
   private checked = 0;
   private model?: LlamaModel;
+  /** Whether the kept tokens are the sequence's: compared, or recorded, and nothing changed it since. */
+  private known = false;
 
   /** The evaluated tokens (not a copy: read them before the next `record` or `sync`). */
   get tokens(): readonly Token[] {
@@ -99,17 +103,26 @@ export class EvaluatedText {
   sync(model: LlamaModel, sequence: SequenceTokens): void {
     if (model !== this.model) {
       this.model = model;
+      this.known = false;
       this.cut(0);
     }
+    if (this.known && sequence.nextTokenIndex === this.kept.length) return;
     const same = sequence.compareContextTokens(this.kept).firstDifferentIndex;
     if (same < this.kept.length) this.cut(same);
     if (sequence.nextTokenIndex > this.kept.length) this.append(sequence.contextTokens.slice(this.kept.length));
+    this.known = true;
+  }
+
+  /** The sequence is about to change: until `record`, the kept tokens are not known to be its. */
+  changing(): void {
+    this.known = false;
   }
 
   /** What a request evaluated: the sequence's tokens from `start` on are now `tokens`. */
   record(start: number, tokens: readonly Token[]): void {
     this.cut(Math.min(start, this.kept.length));
     this.append(tokens);
+    this.known = true;
   }
 
   /** Each evaluated token's end offset in their joined text, or undefined when there are none or the pieces don't add up. */
