@@ -7,6 +7,8 @@
  *   npm run bench:overhead
  *   KEEL_OVERHEAD_SIZES=8192,32768,131072   the history sizes (tokens)
  *   KEEL_OVERHEAD_REPEATS=<int>             measured requests per size (default 21; the median is shown)
+ *   KEEL_OVERHEAD_STORE=<folder>            where the session store lives (default the bench's temp folder, on
+ *                                           disk as the app's is); /dev/shm leaves out the disk's commit waits
  *
  * The model is generated for the bench (tiny, with a 140k-token trained context, so the local engine
  * allows 128k of history; its answers are scripted, so its weights play no part). The history is a
@@ -59,7 +61,8 @@ async function main(): Promise<void> {
     const root = path.join(dir, 'ws');
     const rng = new Rng(7);
     for (let i = 0; i < FILES; i++) writeFile(path.join(root, `src/module${i}.ts`), sourceFile(rng, i, 90));
-    const store = new SqliteStore(path.join(dir, 'keel.db'));
+    const storeDir = process.env.KEEL_OVERHEAD_STORE ? fs.mkdtempSync(path.join(process.env.KEEL_OVERHEAD_STORE, 'keel-overhead-')) : dir;
+    const store = new SqliteStore(path.join(storeDir, 'keel.db'));
     try {
       for (const target of SIZES) sessions.push(await grow(await loadModel({ modelPath, threads: 2, contextSize: CONTEXT }), store, root, target));
       const harness = await measureHarness(sessions);
@@ -74,6 +77,7 @@ async function main(): Promise<void> {
       out.push(`parse ${label(parse[1].tokens)}/${label(parse[0].tokens)}: ${(parse[1].ms / parse[0].ms).toFixed(2)}`);
     } finally {
       store.close();
+      if (storeDir !== dir) fs.rmSync(storeDir, { recursive: true, force: true });
     }
   } finally {
     for (const s of sessions) await s.model.dispose();
