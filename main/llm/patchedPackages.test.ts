@@ -30,6 +30,24 @@ interface Patches { SPLIT_TEXT_PATCHES: Patch[]; SQUASH_PATCHES: Patch[]; UNIQUE
 /** A copy's source map comment, taken out (the map is not copied). */
 const SOURCE_MAP = /\/\/# sourceMappingURL=.*$/m;
 const patches = async () => await import(pathToFileURL(script).href) as Patches;
+
+/**
+ * A patched module as installed, and as it was before its patches: the original (the patches taken
+ * back out, its relative imports made absolute) written to a temporary folder. Both imported.
+ */
+async function patchedAndOriginal<T>(file: string, patchesOf: (all: Patches) => Patch[]): Promise<{ patched: T; original: T }> {
+  const all = await patches();
+  const list = patchesOf(all);
+  const text = fs.readFileSync(file, 'utf8');
+  const original = all.unpatched(text, list)
+    .replace(/from "(\.\.?\/[^"]+)"/g, (_whole, relative: string) => `from ${JSON.stringify(pathToFileURL(path.resolve(path.dirname(file), relative)).href)}`)
+    .replace(SOURCE_MAP, '');
+  for (const patch of list) expect([text.includes(patch.replacement), original.includes(patch.replacement)]).toEqual([true, false]);
+  const copy = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-original-')), path.basename(file));
+  fs.writeFileSync(copy, original);
+  const load = async (at: string) => await import(pathToFileURL(at).href) as T;
+  return { patched: await load(file), original: await load(copy) };
+}
 const run = (...args: string[]) => execFileSync('node', [script, ...args], { encoding: 'utf8', stdio: 'pipe' });
 
 describe('scripts/patchPackages.mjs', () => {
@@ -60,18 +78,9 @@ describe('scripts/patchPackages.mjs', () => {
 
 describe('lifecycle-utils splitText, patched for speed', () => {
   type Split = (text: string, separators: string[]) => (string | { separator: string })[];
-  /** The installed (patched) function, and the original: the same file with the patch taken out. */
   async function both(): Promise<{ patched: Split; original: Split }> {
-    const dir = copy(splitDist, ['splitText.js']);
-    const file = path.join(dir, 'splitText.js');
-    const patched = fs.readFileSync(file, 'utf8');
-    const { SPLIT_TEXT_PATCHES, unpatched } = await patches();
-    const original = unpatched(patched, SPLIT_TEXT_PATCHES);
-    for (const patch of SPLIT_TEXT_PATCHES) expect([patched.includes(patch.replacement), original.includes(patch.replacement)]).toEqual([true, false]);
-    fs.writeFileSync(path.join(dir, 'original.js'), original.replace(SOURCE_MAP, ''));
-    fs.writeFileSync(file, patched.replace(SOURCE_MAP, ''));
-    const load = async (name: string) => ((await import(pathToFileURL(path.join(dir, name)).href)) as { splitText: Split }).splitText;
-    return { patched: await load('splitText.js'), original: await load('original.js') };
+    const { patched, original } = await patchedAndOriginal<{ splitText: Split }>(path.join(splitDist, 'splitText.js'), (all) => all.SPLIT_TEXT_PATCHES);
+    return { patched: patched.splitText, original: original.splitText };
   }
 
   it('splits every text as the original does: overlapping, nested and repeated separators included', async () => {
@@ -109,17 +118,9 @@ describe('lifecycle-utils splitText, patched for speed', () => {
 
 describe('node-llama-cpp squashChatHistoryItems, patched for speed', () => {
   type Squash = (history: unknown[]) => unknown[];
-  /** The installed (patched) function, and the original beside it (its one import made absolute). */
   async function both(): Promise<{ patched: Squash; original: Squash }> {
-    const { SQUASH_PATCHES, unpatched } = await patches();
-    const installed = path.join(llamaDist, SQUASH);
-    const text = fs.readFileSync(installed, 'utf8');
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keel-squash-'));
-    const original = unpatched(text, SQUASH_PATCHES).replace('"../../../utils/LlamaText.js"', JSON.stringify(pathToFileURL(path.join(llamaDist, 'utils/LlamaText.js')).href)).replace(SOURCE_MAP, '');
-    expect(original).toContain('structuredClone(item)');
-    fs.writeFileSync(path.join(dir, 'original.js'), original);
-    const load = async (file: string) => ((await import(pathToFileURL(file).href)) as { squashChatHistoryItems: Squash }).squashChatHistoryItems;
-    return { patched: await load(installed), original: await load(path.join(dir, 'original.js')) };
+    const { patched, original } = await patchedAndOriginal<{ squashChatHistoryItems: Squash }>(path.join(llamaDist, SQUASH), (all) => all.SQUASH_PATCHES);
+    return { patched: patched.squashChatHistoryItems, original: original.squashChatHistoryItems };
   }
 
   it('squashes every history as the original does, and leaves the history it was given as it was', async () => {
@@ -148,12 +149,8 @@ describe('node-llama-cpp UniqueIdGenerator, patched for speed', () => {
   type Make = new (antiText: string) => Generator;
 
   it('draws the ids the original draws, skipping each that appears in the text', async () => {
-    const { UNIQUE_ID_PATCHES, unpatched } = await patches();
-    const installed = path.join(llamaDist, UNIQUE_ID);
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keel-ids-'));
-    fs.writeFileSync(path.join(dir, 'original.js'), unpatched(fs.readFileSync(installed, 'utf8'), UNIQUE_ID_PATCHES).replace(SOURCE_MAP, ''));
-    const load = async (file: string) => ((await import(pathToFileURL(file).href)) as { UniqueIdGenerator: Make }).UniqueIdGenerator;
-    const [Patched, Original] = [await load(installed), await load(path.join(dir, 'original.js'))];
+    const both = await patchedAndOriginal<{ UniqueIdGenerator: Make }>(path.join(llamaDist, UNIQUE_ID), (all) => all.UNIQUE_ID_PATCHES);
+    const [Patched, Original] = [both.patched.UniqueIdGenerator, both.original.UniqueIdGenerator];
     const random = Math.random;
     let seed = 5;
     const next = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
