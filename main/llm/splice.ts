@@ -30,7 +30,7 @@ export function promptTokens(prompt: LlamaText, model: LlamaModel, evaluated: Ev
       for (let k = 0; k < evaluatedPart.length && evaluatedPart[k] === text[k]; k++) common++;
     }
   }
-  let keep = tokensWithin(read.ends, common);
+  let keep = countAtMost(read.ends, common); // the tokens that end within the common text
   if (keep === evaluated.length && read.ends[keep - 1] === length) keep--; // leave one token to evaluate
   const rewritten = common < cachedText.length;
   for (; keep > 0; keep--) {
@@ -43,7 +43,7 @@ export function promptTokens(prompt: LlamaText, model: LlamaModel, evaluated: Ev
 export interface PromptTokens {
   /** The prompt's length in tokens. */
   length: number;
-  /** The first index at which the prompt's tokens differ from the evaluated ones. */
+  /** The first index at which the prompt's tokens differ from the evaluated ones (at most the prompt's length). */
   firstDiff: number;
   /**
    * Whether the prompt's text departs from the text already evaluated before that text's end: the
@@ -212,7 +212,7 @@ export class ChunkedText {
 
   private chunkAt(offset: number): { text: string; start: number; index: number } {
     if (offset >= this.tailStart) return { text: this.tail, start: this.tailStart, index: this.chunks.length };
-    const index = tokensWithin(this.starts, offset) - 1;
+    const index = countAtMost(this.starts, offset) - 1;
     return { text: this.chunks[index], start: this.starts[index], index };
   }
 }
@@ -220,13 +220,13 @@ export class ChunkedText {
 /** How long the growing end of a ChunkedText gets before it is kept as a chunk (characters). */
 const CHUNK = 16_384;
 
-/** How many of the tokens end at or before `offset` (`ends` ascends): a binary search, not a walk over the history. */
-function tokensWithin(ends: readonly number[], offset: number): number {
+/** How many of the ascending `values` are at most `offset`: a binary search, not a walk over the history. */
+function countAtMost(values: readonly number[], offset: number): number {
   let low = 0;
-  let high = ends.length;
+  let high = values.length;
   while (low < high) {
     const mid = (low + high) >>> 1;
-    if (ends[mid] <= offset) low = mid + 1;
+    if (values[mid] <= offset) low = mid + 1;
     else high = mid;
   }
   return low;
