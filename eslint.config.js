@@ -1,72 +1,188 @@
 // ESLint flat config: recommended rules (no type-aware rules, so it stays fast) plus the layering
-// rule from DESIGN.md ("Layers by folder").
+// rule from DESIGN.md ("Layers by folder"), driven by the one table LAYERS below.
+import { builtinModules } from 'node:module';
 import path from 'node:path';
 import js from '@eslint/js'; // ships with eslint 9 (its own dependency, pinned by eslint)
 import tseslint from 'typescript-eslint';
 
 const repoRoot = import.meta.dirname;
 
+/** Packages every layer of main may use: small leaves with no I/O of their own. */
+export const LEAF_PACKAGES = ['zod', 'diff', 'picomatch'];
+/** Packages every test file (*.test.ts, *.test.tsx) may use. */
+export const TEST_PACKAGES = ['vitest', '@testing-library/react', '@testing-library/dom'];
+/** Hosts: they call the service; nothing but another host's entry point imports them. */
+const HOSTS = ['main/index', 'main/ipc', 'main/server', 'main/appHost'];
+/** Integration tests in main meet real parts from anywhere in main, and use test/. */
+const MAIN_TESTS = ['main', 'test'];
+
 /**
- * keel/layers: forbids imports that cross a layer. Options:
- *   packages: bare specifiers forbidden with their subpaths ('electron' also bans 'electron/main');
- *             one ending in '/' is a scope prefix ('@node-llama-cpp/').
- *   dirs:     repo-relative folders or extension-less files ('main/llm', 'main/index'); relative
- *             imports are resolved against the importing file before matching.
- *   allow:    repo-relative folders or files exempt from `dirs` ('main/db/store' inside a banned 'main/db').
- *   allowTypeImports: true allows `import type`/`export type` (and `import('…').T`) of the targets.
- *   reason:   the layer's rule, shown in the message.
- * Covers static imports, re-exports, dynamic import(), require(), `import x = require()` and
- * import types.
+ * The layers: every folder of main (and each file directly in main) and the folders around it,
+ * with what its files may import. One row a folder; a new folder of main is one new row here (lint
+ * and main/layers.test.ts fail until it has one). A file belongs to the row with the longest key its
+ * repo-relative path, less its extension and `.test`, is under. What a row may import:
+ *   may:      folders or extension-less files (values and types); its own folder always. Relative
+ *             imports are resolved against the importing file first.
+ *   not:      exceptions to `may` (a host left out of 'main').
+ *   types:    folders and packages only `import type` (or `import('…').T`) may reach.
+ *   packages: the npm packages it may import (with their subpaths; one ending in '/' is a scope).
+ *             Every row of main also gets LEAF_PACKAGES; node: builtins are always allowed.
+ *   tests:    more that its *.test.ts(x) files may import (with TEST_PACKAGES).
+ *   why:      the row's rule, shown in lint's message.
+ * '*' in may or packages: anything (the tools around the app, which ship nothing).
+ * Who alone imports a package is read off the table: node-llama-cpp is in main/llm's row only.
+ */
+export const LAYERS = {
+  'main/core': {
+    may: ['loop.json'], tests: ['main/db/store', 'test'],
+    why: 'main/core is plain Node (no Electron, no engine, no store, no adapters), testable anywhere; its tests may open the real store (main/db/store) and use test/',
+  },
+  'main/llm': {
+    may: ['main/core'], packages: ['node-llama-cpp', '@node-llama-cpp/', '@huggingface/jinja'], tests: MAIN_TESTS,
+    why: 'main/llm is the in-process engine: the core and node-llama-cpp, nothing of other adapters or hosts',
+  },
+  'main/remote': {
+    may: ['main/core'], packages: ['eventsource-parser'], tests: MAIN_TESTS,
+    why: 'main/remote is the engine on a model server: the core and plain HTTP, nothing of other adapters or hosts',
+  },
+  'main/mcp': {
+    // sandboxed.ts launches stdio servers inside the command sandbox; hub.ts types the contract's views.
+    may: ['main/core', 'main/sandbox', 'package.json'], types: ['main/contract'], packages: ['@modelcontextprotocol/sdk'], tests: MAIN_TESTS,
+    why: 'main/mcp is the MCP client: the core, the MCP SDK and the sandbox its servers run in',
+  },
+  'main/sandbox': {
+    may: ['main/core'], packages: ['@anthropic-ai/sandbox-runtime'], tests: MAIN_TESTS,
+    why: 'main/sandbox is the command runner: the core and sandbox-runtime, nothing of other adapters or hosts',
+  },
+  'main/db': {
+    may: ['main/core'], packages: ['better-sqlite3'], tests: [...MAIN_TESTS, 'bench/crash'],
+    why: 'main/db is the store: it knows the core\'s rows and nothing of engines, hosts or UIs',
+  },
+  'main/contract': {
+    may: ['main/core'], types: ['main/llm'], tests: MAIN_TESTS,
+    why: 'the contract runs in the preload script and the page: values only from leaf modules of main/core (contract.test.ts walks them), types from main/llm',
+  },
+  'main/app': {
+    may: ['main'], not: [...HOSTS, 'main/cli'], tests: MAIN_TESTS,
+    why: 'the service (main/app) runs in plain Node under any host, and the hosts (CLI, IPC, server) call it',
+  },
+  'main/cli': {
+    may: ['main'], not: HOSTS, tests: MAIN_TESTS,
+    why: 'the CLI is a host of its own, in plain Node: it calls the service, never another host',
+  },
+  'main/openEngine': {
+    may: ['main/core', 'main/llm', 'main/remote'], tests: MAIN_TESTS,
+    why: 'openEngine opens an engine (local or server) and an agent loop on it: the core and the engines',
+  },
+  'main/engineFixture': {
+    may: ['main'], not: [...HOSTS, 'main/cli', 'main/app'], tests: MAIN_TESTS,
+    why: 'the engine fixture wires a real engine, store and session for tests and keel check-model, below the service',
+  },
+  'main/keelHome': {
+    may: ['main/llm'], tests: MAIN_TESTS,
+    why: 'keelHome says where Keel\'s data lives (the store, the engine\'s saved states)',
+  },
+  'main/appHost': {
+    may: ['main'], not: ['main/index', 'main/ipc', 'main/server', 'main/cli'], tests: MAIN_TESTS,
+    why: 'the app host is the one service and its event fan-out, which the transports bind',
+  },
+  'main/ipc': {
+    may: ['main/contract'], types: ['main/appHost', 'electron'], tests: [...MAIN_TESTS, 'preload'],
+    why: 'the IPC transport binds the contract to the host; Electron\'s ipcMain is handed in by main/index.ts',
+  },
+  'main/server': {
+    may: ['main/contract', 'main/appHost', 'main/keelHome'], packages: ['ws'], tests: MAIN_TESTS,
+    why: 'the browser-mode server binds the contract to the host over loopback HTTP/WebSocket',
+  },
+  'main/index': {
+    may: ['main'], packages: ['electron'],
+    why: 'main/index.ts is the Electron app: the one place in main that imports Electron',
+  },
+  'main/layers': { why: 'the layer rule\'s own test' },
+  renderer: {
+    may: ['main/contract'], packages: ['react', 'react-dom', 'zustand', 'marked', 'dompurify', 'highlight.js', '@tanstack/react-virtual'],
+    why: 'the renderer mirrors what main pushes and imports from main/ only the contract (main/contract.ts, main/contract/)',
+  },
+  preload: {
+    may: ['main/contract'], packages: ['electron'],
+    why: 'the preload script exposes the typed contract over contextBridge, nothing more',
+  },
+  test: { may: ['main'], packages: ['*'], why: 'helpers for tests' },
+  bench: { may: ['*'], packages: ['*'], why: 'benchmarks' },
+  e2e: { may: ['*'], packages: ['*'], why: 'browser tests' },
+  conformance: { may: ['*'], packages: ['*'], why: 'conformance cases and their runner' },
+  scripts: { may: ['*'], packages: ['*'], why: 'build and setup scripts' },
+};
+
+/** Repo-relative path without extension and `.test` ('main/app/settings.test.ts' → 'main/app/settings'). */
+const bareOf = (rel) => rel.replace(/(\.test)?\.(c|m)?[jt]sx?$/, '');
+const under = (bare, dir) => dir === '*' || bare === dir || bare.startsWith(`${dir}/`);
+const packageMatches = (source, pkg) =>
+  pkg === '*' || (pkg.endsWith('/') ? source.startsWith(pkg) : source === pkg || source.startsWith(`${pkg}/`));
+
+/** The row a repo-relative file belongs to: the longest key it is under, or undefined. */
+export function layerOf(rel) {
+  const bare = bareOf(rel);
+  return Object.keys(LAYERS).filter((key) => under(bare, key)).sort((a, b) => b.length - a.length)[0];
+}
+
+/**
+ * keel/layers: every import must be one the importing file's LAYERS row allows. Covers static
+ * imports, re-exports, dynamic import(), require(), `import x = require()` and import types. A file
+ * in main/ outside every row is itself an error.
  */
 const layersRule = {
   meta: {
     type: 'problem',
-    docs: { description: 'Keep the layers of DESIGN.md apart' },
-    schema: [
-      {
-        type: 'object',
-        properties: {
-          packages: { type: 'array', items: { type: 'string' } },
-          dirs: { type: 'array', items: { type: 'string' } },
-          allow: { type: 'array', items: { type: 'string' } },
-          allowTypeImports: { type: 'boolean' },
-          reason: { type: 'string' },
-        },
-        additionalProperties: false,
-      },
-    ],
-    messages: { forbidden: "'{{source}}' may not be imported here{{typeNote}}: {{reason}}" },
+    docs: { description: 'Keep the layers of DESIGN.md apart (the LAYERS table of eslint.config.js)' },
+    schema: [],
+    messages: {
+      forbidden: "'{{source}}' may not be imported here ({{layer}}{{typeNote}}): {{why}}",
+      noRow: '{{folder}} has no row in the LAYERS table of eslint.config.js: add one saying what it may import',
+    },
   },
   create(context) {
-    const { packages = [], dirs = [], allow = [], allowTypeImports = false, reason = '' } = context.options[0] ?? {};
-    const filename = context.filename;
-
-    /** Whether a module specifier names a forbidden target. */
-    const isForbidden = (source) => {
-      if (source.startsWith('.') || source.startsWith('/')) {
-        const absolute = path.resolve(path.dirname(filename), source);
-        const rel = path.relative(repoRoot, absolute).split(path.sep).join('/');
-        const bare = rel.replace(/\.(c|m)?[jt]sx?$/, '');
-        const under = (dir) => bare === dir || rel.startsWith(`${dir}/`);
-        return dirs.some(under) && !allow.some(under);
+    const rel = path.relative(repoRoot, context.filename).split(path.sep).join('/');
+    const key = layerOf(rel);
+    if (!key) {
+      if (rel.startsWith('main/')) {
+        return {
+          Program(node) {
+            context.report({ node, messageId: 'noRow', data: { folder: rel.split('/').slice(0, 2).join('/').replace(/(\.test)?\.[jt]sx?$/, '') } });
+          },
+        };
       }
-      return packages.some((pkg) =>
-        pkg.endsWith('/') ? source.startsWith(pkg) : source === pkg || source.startsWith(`${pkg}/`),
-      );
+      return {}; // config files at the root and other tools' files are not layered
+    }
+    const row = LAYERS[key];
+    const isTest = /\.test\.[jt]sx?$/.test(rel);
+    const may = [key, ...(row.may ?? []), ...(isTest ? row.tests ?? [] : [])];
+    const not = row.not ?? [];
+    const types = row.types ?? [];
+    const packages = [...(row.packages ?? []), ...(key.startsWith('main/') ? LEAF_PACKAGES : []), ...(isTest ? TEST_PACKAGES : [])];
+
+    /** Whether an import is allowed; typeOnly: it brings types only. */
+    const allowed = (source, typeOnly) => {
+      if (source.startsWith('.') || source.startsWith('/')) {
+        const target = path.relative(repoRoot, path.resolve(path.dirname(context.filename), source)).split(path.sep).join('/');
+        const bare = target.replace(/\.(c|m)?[jt]sx?$/, '');
+        const reaches = (dir) => under(bare, dir) || under(target, dir);
+        if (reaches(key)) return true;
+        if (may.some(reaches) && !not.some(reaches)) return true;
+        return typeOnly && types.some(reaches);
+      }
+      if (source.startsWith('node:') || builtinModules.includes(source)) return true;
+      if (packages.some((pkg) => packageMatches(source, pkg))) return true;
+      return typeOnly && types.some((pkg) => packageMatches(source, pkg));
     };
 
     const check = (node, sourceNode, typeOnly) => {
       if (!sourceNode || typeof sourceNode.value !== 'string') return;
-      if (typeOnly && allowTypeImports) return;
-      if (!isForbidden(sourceNode.value)) return;
+      if (allowed(sourceNode.value, typeOnly)) return;
       context.report({
         node,
         messageId: 'forbidden',
-        data: {
-          source: sourceNode.value,
-          typeNote: allowTypeImports ? ' except as `import type`' : '',
-          reason,
-        },
+        data: { source: sourceNode.value, layer: key, typeNote: typeOnly ? ', as a type' : '', why: row.why },
       });
     };
 
@@ -109,18 +225,6 @@ const layersRule = {
 
 const keelPlugin = { rules: { layers: layersRule } };
 
-/** The adapters and hosts around the core (main/mcp and main/sandbox adapt MCP servers and the OS sandbox). */
-const ADAPTERS = [
-  'main/db', 'main/app', 'main/cli', 'main/llm', 'main/ipc', 'main/server', 'main/mcp', 'main/sandbox',
-  'main/index', 'main/appHost', 'main/openEngine', 'main/keelHome', 'main/contract', 'main/methods',
-];
-/** What is not the app's code at all: the UI, benches, end-to-end and conformance harnesses, test support. */
-const OUTSIDE_MAIN = ['renderer', 'preload', 'bench', 'e2e', 'conformance', 'scripts', 'test'];
-const ADAPTER_PACKAGES = [
-  'electron', 'node-llama-cpp', '@node-llama-cpp/', 'better-sqlite3', '@anthropic-ai/sandbox-runtime', '@modelcontextprotocol/',
-];
-const CORE_REASON = 'main/core is plain Node (no Electron, no engine, no store, no adapters), testable anywhere';
-
 export default tseslint.config(
   { ignores: ['out/', 'dist/', 'node_modules/', 'test-results/', 'bench/.work/', '.keel-test/'] },
   js.configs.recommended,
@@ -134,104 +238,12 @@ export default tseslint.config(
         'error',
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' },
       ],
+      'keel/layers': 'error',
     },
   },
   {
     // Plain JS config files run in Node.
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
-  },
-  {
-    // The core is plain Node: no engine, no store, no UI, no host. It reaches adapters only through
-    // the interfaces it declares (Engine, SessionStore, ExternalTools, CommandRunner).
-    files: ['main/core/**'],
-    ignores: ['main/core/**/*.test.ts'],
-    rules: { 'keel/layers': ['error', { packages: ADAPTER_PACKAGES, dirs: [...ADAPTERS, ...OUTSIDE_MAIN], reason: CORE_REASON }] },
-  },
-  {
-    // Core tests run against real SQLite files (DESIGN: "real temporary folders, real SQLite files"):
-    // they may open the store, and use the test/ support folder; nothing else outside the core.
-    files: ['main/core/**/*.test.ts'],
-    rules: {
-      'keel/layers': [
-        'error',
-        {
-          packages: ADAPTER_PACKAGES,
-          dirs: [...ADAPTERS, ...OUTSIDE_MAIN.filter((d) => d !== 'test')],
-          allow: ['main/db/store'],
-          reason: `${CORE_REASON}; its tests may open the real store (main/db/store) and use test/`,
-        },
-      ],
-    },
-  },
-  {
-    files: ['main/db/**'],
-    rules: {
-      'keel/layers': [
-        'error',
-        {
-          packages: ['electron', 'node-llama-cpp', '@node-llama-cpp/', '@anthropic-ai/sandbox-runtime', '@modelcontextprotocol/'],
-          dirs: ADAPTERS.filter((d) => d !== 'main/db'),
-          reason: 'main/db is the store: it knows the core\'s rows and nothing of engines, hosts or UIs',
-        },
-      ],
-    },
-  },
-  {
-    files: ['main/cli/**'],
-    rules: {
-      'keel/layers': [
-        'error',
-        {
-          packages: ['electron'],
-          dirs: ['main/ipc', 'main/server', 'main/index', 'main/appHost', 'renderer', 'preload'],
-          reason: 'the CLI is a host of its own, in plain Node: it calls the service, never another host',
-        },
-      ],
-    },
-  },
-  {
-    files: ['main/app/**'],
-    rules: {
-      'keel/layers': [
-        'error',
-        {
-          packages: ['electron'],
-          dirs: ['main/ipc', 'main/server', 'main/index', 'main/appHost', 'main/cli', 'renderer', 'preload'],
-          reason: 'the service (main/app) runs in plain Node under any host, and the hosts (CLI, IPC, server) call it',
-        },
-      ],
-    },
-  },
-  {
-    files: ['renderer/**'],
-    rules: {
-      'keel/layers': [
-        'error',
-        {
-          packages: ['electron'],
-          dirs: ['main'],
-          allow: ['main/contract'],
-          allowTypeImports: true,
-          reason: 'the renderer mirrors what main pushes and imports from main/ only the contract (main/contract.ts, main/contract/) and types',
-        },
-      ],
-    },
-  },
-  {
-    // The contract holds values and is bundled into the sandboxed preload script and the page:
-    // adapters and Node-only code only as types (contract.test.ts walks its value imports).
-    files: ['main/contract.ts', 'main/contract/**'],
-    rules: {
-      'keel/layers': [
-        'error',
-        {
-          packages: ['electron', 'node-llama-cpp', '@node-llama-cpp/', 'better-sqlite3', 'ws', '@modelcontextprotocol/'],
-          dirs: ['main/app', 'main/db', 'main/llm', 'main/ipc', 'main/server', 'main/cli', 'main/mcp', 'main/sandbox', 'main/index', 'main/appHost', 'main/openEngine'],
-          allowTypeImports: true,
-          reason: 'the contract runs in the preload script and the page: values only from leaf modules of main/core',
-        },
-      ],
-    },
   },
 );

@@ -3,7 +3,7 @@
  * IPC binder and preload) is the only place that wires Electron, so everything else runs in plain
  * Node under test.
  */
-import { app, BrowserWindow, dialog, safeStorage, session, shell } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, safeStorage, session, shell } from 'electron';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startHost, type Host } from './appHost.js';
@@ -79,7 +79,7 @@ void app.whenReady().then(() => {
       return picked.canceled ? undefined : picked.filePaths[0];
     },
   });
-  unbind = bindIpc({ host, window: () => mainWindow, isOwnPage: ownPageCheck({ rendererHtml, devServerUrl }) });
+  unbind = bindIpc({ ipc: ipcMain, host, window: () => mainWindow, isOwnPage: ownPageCheck({ rendererHtml, devServerUrl }) });
 
   mainWindow = createWindow();
   app.on('activate', () => {

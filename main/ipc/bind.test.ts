@@ -9,19 +9,15 @@ import { CALL_CHANNEL, EVENT_CHANNEL, type CallReply } from '../contract.js';
 import { bindIpc, REFUSED } from './bind.js';
 import { ownPageCheck } from './pageChecks.js';
 
-const electron = vi.hoisted(() => ({
-  handlers: new Map<string, (...args: unknown[]) => Promise<unknown>>(),
-}));
-
-vi.mock('electron', () => ({
-  ipcMain: {
-    handle: vi.fn((channel: string, handler: (...args: unknown[]) => Promise<unknown>) => {
-      if (electron.handlers.has(channel)) throw new Error(`a second handler for ${channel}`);
-      electron.handlers.set(channel, handler);
-    }),
-    removeHandler: vi.fn((channel: string) => electron.handlers.delete(channel)),
+/** Electron's ipcMain as bindIpc uses it (no Electron binary here): one handler per channel. */
+const electron = { handlers: new Map<string, (...args: unknown[]) => Promise<unknown>>() };
+const ipc = {
+  handle: (channel: string, handler: (...args: unknown[]) => Promise<unknown>) => {
+    if (electron.handlers.has(channel)) throw new Error(`a second handler for ${channel}`);
+    electron.handlers.set(channel, handler);
   },
-}));
+  removeHandler: (channel: string) => { electron.handlers.delete(channel); },
+} as unknown as Electron.IpcMain;
 
 const rendererHtml = path.resolve('/app/out/renderer/index.html');
 const ownUrl = pathToFileURL(rendererHtml).href;
@@ -60,6 +56,7 @@ beforeEach(() => {
   unbind?.();
   win = fakeWindow();
   unbind = bindIpc({
+    ipc,
     host,
     window: () => win as unknown as Electron.BrowserWindow | undefined,
     isOwnPage: ownPageCheck({ rendererHtml }),

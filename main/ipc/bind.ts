@@ -4,11 +4,13 @@
  * of Keel's own window showing Keel's own page, and the arguments must fit the contract
  * (checkCall, inside host.call) before the service sees them.
  */
-import { ipcMain, type BrowserWindow, type IpcMainInvokeEvent } from 'electron';
+import type { BrowserWindow, IpcMain, IpcMainInvokeEvent } from 'electron';
 import type { Host } from '../appHost.js';
 import { CALL_CHANNEL, EVENT_CHANNEL, type CallReply } from '../contract.js';
 
 export interface BindOptions {
+  /** Electron's ipcMain, handed in by main/index.ts (the one module of main that imports Electron). */
+  ipc: Pick<IpcMain, 'handle' | 'removeHandler'>;
   host: Pick<Host, 'call' | 'subscribe'>;
   /** The app's window, or undefined while none is open (it is recreated on macOS). */
   window: () => BrowserWindow | undefined;
@@ -20,7 +22,7 @@ export const REFUSED = 'Refused: the call did not come from Keel\'s own page.';
 
 /** Binds the contract; returns the unbinding (handler removed, events no longer sent). */
 export function bindIpc(o: BindOptions): () => void {
-  ipcMain.handle(CALL_CHANNEL, async (event: IpcMainInvokeEvent, method: unknown, args: unknown): Promise<CallReply> => {
+  o.ipc.handle(CALL_CHANNEL, async (event: IpcMainInvokeEvent, method: unknown, args: unknown): Promise<CallReply> => {
     if (!fromOwnPage(event, o)) return { ok: false, error: REFUSED };
     return o.host.call(method, args);
   });
@@ -29,7 +31,7 @@ export function bindIpc(o: BindOptions): () => void {
     if (win && !win.isDestroyed() && !win.webContents.isDestroyed()) win.webContents.send(EVENT_CHANNEL, event);
   });
   return () => {
-    ipcMain.removeHandler(CALL_CHANNEL);
+    o.ipc.removeHandler(CALL_CHANNEL);
     unsubscribe();
   };
 }

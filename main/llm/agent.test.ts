@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MODES, type RequestRow } from '../core/session/types.js';
 import { snapshotTree } from '../../test/outsideTree.js';
 import { createSandboxRunner } from '../sandbox/runner.js';
-import { engineFixture, type EngineFixture } from './fixture.js';
+import { engineFixture, type EngineFixture } from '../engineFixture.js';
 import { openEngine } from '../openEngine.js';
 import { formatCall } from './toolCalls.js';
 

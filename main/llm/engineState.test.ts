@@ -5,7 +5,7 @@ import { openAgent, openEngine } from '../openEngine.js';
 import { Session } from '../core/session/session.js';
 import { DEFAULT_PROMPTS_DIR } from '../core/prompts/buildSystemPrompt.js';
 import { ToolRegistry } from '../core/tools/registry.js';
-import { engineFixture, type EngineFixture } from './fixture.js';
+import { engineFixture, type EngineFixture } from '../engineFixture.js';
 import { loadModel } from './model.js';
 import type { LlamaContextSequence } from 'node-llama-cpp';
 import { newStateFile, readMeta } from './stateFiles.js';

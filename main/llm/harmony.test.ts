@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { engineFixture, type EngineFixture } from './fixture.js';
+import { engineFixture, type EngineFixture } from '../engineFixture.js';
 import { harmonyFormat } from './harmony.js';
 import { templateModelOptions } from './testModel/templates.js';
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RequestRow } from '../core/session/types.js';
-import { engineFixture, type EngineFixture } from './fixture.js';
+import { engineFixture, type EngineFixture } from '../engineFixture.js';
 import { formatCall } from './toolCalls.js';
 
 let f: EngineFixture | undefined;

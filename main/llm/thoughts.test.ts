@@ -1,6 +1,6 @@
 import { LlamaText, SpecialTokensText } from 'node-llama-cpp';
 import { afterEach, describe, expect, it } from 'vitest';
-import { engineFixture, type EngineFixture } from './fixture.js';
+import { engineFixture, type EngineFixture } from '../engineFixture.js';
 import { nativeReplies } from './testModel/nativeReplies.js';
 import { templateModelOptions } from './testModel/templates.js';
 import { thoughtItems, withoutThoughts, type ThoughtMarkers } from './thoughts.js';

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RequestRow } from '../core/session/types.js';
-import { engineFixture, type EngineFixture } from '../llm/fixture.js';
+import { engineFixture, type EngineFixture } from '../engineFixture.js';
 import { formatCall } from '../llm/toolCalls.js';
 import { McpHub } from './hub.js';
 import { entry, EVERYTHING, FILESYSTEM, nodeServer, writeConfig } from './testServers/servers.js';

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { checkSession, type TemplateReport } from '../../llm/checkTemplate.js';
+import { checkSession, type TemplateReport } from '../checkSession.js';
 import { templateTokensFor } from '../../llm/testModel/templates.js';
 import { CliError, type Io } from '../io.js';
 

@@ -1,9 +1,9 @@
-import { engineFixture, type EngineFixture } from './fixture.js';
-import { generationOpensThought } from './generationPrompt.js';
-import { thoughtMarkers } from './thoughts.js';
-import { nativeReplies } from './testModel/nativeReplies.js';
-import type { TestModelOptions } from './testModel/makeTestModel.js';
-import { sessionWrapper, wrapperProblem } from './wrapper.js';
+import { engineFixture, type EngineFixture } from '../engineFixture.js';
+import { generationOpensThought } from '../llm/generationPrompt.js';
+import { thoughtMarkers } from '../llm/thoughts.js';
+import { nativeReplies } from '../llm/testModel/nativeReplies.js';
+import type { TestModelOptions } from '../llm/testModel/makeTestModel.js';
+import { sessionWrapper, wrapperProblem } from '../llm/wrapper.js';
 
 /**
  * Keel's standard scripted session (check-template, check-model, check:templates), on the real

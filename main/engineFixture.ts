@@ -1,20 +1,20 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { PermissionOptions } from '../core/permissions/approval.js';
-import { DEFAULT_PROMPTS_DIR } from '../core/prompts/buildSystemPrompt.js';
-import type { CommandRunner } from '../core/tools/commandRunner.js';
-import { Session } from '../core/session/session.js';
-import type { Mode, SessionKind } from '../core/session/types.js';
-import type { ExternalTools } from '../core/tools/external.js';
-import { ToolRegistry } from '../core/tools/registry.js';
-import { SqliteStore } from '../db/store.js';
-import type { AgentLoop, LoopEvent } from '../core/session/loop.js';
-import { openAgent, openEngine } from '../openEngine.js';
-import type { LlamaEngine } from './engine.js';
-import { loadModel, type LoadedModel } from './model.js';
-import type { CallSyntax } from './toolCalls.js';
-import { writeTestModel, type TestModelOptions } from './testModel/makeTestModel.js';
+import type { PermissionOptions } from './core/permissions/approval.js';
+import { DEFAULT_PROMPTS_DIR } from './core/prompts/buildSystemPrompt.js';
+import type { CommandRunner } from './core/tools/commandRunner.js';
+import { Session } from './core/session/session.js';
+import type { Mode, SessionKind } from './core/session/types.js';
+import type { ExternalTools } from './core/tools/external.js';
+import { ToolRegistry } from './core/tools/registry.js';
+import { SqliteStore } from './db/store.js';
+import type { AgentLoop, LoopEvent } from './core/session/loop.js';
+import { openAgent, openEngine } from './openEngine.js';
+import type { LlamaEngine } from './llm/engine.js';
+import { loadModel, type LoadedModel } from './llm/model.js';
+import type { CallSyntax } from './llm/toolCalls.js';
+import { writeTestModel, type TestModelOptions } from './llm/testModel/makeTestModel.js';
 
 /**
  * A real engine on a generated model, for tests and benchmarks: a temporary workspace, a real
