@@ -80,6 +80,23 @@ describe('the stream and the URL', () => {
     await expect(bad()).rejects.toThrow(/http:\/\/x:1 sent a malformed stream/);
   });
 
+  it('frames events across chunks, ends without a last blank line, and reads a server error or a foreign line as errors', async () => {
+    const chunked = (...parts: string[]) => new ReadableStream<Uint8Array>({
+      start(c) { for (const p of parts) c.enqueue(new TextEncoder().encode(p)); c.close(); },
+    });
+    const read = async (body: ReadableStream<Uint8Array>) => {
+      const events = [];
+      for await (const e of sseEvents(body, 'http://x:2', () => {})) events.push(e);
+      return events;
+    };
+    expect(await read(chunked('data: {"a"', ':1}\n', '\nid: 7\ndata: {"b":2}'))).toEqual([{ a: 1 }, { b: 2 }]);
+    await expect(read(chunked('data: {"a":1}\n\nerror: {"code":500,"message":"slot gone"}\n\n'))).rejects
+      .toThrow('The server at http://x:2 reported an error mid-reply: {"code":500,"message":"slot gone"}.');
+    await expect(read(chunked('data: {"error":{"message":"out of memory"}}\n\n'))).rejects.toThrow('reported an error mid-reply: out of memory.');
+    await expect(read(chunked('<html>502 Bad Gateway</html>\n\n'))).rejects.toThrow(/malformed stream \(a line that is not a Server-Sent Event: "<html>502 Bad Gateway<\/html>"\)/);
+    await expect(read(chunked('data: [1,2]\n\n'))).rejects.toThrow(/an event that is not a JSON object/);
+  });
+
   it('takes a base address with or without /v1 and refuses what is not http(s)', () => {
     expect(baseUrl('http://127.0.0.1:8080/v1/')).toBe('http://127.0.0.1:8080');
     expect(baseUrl('https://host/api')).toBe('https://host/api');

@@ -1,57 +1,79 @@
+import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
 import { ServerError } from './errors.js';
 
 /**
- * The events of a Server-Sent Events stream, as parsed JSON, until `data: [DONE]` or the end. A
- * data line that is not JSON is a malformed stream (an error, never skipped: a skipped piece would be
- * a silently wrong reply). llama-server reports a failure mid-stream as an `error: {...}` line.
- * `ended` tells whether the stream finished with [DONE] (a server that omits it ends cleanly too).
+ * The events of a Server-Sent Events stream (framed by eventsource-parser, to the SSE standard), as
+ * parsed JSON, until `data: [DONE]` or the end. An event whose data is not a JSON object is a
+ * malformed stream (an error, never skipped: a skipped piece would be a silently wrong reply), and
+ * so is a field the standard does not know. llama-server reports a failure mid-stream as an
+ * `error: {...}` field, others as a data object with an `error` key: both are the server's error.
+ * A server that omits [DONE] ends cleanly too.
  */
 export async function* sseEvents(
   body: ReadableStream<Uint8Array>, url: string, onChunk: () => void,
 ): AsyncGenerator<Record<string, unknown>, void, void> {
   const decoder = new TextDecoder();
-  let buffer = '';
+  /** What the parser framed since the last chunk, in order: an event's data, or a field it refused. */
+  const framed: ({ data: string } | { refused: ParseError })[] = [];
+  const parser = createParser({
+    onEvent: (e: EventSourceMessage) => framed.push({ data: e.data }),
+    onError: (refused) => framed.push({ refused }),
+  });
+  /** The framed events as JSON objects; 'done' at [DONE]. */
+  function* drain(): Generator<Record<string, unknown> | 'done'> {
+    for (const piece of framed.splice(0)) {
+      if ('refused' in piece) {
+        const { field, value, line, message } = piece.refused;
+        if (field === 'error') throw serverError(url, parseObject(value ?? '', url), value ?? '');
+        throw malformed(url, `a line that is not a Server-Sent Event: ${JSON.stringify((line ?? field ?? message).slice(0, 80))}`);
+      }
+      if (piece.data.trim() === '[DONE]') {
+        yield 'done';
+        return;
+      }
+      const event = parseObject(piece.data, url);
+      if (event.error !== undefined) throw serverError(url, event, piece.data);
+      yield event;
+    }
+  }
   const reader = body.getReader();
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
       onChunk();
-      buffer += decoder.decode(value, { stream: true });
-      let nl: number;
-      while ((nl = buffer.indexOf('\n')) >= 0) {
-        const line = buffer.slice(0, nl).replace(/\r$/, '');
-        buffer = buffer.slice(nl + 1);
-        const event = parseLine(line, url);
+      parser.feed(decoder.decode(value, { stream: true }));
+      for (const event of drain()) {
         if (event === 'done') return;
-        if (event) yield event;
+        yield event;
       }
     }
-    const event = parseLine(buffer.replace(/\r$/, ''), url);
-    if (event && event !== 'done') yield event;
+    // The end closes a last line and event left open (the standard would drop it; an abrupt server's last piece counts).
+    parser.feed(`${decoder.decode()}\n\n`);
+    for (const event of drain()) {
+      if (event === 'done') return;
+      yield event;
+    }
   } finally {
     reader.releaseLock();
   }
 }
 
-function parseLine(line: string, url: string): Record<string, unknown> | 'done' | undefined {
-  if (line === '' || line.startsWith(':') || /^(event|id|retry):/.test(line)) return undefined;
-  const m = /^(data|error):\s?(.*)$/.exec(line);
-  if (!m) throw malformed(url, `a line that is not a Server-Sent Event: ${JSON.stringify(line.slice(0, 80))}`);
-  if (m[1] === 'data' && m[2].trim() === '[DONE]') return 'done';
+function parseObject(data: string, url: string): Record<string, unknown> {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(m[2]);
+    parsed = JSON.parse(data);
   } catch {
-    throw malformed(url, `an event that is not JSON: ${JSON.stringify(m[2].slice(0, 80))}`);
+    throw malformed(url, `an event that is not JSON: ${JSON.stringify(data.slice(0, 80))}`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw malformed(url, `an event that is not a JSON object: ${JSON.stringify(m[2].slice(0, 80))}`);
-  const error = (parsed as { error?: { message?: string } | string }).error;
-  if (m[1] === 'error' || error !== undefined) {
-    const said = typeof error === 'string' ? error : error?.message ?? m[2].slice(0, 200);
-    throw new ServerError('http', url, `The server at ${url} reported an error mid-reply: ${said}. Retry the turn; if it persists, check the server's log.`);
-  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw malformed(url, `an event that is not a JSON object: ${JSON.stringify(data.slice(0, 80))}`);
   return parsed as Record<string, unknown>;
+}
+
+function serverError(url: string, event: Record<string, unknown>, data: string): ServerError {
+  const error = (event as { error?: { message?: string } | string }).error;
+  const said = typeof error === 'string' ? error : error?.message ?? data.slice(0, 200);
+  return new ServerError('http', url, `The server at ${url} reported an error mid-reply: ${said}. Retry the turn; if it persists, check the server's log.`);
 }
 
 export function malformed(url: string, what: string): ServerError {
