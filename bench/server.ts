@@ -37,7 +37,7 @@ import { ServerEngine } from '../main/remote/engine.js';
 import { ServerClient } from '../main/remote/http.js';
 import { wireMessages, wireTools } from '../main/remote/messages.js';
 import { scriptReply } from '../main/remote/scripted.js';
-import { startLlamaServer } from '../main/remote/testServer.js';
+import { startLlamaServer } from '../test/llamaServer.js';
 import { runKeel } from './reuse/keel.js';
 import { analyse, novelTokens } from './reuse/measure.js';
 import { fmt, secs } from './reuse/report.js';

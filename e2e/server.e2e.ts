@@ -15,7 +15,7 @@ import { test } from '@playwright/test';
 import { writeTestModel } from '../main/llm/testModel/makeTestModel.js';
 import { serverModelId } from '../main/remote/connect.js';
 import { scriptReply } from '../main/remote/scripted.js';
-import { llamaServerMissing, mustHaveLlamaServer, startLlamaServer } from '../main/remote/testServer.js';
+import { llamaServerMissing, mustHaveLlamaServer, startLlamaServer } from '../test/llamaServer.js';
 import { startHarness } from './harness.js';
 import { assertClean, newSession, send, waitFor, waitForText, WAIT } from './steps.js';
 

@@ -21,9 +21,9 @@ import { openAgent, openEngine } from '../openEngine.js';
 import { connectServer, listModels, serverModelId } from './connect.js';
 import { ServerEngine } from './engine.js';
 import { ServerError } from './errors.js';
-import { startFaultProxy } from './faultProxy.js';
+import { startFaultProxy } from '../../test/faultProxy.js';
 import { scriptReply } from './scripted.js';
-import { freePort, llamaServerMissing, mustHaveLlamaServer, startLlamaServer, type RunningServer } from './testServer.js';
+import { freePort, llamaServerMissing, mustHaveLlamaServer, startLlamaServer, type RunningServer } from '../../test/llamaServer.js';
 
 const missing = llamaServerMissing();
 const CONTEXT = 8192;
