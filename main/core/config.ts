@@ -24,3 +24,9 @@ export function fill(template: string, values: Record<string, string | number>):
     key in values ? String(values[key]) : whole,
   );
 }
+
+/** Checkpoints: the size over which a file is named, not copied; the texts the person is told. */
+export const checkpointConfig = {
+  maxFileBytes: loop.checkpoints.max_file_bytes.value,
+  texts: loop.checkpoints.texts,
+} as const;
