@@ -43,7 +43,7 @@ export class GitCheckpoints implements Checkpoints {
     this.log = new CheckpointLog(path.join(o.dir, 'keel-checkpoints.jsonl'));
     this.journalFile = path.join(o.dir, 'keel-rewind.json');
     if (!o.fresh && !this.repo.exists) return; // a session from before checkpoints: recorded from its next turn on
-    this.repo.resume(this.log.lastTree(), this.log.lastLarge());
+    this.repo.resume(this.log.lastLarge());
     if (o.fresh) this.record({ t: 'start' }, undefined, 0);
   }
 

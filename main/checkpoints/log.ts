@@ -63,15 +63,6 @@ export class CheckpointLog {
     return b[0] === 10;
   }
 
-  /** The last record's tree, if any. */
-  lastTree(): string | undefined {
-    for (let i = this.records.length - 1; i >= 0; i--) {
-      const r = this.records[i];
-      if (r.t !== 'broken') return r.tree;
-    }
-    return undefined;
-  }
-
   lastLarge(): LargeFiles {
     for (let i = this.records.length - 1; i >= 0; i--) {
       const r = this.records[i];

@@ -53,9 +53,12 @@ export class ShadowRepo {
     for (const [k, v] of config) this.git.run(['config', k, v]);
   }
 
-  /** Picks up where a reopened session left off: its last tree and large files. */
-  resume(tree: string | undefined, large: LargeFiles): void {
-    this.lastTree = tree;
+  /**
+   * Picks up where a reopened session left off: its large files. The tree is written again from
+   * the index on the first snapshot (a kill may have come after the index moved, before the log).
+   */
+  resume(large: LargeFiles): void {
+    this.lastTree = undefined;
     this.lastLarge = { ...large };
     // A kill during a snapshot can leave git's lock: this session's store is the only writer.
     fs.rmSync(path.join(this.dir, 'index.lock'), { force: true });
@@ -102,9 +105,11 @@ export class ShadowRepo {
     // A large file stays untracked, so every walk lists it: it changed only where its signature did.
     if (!paths) for (const [rel, sig] of Object.entries(this.lastLarge)) if (large[rel] !== sig) changed.add(rel);
     for (const rel of Object.keys(large)) if (this.lastLarge[rel] !== large[rel]) changed.add(rel);
+    // Until the new tree is written, the last one may no longer be the index's.
+    if (unlarge.length > 0 || add.length > 0) this.lastTree = undefined;
     if (unlarge.length > 0) this.git.run(['update-index', '-z', '--force-remove', '--stdin'], nulJoin(unlarge));
     if (add.length > 0) this.git.run(['update-index', '-z', '--add', '--remove', '--replace', '--stdin'], nulJoin(add));
-    const tree = add.length > 0 || unlarge.length > 0 || !this.lastTree ? this.git.text(['write-tree']).trim() : this.lastTree;
+    const tree = this.lastTree ?? this.git.text(['write-tree']).trim();
     this.lastTree = tree;
     this.lastLarge = large;
     return { tree, changed: [...changed], large, skipped };
