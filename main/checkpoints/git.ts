@@ -16,6 +16,7 @@ export class Git {
 
   /** Runs git; its stdout. A failure throws GitError with git's own words. */
   run(args: readonly string[], input?: string | Buffer): Buffer {
+    const t0 = performance.now();
     try {
       return execFileSync(this.binary, ['--git-dir', this.gitDir, '--work-tree', this.workTree, ...args], {
         cwd: this.workTree, env: this.env, input, maxBuffer: 1 << 30, stdio: ['pipe', 'pipe', 'pipe'],
@@ -24,6 +25,8 @@ export class Git {
       const e = err as { stderr?: Buffer; message: string };
       const said = e.stderr?.toString().trim();
       throw new GitError(said && said !== '' ? said : e.message);
+    } finally {
+      if (process.env.KEEL_GIT_PROFILE) console.log(`git ${args.slice(0, 4).join(' ')}: ${(performance.now() - t0).toFixed(1)} ms`);
     }
   }
 

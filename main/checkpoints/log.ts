@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { LargeFiles } from './shadowRepo.js';
 
 /**
- * The checkpoint log: one JSON line per record, appended and synced, in the shadow repository's
+ * The checkpoint log: one JSON line per record, appended, in the shadow repository's
  * folder. A line cut by a crash is not a record (it is skipped, and the next append starts on a
  * line of its own).
  *
@@ -49,8 +49,9 @@ export class CheckpointLog {
     try {
       // A line cut by a crash before this one gets its own line break first.
       const size = fs.fstatSync(fd).size;
+      // Not synced: a kill loses nothing the system has; a power cut may lose the last records,
+      // and a change without its record is then one from outside: left by a rewind, never lost.
       fs.writeSync(fd, `${size > 0 && !this.endsWithNewline(fd, size) ? '\n' : ''}${line}\n`);
-      fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
     }
