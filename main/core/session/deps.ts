@@ -1,3 +1,4 @@
+import type { OpenCheckpoints } from '../checkpoints/types.js';
 import type { ExternalTools } from '../tools/external.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { CommandRunner } from '../tools/commandRunner.js';
@@ -19,6 +20,11 @@ export interface SessionDeps {
    * session's list takes what they list; without it, a listed MCP tool answers its unavailable text.
    */
   external?: ExternalTools;
+  /**
+   * Records the workspace per turn (main/checkpoints), so a rewind can put files back. Without it,
+   * rewinds are conversation only.
+   */
+  checkpoints?: OpenCheckpoints;
 }
 
 export interface NewSession {

@@ -23,6 +23,8 @@ export class Dispatch {
     private readonly deps: SessionDeps,
     private readonly record: SessionRecord,
     private readonly knownHash: (absPath: string) => string | undefined,
+    /** A command the gate let write, or an MCP tool, is about to run: what it changes is found by a walk. */
+    private readonly beforeWrite: () => void = () => {},
   ) {}
 
   /** The session's tool list (spec §10.4): only these can be called. */
@@ -50,7 +52,9 @@ export class Dispatch {
     const row = this.record.row;
     try {
       const gate = await passGate({ sessionId: row.id, mode: row.mode }, tool, args, ctx, this.deps.permissions ?? {}, this.grants);
-      return gate.kind === 'refused' ? gate.output : await tool.run(args, { ...ctx, access: gate.access });
+      if (gate.kind === 'refused') return gate.output;
+      if (tool.name === 'bash' && gate.access !== undefined && gate.access !== 'read-only') this.beforeWrite();
+      return await tool.run(args, { ...ctx, access: gate.access });
     } catch (err) {
       if (err instanceof ToolError) return { kind: 'error', message: err.message };
       return { kind: 'error', message: `Error: ${tool.name} failed: ${(err as Error)?.message ?? String(err)}` };
@@ -69,7 +73,9 @@ export class Dispatch {
     if ('kind' in info) return info;
     const row = this.record.row;
     const gate = await passExternalGate({ sessionId: row.id, mode: row.mode, root: row.root }, name, info, args as Record<string, unknown>, this.deps.permissions ?? {}, this.grants);
-    return gate.kind === 'refused' ? gate.output : external.call(name, args as Record<string, unknown>, { sessionId: row.id, signal });
+    if (gate.kind === 'refused') return gate.output;
+    this.beforeWrite();
+    return external.call(name, args as Record<string, unknown>, { sessionId: row.id, signal });
   }
 
   private toolContext(signal?: AbortSignal): ToolContext {

@@ -27,6 +27,12 @@ export class Insertion {
     return this.known.get(absPath);
   }
 
+  /** What the session knows of each file becomes `known` (after a rewind with files: what it knew before the turn). */
+  setKnown(known: ReadonlyMap<string, string>): void {
+    this.known.clear();
+    for (const [k, v] of known) this.known.set(k, v);
+  }
+
   /** One result, inserted against `table`, stored (committed before it returns), and applied to `turn`. */
   insert(turn: Turn, table: readonly TableEntry[], name: string, args: unknown, raw: RawOutput): Inserted {
     const inserted = insertResult({ number: this.nextNumber, tool: name, args, raw, table });

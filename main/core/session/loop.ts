@@ -3,6 +3,7 @@ import type { Conversation, Engine, Generation, SaveOptions } from '../engine/ty
 import { readPrompt } from '../prompts/buildSystemPrompt.js';
 import { RepeatCheck } from './calls.js';
 import { buildConversation } from './conversation.js';
+import type { RewindPlan } from '../checkpoints/types.js';
 import type { Session } from './session.js';
 import { RequestLog, unfinished } from './requests.js';
 import type { LoopEvent, LoopOptions } from './loopTypes.js';
@@ -68,6 +69,7 @@ export class AgentLoop {
     this.measured = undefined;
     const { sent } = this.o.session.userMessage(words, opts);
     this.emit({ type: 'message', sent });
+    this.fileNotices();
     try {
       return await this.loop(opts.signal);
     } finally {
@@ -98,6 +100,7 @@ export class AgentLoop {
         this.o.store.setResultTokens(this.o.session.id, result.number, await this.o.engine.countTokens(result.text));
         calls.push({ name: call.name, args: call.args ?? null, number: result.number, raw: call.raw });
         this.emit({ type: 'tool', name: call.name, args: call.args, result });
+        this.fileNotices();
       }
       this.o.session.recordReply(reply.words, calls, reply.raw);
       if (signal?.aborted || repeats.exhausted) break;
@@ -131,14 +134,23 @@ export class AgentLoop {
     this.changed('model switched');
   }
 
-  undo(): void {
-    this.o.session.undo();
+  /** Takes back the last turn; with `files`, what it changed in the workspace too (the plan says what). */
+  undo(o: { files?: boolean } = {}): RewindPlan | undefined {
+    const plan = o.files ? this.o.session.undoWithFiles().plan : (this.o.session.undo(), undefined);
     this.changed('undo');
+    return plan;
   }
 
-  rewindTo(seq: number): void {
-    this.o.session.rewindTo(seq);
+  /** A rewind to turn `seq`, with its files or not: the KV cache is reused up to there either way. */
+  rewindTo(seq: number, o: { files?: boolean } = {}): RewindPlan | undefined {
+    const plan = o.files ? this.o.session.rewindWithFiles(seq).plan : (this.o.session.rewindTo(seq), undefined);
     this.changed('rewind');
+    return plan;
+  }
+
+  /** A snapshot that failed: the person is told, the turn goes on. */
+  private fileNotices(): void {
+    for (const text of this.o.session.files.takeNotices()) this.emit({ type: 'notice', text });
   }
 
   /** Takes back one turn where spec §7 allows; the next request re-reads from there. */

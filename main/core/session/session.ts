@@ -9,7 +9,9 @@ import { localDate, messageNotes, messageWithNotes } from './notes.js';
 import { KeptPrompt, newPromptFields } from './prompt.js';
 import { SessionRecord } from './record.js';
 import { Replies } from './replies.js';
-import { restoreKnownHashes, restoreTurns } from './restore.js';
+import { knownBefore, restoreKnownHashes, restoreTurns } from './restore.js';
+import { SessionFiles } from './files.js';
+import type { RewindPlan } from '../checkpoints/types.js';
 import { TakeBacks } from './takeBack.js';
 import { builtinSpecs, sessionToolList } from './toolList.js';
 import { Turns } from './turns.js';
@@ -33,13 +35,16 @@ export class Session {
   private readonly takeBacks: TakeBacks;
   private readonly compaction: Compaction;
   private readonly replies: Replies;
+  /** The workspace's checkpoints: rewinds with files, the changes the session made, reverts (files.ts). */
+  readonly files: SessionFiles;
 
-  private constructor(private readonly deps: SessionDeps, private readonly record: SessionRecord, turns: Turn[], nextNumber: number, known: Map<string, string>) {
+  private constructor(private readonly deps: SessionDeps, private readonly record: SessionRecord, turns: Turn[], nextNumber: number, known: Map<string, string>, fresh: boolean) {
     const { store, now } = deps;
     const id = record.row.id;
-    this.turns = new Turns(store, record, now, turns);
+    this.files = new SessionFiles(deps.checkpoints?.(id, record.row.root, { fresh }));
+    this.turns = new Turns(store, record, now, turns, (turn) => this.files.turnStarted(turn.seq));
     this.insertion = new Insertion(store, id, now, nextNumber, known);
-    this.dispatch = new Dispatch(deps, record, (absPath) => this.insertion.knownHash(absPath));
+    this.dispatch = new Dispatch(deps, record, (absPath) => this.insertion.knownHash(absPath), () => this.files.beforeWrite(this.turns.current().seq));
     this.prompt = new KeptPrompt(deps, record, () => this.turns.history());
     this.takeBacks = new TakeBacks(store, record, this.turns);
     this.compaction = new Compaction(store, record, this.turns, this.prompt, now);
@@ -62,7 +67,7 @@ export class Session {
       promptInstructionsHash: prompt.promptInstructionsHash, epoch: 0, plan: [], model: opts.model ?? '',
       promptDate: prompt.promptDate, planNotePending: false, createdAt: deps.now().toISOString(), tools, serverInstructions: prompt.serverInstructions,
     });
-    return new Session(deps, new SessionRecord(deps.store, row), [], 1, new Map());
+    return new Session(deps, new SessionRecord(deps.store, row), [], 1, new Map(), true);
   }
 
   /**
@@ -80,7 +85,13 @@ export class Session {
     }
     const results = deps.store.listResults(id);
     const turns = restoreTurns(deps.store.listTurns(id), deps.store.listReplies(id), results);
-    return new Session(deps, new SessionRecord(deps.store, row), turns, deps.store.lastResultNumber(id) + 1, restoreKnownHashes(results));
+    const session = new Session(deps, new SessionRecord(deps.store, row), turns, deps.store.lastResultNumber(id) + 1, restoreKnownHashes(results), false);
+    // A rewind with files a crash interrupted is finished: its files, then its turns (if still there).
+    session.files.recover((seq) => {
+      if (session.history().some((t) => t.seq === seq)) session.takeBacks.rewindTo(seq);
+      session.insertion.setKnown(knownBefore(deps.store, id, seq));
+    });
+    return session;
   }
 
   private get row(): SessionRow { return this.record.row; }
@@ -135,7 +146,9 @@ export class Session {
   private insert(name: string, args: unknown, raw: RawOutput): Inserted {
     const turn = this.turns.current();
     this.prompt.forRequest();
-    return this.insertion.insert(turn, this.turns.table(), name, args, raw);
+    const inserted = this.insertion.insert(turn, this.turns.table(), name, args, raw);
+    this.files.afterCall(turn.seq, inserted);
+    return inserted;
   }
 
   /** The model's reply ended: the open turn is complete. */
@@ -183,6 +196,21 @@ export class Session {
    */
   rewindTo(seq: number): Turn[] {
     return this.takeBacks.rewindTo(seq);
+  }
+
+  /** A rewind with files (contract.md "Checkpoints"): files, then turns; each file then known as before turn `seq`. */
+  rewindWithFiles(seq: number): { turns: Turn[]; plan: RewindPlan } {
+    let plan: RewindPlan | undefined;
+    const turns = this.takeBacks.rewindTo(seq, (takeBack) => {
+      plan = this.files.rewind(seq, takeBack);
+    });
+    this.insertion.setKnown(knownBefore(this.deps.store, this.id, seq));
+    return { turns, plan: plan! };
+  }
+
+  /** The last completed turn, as an undo takes it back, with its files (see rewindWithFiles). */
+  undoWithFiles(): { turns: Turn[]; plan: RewindPlan } {
+    return this.rewindWithFiles(this.takeBacks.lastDone().seq);
   }
 
   /** Deletes one completed turn, keeping those after it, where spec §7 allows (see TakeBacks.deleteTurn). */

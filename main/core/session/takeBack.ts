@@ -8,8 +8,7 @@ import type { ResultRow, SessionStore, Turn } from './types.js';
 /**
  * Take-backs: undo, rewind and delete. Each checks what it may take back, then hands the turns to
  * `takeBack`, the one step where turns leave the request (so the dedupe and compaction tables);
- * anything a take-back must also undo (files a turn changed, say) belongs there. Files on disk
- * stay as they are today.
+ * a rewind with files wraps it (see rewindTo's `around`); otherwise files on disk stay as they are.
  */
 export class TakeBacks {
   constructor(
@@ -20,9 +19,7 @@ export class TakeBacks {
 
   /** Takes back the last completed turn: its messages and results leave the request. */
   undo(): Turn {
-    if (this.turns.busy()) throw new SessionError('A reply is still running; stop it before undoing.');
-    const last = this.turns.history().filter((t) => t.status === 'done').pop();
-    if (!last) throw new SessionError('There is no completed turn to undo since the session began or was last compacted.');
+    const last = this.lastDone();
     this.takeBack([last]);
     return last;
   }
@@ -31,14 +28,23 @@ export class TakeBacks {
    * Rewinds to the person's message of turn `seq`: that turn and every later one are taken back,
    * as an undo takes back one. Returns the turns taken back, oldest first.
    */
-  rewindTo(seq: number): Turn[] {
+  rewindTo(seq: number, around: (takeBack: () => void) => void = (takeBack) => takeBack()): Turn[] {
     const history = this.turns.history();
     const at = history.findIndex((t) => t.seq === seq);
     if (at < 0) throw new SessionError(this.notInHistory(seq));
     const later = history.slice(at);
     if (later.some((t) => t.status === 'open')) throw new SessionError('A reply is still running; stop it before rewinding.');
-    this.takeBack(later);
+    // With files, the checkpoints put them back first and take the turns back inside their journal.
+    around(() => this.takeBack(later));
     return later;
+  }
+
+  /** The last completed turn, which an undo takes back. */
+  lastDone(): Turn {
+    if (this.turns.busy()) throw new SessionError('A reply is still running; stop it before undoing.');
+    const last = this.turns.history().filter((t) => t.status === 'done').pop();
+    if (!last) throw new SessionError('There is no completed turn to undo since the session began or was last compacted.');
+    return last;
   }
 
   /**

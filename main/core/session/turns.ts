@@ -13,6 +13,8 @@ export class Turns {
     private readonly record: SessionRecord,
     private readonly now: () => Date,
     private readonly list: Turn[],
+    /** A new turn has begun (the checkpoints record the workspace as it is then). */
+    private readonly onStart: (turn: Turn) => void = () => {},
   ) {}
 
   /** Turns the next request carries: this epoch's, not taken back. */
@@ -52,6 +54,7 @@ export class Turns {
     });
     const turn: Turn = { ...row, replies: [], entries: [], reads: [], calls: 0 };
     this.list.push(turn);
+    this.onStart(turn);
     return turn;
   }
 
