@@ -1,6 +1,7 @@
 import type {
   ApprovalAnswer, ApprovalView, AppState, DoctorReport, KeelApi, KeelEvent, LocalSettings, LocalSettingsText, McpServersView, ModelFile, RecallView, SessionSummary,
 } from '../contract.js';
+import { checkpointsIn } from '../checkpoints/open.js';
 import { Session, type SessionDeps } from '../core/session/session.js';
 import type { Script } from '../core/session/loop.js';
 import type { Mode, RequestRow, SessionKind } from '../core/session/types.js';
@@ -68,6 +69,7 @@ export class KeelService implements KeelApi {
       store: o.store, tools: new ToolRegistry(), promptsDir: o.promptsDir, now: o.now ?? (() => new Date()),
       commands: o.commands ?? createSandboxRunner(sandboxOptions(o.dataFolder)),
       permissions: { protectedFolders: [o.dataFolder], rules: permissionRules(o.dataFolder), approve: this.approvals.approve },
+      checkpoints: checkpointsIn(o.dataFolder),
     };
     this.mcp = new McpService({ dataFolder: o.dataFolder, emit: o.emit, wrapLaunch: o.wrapLaunch ?? sandboxedLaunch(sandboxOptions(o.dataFolder)) });
     this.serverKeys = new ServerKeys(o.dataFolder, o.secretBox);

@@ -14,6 +14,7 @@ import type { Conversation } from './commands/conversation.js';
 import { deleteCommand, exportCommand, importCommand } from './commands/files.js';
 import { listSessions } from './commands/sessions.js';
 import { recallResult } from './commands/recall.js';
+import { changesCommand, revertCommand } from './commands/changes.js';
 import { showRequests } from './commands/requests.js';
 import { LOCAL_FLAGS } from './commands/model.js';
 import { CliError, openStore, parseCount, parseSessionId, type Io } from './io.js';
@@ -40,6 +41,9 @@ Usage:
                                      approval, sandbox, output limit) and print its result;
                                      without --approve the terminal asks. Exit 0 ran,
                                      3 denied, 4 the sandbox stopped it
+  keel changes ID [--turn N] [--json]
+                                     the files the session changed since it began (or turn N), with diffs
+  keel revert ID FILE [--turn N]     put FILE back as it was when the session (or turn N) began
   keel export ID [--out FILE]        the session as JSON Lines (turns, results, notes, requests), on stdout
                                      or into FILE; it holds the session's text in full, nothing else
   keel import FILE                   a new session from an exported file (same text and result ids)
@@ -93,6 +97,8 @@ const COMMANDS = {
   recall: { options: { offset: { type: 'string' }, limit: { type: 'string' } }, positionals: 2 },
   exec: { options: { workspace: { type: 'string' }, mode: { type: 'string' }, approve: { type: 'string' } }, positionals: [1, Infinity] },
   export: { options: { out: { type: 'string' } }, positionals: 1 },
+  changes: { options: { turn: { type: 'string' }, json: { type: 'boolean' } }, positionals: 1 },
+  revert: { options: { turn: { type: 'string' } }, positionals: 2 },
   import: { options: {}, positionals: 1 },
   delete: { options: { yes: { type: 'boolean' } }, positionals: 1 },
   doctor: { options: { ...LOCAL_OPTIONS, json: { type: 'boolean' } }, positionals: [0, 1] },
@@ -217,6 +223,10 @@ async function dispatch(command: Exclude<Command, 'mcp' | 'check-template' | 'ch
         offset: parseCount('offset', str(values, 'offset')),
         limit: parseCount('limit', str(values, 'limit')),
       }, io.out);
+    case 'changes':
+      return changesCommand(store, parseSessionId(positionals[0]), parseCount('turn', str(values, 'turn')), values.json === true, io.out);
+    case 'revert':
+      return revertCommand(store, parseSessionId(positionals[0]), positionals[1], parseCount('turn', str(values, 'turn')), io.out);
     case 'export':
       return exportCommand(store, parseSessionId(positionals[0]), str(values, 'out'), io.out, io.err);
     case 'import':

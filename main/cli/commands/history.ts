@@ -43,12 +43,23 @@ function idle(c: Conversation): Turn[] {
   return c.session.history();
 }
 
-/** `/rewind N`: takes back turn N and every later one; prints what went and N's words. */
+/**
+ * `/rewind N [--files]`: takes back turn N and every later one; prints what went and N's words.
+ * With --files the files those turns changed go back too, and it says which (and which were left).
+ */
 export function rewind(c: Conversation, args: string[], out: Writer): void {
-  const seq = parseTurn(args[0], '/rewind');
+  const files = args.includes('--files');
+  const seq = parseTurn(args.filter((a) => a !== '--files')[0], '/rewind');
   const gone = idle(c).filter((t) => t.seq >= seq);
-  c.agent.rewindTo(seq);
+  const plan = c.agent.rewindTo(seq, { files });
   out.write(`${whatWent(gone)}\n`);
+  if (plan) {
+    out.write(plan.restored.length === 0 ? 'No file needed putting back.\n' : `Put back: ${plan.restored.join(', ')}\n`);
+    if (plan.left.length > 0) out.write(`Left as they are (changed from outside since): ${plan.left.join(', ')}\n`);
+    if (plan.large.length > 0) out.write(`Left as they are (over the size limit, never copied): ${plan.large.join(', ')}\n`);
+  } else if (c.session.files.recorded) {
+    out.write('Files on disk stay as they are (/rewind N --files puts them back).\n');
+  }
   const words = gone[0]?.words;
   if (words) out.write(`Turn ${seq} said: ${words}\n`);
 }
