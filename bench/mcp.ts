@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { McpConnection } from '../main/mcp/connection.js';
 import type { ServerConfig, Transport } from '../main/mcp/config.js';
-import { everythingOverHttp, EVERYTHING, FILESYSTEM, nodeServer } from '../main/mcp/testServers/servers.js';
+import { everythingOverHttp, EVERYTHING, FILESYSTEM, nodeServer } from '../test/mcp/servers.js';
 import { loadModel } from '../main/llm/model.js';
 import { writeTestModel } from '../main/llm/testModel/makeTestModel.js';
 

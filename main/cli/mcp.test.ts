@@ -8,7 +8,7 @@ import { loadModel } from '../llm/model.js';
 import { writeTestModel } from '../llm/testModel/makeTestModel.js';
 import { callSyntax, formatCall } from '../llm/toolCalls.js';
 import { sessionWrapper } from '../llm/wrapper.js';
-import { entry, EVERYTHING, GROWING, nodeServer, writeConfig } from '../mcp/testServers/servers.js';
+import { entry, EVERYTHING, GROWING, nodeServer, writeConfig } from '../../test/mcp/servers.js';
 import { sayOnce } from './commands/chat.js';
 import { newConversation } from './commands/conversation.js';
 import { runCli } from './index.js';

@@ -9,7 +9,7 @@ import { Session, type SessionDeps } from '../core/session/session.js';
 import type { Mode } from '../core/session/types.js';
 import { ToolRegistry } from '../core/tools/registry.js';
 import { McpHub, type HubOptions } from './hub.js';
-import { entry, EVERYTHING, GROWING, nodeServer, writeConfig } from './testServers/servers.js';
+import { entry, EVERYTHING, GROWING, nodeServer, writeConfig } from '../../test/mcp/servers.js';
 
 let tmp: string;
 let root: string;
