@@ -16,6 +16,8 @@ export interface SandboxOptions {
   allowedDomains?: readonly string[];
   /** The home folder (default: the user's). */
   home?: string;
+  /** Folders inside the data folder a command may still read, never write (nothing secret: MCP's package cache). */
+  readable?: readonly string[];
 }
 
 /**
@@ -37,6 +39,8 @@ export interface CommandPolicy {
   /** Keel's data folder, spelled and resolved. */
   dataFolders: readonly string[];
   home: string;
+  /** SandboxOptions.readable, spelled and resolved. */
+  readable?: readonly string[];
 }
 
 /** Where a command may write, and the carve-outs inside that it may not (commandRunner.ts says what each access allows). */
@@ -56,7 +60,7 @@ export function writeRules(p: CommandPolicy): { allow: string[]; deny: string[] 
 export function commandConfig(p: CommandPolicy): Partial<SandboxRuntimeConfig> {
   const { allow, deny } = writeRules(p);
   return {
-    filesystem: { denyRead: [...p.deniedReads], allowRead: [], allowWrite: allow, denyWrite: deny },
+    filesystem: { denyRead: [...p.deniedReads], allowRead: [...(p.readable ?? [])], allowWrite: allow, denyWrite: deny },
     network: { allowedDomains: [], deniedDomains: [] },
   };
 }

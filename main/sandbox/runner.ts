@@ -183,7 +183,8 @@ function policyOf(o: SandboxOptions): (root: string, access: CommandAccess) => P
   const home = o.home ?? os.homedir();
   const denied = deniedReads({ home, dataFolder: o.dataFolder, extra: o.denyRead, realpath: realOrSame });
   const dataFolders = [...new Set([o.dataFolder, realOrSame(o.dataFolder)])];
-  return (root, access) => ({ root: realOrSame(root), access, home, deniedReads: denied, dataFolders });
+  const readable = [...new Set((o.readable ?? []).flatMap((p) => [p, realOrSame(p)]))];
+  return (root, access) => ({ root: realOrSame(root), access, home, deniedReads: denied, dataFolders, readable });
 }
 
 /** The runner a session's bash tool uses: each command in a sandbox of the access the gate gave it. */
