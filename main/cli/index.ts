@@ -49,7 +49,9 @@ Usage:
   keel mcp list [--workspace DIR]    the MCP servers configured for DIR (default: here), not started
   keel mcp tools [--workspace DIR] [--config FILE]
                                      start them and print each server's tools; exit 0 when every server answered
-  keel mcp approve [--workspace DIR] approve DIR/.mcp.json as it is now, so its servers may run
+  keel mcp approve [--workspace DIR] [--allow-env VAR,…]
+                                     approve DIR/.mcp.json (and the files it runs) as it is now, so its
+                                     servers may run; --allow-env lets its entries read those variables
   keel check-template FILE.jinja [--name NAME] [--size-label LABEL] [--json]
                                      run Keel's scripted session on a test model carrying the template
                                      (under that general.name and size label); exit 0 when supported
@@ -96,7 +98,7 @@ const COMMANDS = {
   import: { options: {}, positionals: 1 },
   delete: { options: { yes: { type: 'boolean' } }, positionals: 1 },
   doctor: { options: { ...LOCAL_OPTIONS, json: { type: 'boolean' } }, positionals: [0, 1] },
-  mcp: { options: { workspace: { type: 'string' }, config: { type: 'string' } }, positionals: 1 },
+  mcp: { options: { workspace: { type: 'string' }, config: { type: 'string' }, 'allow-env': { type: 'string' } }, positionals: 1 },
   'check-template': { options: { name: { type: 'string' }, 'size-label': { type: 'string' }, json: { type: 'boolean' } }, positionals: 1 },
   'check-model': { options: { json: { type: 'boolean' } }, positionals: 1 },
 } satisfies Record<string, { options: Options; positionals: number | readonly [number, number] }>;
@@ -190,7 +192,7 @@ export async function runCli(argv: readonly string[], io: CliContext = { out: pr
     }
     if (command === 'mcp') {
       const { mcpCommand } = await import('./commands/mcp.js');
-      return await mcpCommand(positionals[0], { workspace: str(values, 'workspace'), config: str(values, 'config') }, io);
+      return await mcpCommand(positionals[0], { workspace: str(values, 'workspace'), config: str(values, 'config'), allowEnv: str(values, 'allow-env') }, io);
     }
     store = openStore(databasePath());
     return (await dispatch(command, values, positionals, store, io)) ?? 0;

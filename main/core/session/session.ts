@@ -281,7 +281,7 @@ export class Session {
     const instructions = readInstructions(this.row.root);
     if (instructions.hash !== told.instructionsHash) notes.push({ kind: 'instructions', ...instructions });
     if (this.row.planNotePending) notes.push({ kind: 'plan', body: formatPlan(this.row.plan) });
-    for (const s of sortedServers(this.deps.external?.instructions() ?? [])) {
+    for (const s of sortedServers(this.deps.external?.instructions(this.row.tools) ?? [])) {
       if (told.servers[s.server] !== s.text) notes.push({ kind: 'server', server: s.server, body: s.text });
     }
 
