@@ -385,7 +385,7 @@ export class Session {
     const told = lastTold(this.history(), {
       mode: this.row.promptMode, instructionsHash: this.row.promptInstructionsHash, servers: this.row.serverInstructions,
     }).servers;
-    const servers = { ...told, ...byServer(this.deps.external?.instructions() ?? []) };
+    const servers = { ...told, ...byServer(this.deps.external?.instructions(this.row.tools) ?? []) };
     const prompt = buildSystemPrompt({
       promptsDir: this.deps.promptsDir, root: this.row.root, mode: this.row.mode, kind: this.row.kind,
       servers: Object.entries(servers).map(([server, text]) => ({ server, text })),
