@@ -79,7 +79,7 @@ describe('a server from npx -y, fetched once', { timeout: 240_000 }, () => {
     expect(again.out).toBe(first.out);
   });
 
-  it("a session gets its tools, run from the cache in the sandbox (the process sees no npm, no network)", async () => {
+  it("a session gets its tools, run from the cache in the sandbox, nothing fetched again", async () => {
     const events: HubEvent[] = [];
     const h = new McpHub({ root: fs.realpathSync(ws), dataFolder: home, wrapLaunch: sandboxedLaunch({ dataFolder: home }), onEvent: (e) => events.push(e) });
     const store = new SqliteStore(path.join(tmp, 'keel.db'));
