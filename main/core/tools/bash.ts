@@ -38,6 +38,7 @@ const MERGE_STDERR = 'exec 2>&1; exec bash -c "$1"';
  */
 export const bashTool: Tool<BashArgs> = {
   name: 'bash',
+  access: { reads: true, writes: true, runs: true, network: true, paths: [], command: 'command' },
   parameters: toolParameters(BashArgs),
   async run(args, ctx) {
     if (typeof args.command !== 'string') throw new ToolError('Error: the command is missing.');
