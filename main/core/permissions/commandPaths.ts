@@ -60,12 +60,15 @@ export function resolveForCommand(given: string, root: string, depth = 0): Resol
   return { abs: cur };
 }
 
+/** The links below a path, `too-many` to walk (a reader of it cannot be checked, so it asks), or `missing`. */
+export type LinksBelow = Resolved[] | 'too-many' | 'missing';
+
 /**
- * The real targets of the symlinks below `folder` (the folder itself followed if it is one),
- * walked to `budget` entries; undefined when there are more (a reader of that folder cannot be
- * checked, so it asks).
+ * The real targets of the symlinks below `folder` (itself included, followed where it is one),
+ * walked to `budget` entries.
  */
-export function linkTargetsBelow(folder: string, root: string, budget = 20_000): Resolved[] | undefined {
+export function linkTargetsBelow(folder: string, root: string, budget = 20_000): LinksBelow {
+  if (!fs.existsSync(folder)) return 'missing';
   const found: Resolved[] = [];
   const stack = [folder];
   let seen = 0;
@@ -78,7 +81,7 @@ export function linkTargetsBelow(folder: string, root: string, budget = 20_000):
       continue;
     }
     for (const e of entries) {
-      if (++seen > budget) return undefined;
+      if (++seen > budget) return 'too-many';
       const abs = path.join(dir, e.name);
       if (e.isSymbolicLink()) found.push(resolveForCommand(abs, root));
       else if (e.isDirectory()) stack.push(abs);

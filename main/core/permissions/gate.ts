@@ -7,7 +7,7 @@ import type { Decision, Rule } from './types.js';
 import type { CommandAccess } from '../tools/commandRunner.js';
 import { changesAnything, type ToolAccess } from '../tools/access.js';
 import { baseName, classifyCommand, classifyWords, parseLine, pathWords, programRuns, reachesNetwork, writtenPaths, type PathWord, type ProgramRuns } from './command.js';
-import type { Resolved } from './commandPaths.js';
+import type { LinksBelow, Resolved } from './commandPaths.js';
 import { RECURSIVE_READERS } from './programs.js';
 import { texts, type ParsedLine } from './shellWords.js';
 
@@ -35,8 +35,8 @@ export interface GateInput {
   realpath?: (abs: string) => string;
   /** Where a path a command names leads for that command (commandPaths.ts); default: `realpath` of it resolved against the root. */
   resolve?: (given: string, root: string) => Resolved;
-  /** The symlinks below a folder, for a recursive reader where no sandbox runs (undefined: too many to check). */
-  linksBelow?: (folder: string) => Resolved[] | undefined;
+  /** The symlinks below a path, for a recursive reader where no sandbox runs (commandPaths.ts). */
+  linksBelow?: (abs: string) => LinksBelow;
   /** The home folder `~` stands for. */
   home?: string;
   /** Set for a tool of an MCP server: its server, and whether a hint may let it pass. */
@@ -231,7 +231,7 @@ function globReaches(pattern: string, target: string): boolean {
   const p = pattern.split('/');
   const t = target.split('/');
   if (p.length < t.length) return false;
-  return t.every((part, i) => picomatch.isMatch(part, p[i]));
+  return t.every((part, i) => part === p[i] || (p[i] !== '' && picomatch.isMatch(part, p[i])));
 }
 
 const within = (abs: string, folder: string) => abs === folder || abs.startsWith(folder.endsWith(path.sep) ? folder : folder + path.sep);
@@ -263,12 +263,13 @@ function namedSecret(input: GateInput, line: ParsedLine): string | undefined {
   if (globbed) return `${globbed} (a pattern that can name a kept path)`;
   const recursive = line.commands.some((c) => c.words[0] && RECURSIVE_READERS.has(baseName(c.words[0].text)));
   if (!recursive) return undefined;
-  const folders = [input.root, ...paths];
-  const holding = folders.flatMap((p) => denied.filter((d) => within(d, p)))[0];
+  const holding = [input.root, ...paths].flatMap((p) => denied.filter((d) => within(d, p)))[0];
   if (holding || !input.linksBelow) return holding;
-  for (const folder of folders) {
-    const links = input.linksBelow(folder);
-    if (links === undefined) return `what is below ${folder} (too many files to check for links to kept paths)`;
+  const walks = paths.map((p) => ({ folder: p, links: input.linksBelow!(p) })).filter((w) => w.links !== 'missing');
+  if (walks.length === 0) walks.push({ folder: input.root, links: input.linksBelow(input.root) });
+  for (const { folder, links } of walks) {
+    if (links === 'missing') continue;
+    if (links === 'too-many') return `what is below ${folder} (too many files to check for links to kept paths)`;
     for (const link of links) {
       if ('anywhere' in link) return `${link.anywhere} (it may lead to any file)`;
       if (denied.some((d) => within(link.abs, d) || within(d, link.abs))) return `${link.abs}, through a symlink below ${folder}`;
