@@ -77,7 +77,7 @@ export async function passExternalGate(
   session: GateSession & { root: string }, name: string, info: ExternalToolInfo, args: Record<string, unknown>, o: PermissionOptions, grants: Set<string>,
 ): Promise<Passage> {
   const verdict = decide({
-    tool: name, access: externalAccess({ readOnly: info.readOnly }, info.trusted), paths: [], mode: session.mode, root: session.root, rules: o.rules ?? [], protectedFolders: o.protectedFolders ?? [],
+    tool: name, access: externalAccess({ readOnly: info.readOnly, openWorld: info.openWorld }, info.trusted), paths: [], mode: session.mode, root: session.root, rules: o.rules ?? [], protectedFolders: o.protectedFolders ?? [],
     sandboxed: true, mcp: { server: info.server, readOnly: info.readOnly, trusted: info.trusted },
   });
   const preview = `MCP server: ${info.server}\nTool: ${info.tool}\nArguments: ${JSON.stringify(args, null, 2)}`;
