@@ -49,6 +49,6 @@ describe('ApprovalCard', () => {
     expect(screen.getByTestId('approval-path').textContent).toBe('→ /w/x⟨U+202E⟩y');
     expect(screen.getByTestId('approval-preview').textContent).toBe('bash evil.sh⟨CR⟩⟨ESC⟩[2Kls -la ⟨U+202E⟩gnp.exe');
     const card = screen.getByTestId('approval-card').textContent ?? '';
-    expect(card).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f\u202e]/);
+    expect(card).not.toMatch(/(?![\n\t])[\p{Cc}\u202E]/u);
   });
 });
