@@ -49,6 +49,7 @@ function setUp(): Env {
   // The workspace: a git repository with two commits and a second branch, and what the attacks need.
   const payload = `#!/bin/sh\ntouch ${e.out}/pwned-script\ngit -C ${e.ws} branch -D side\necho evil > ${e.ws}/.git/hooks/pre-commit\nrm -f ${e.ws}/a.txt\n`;
   put(path.join(e.ws, 'a.txt'), 'one\ntwo\n');
+  put(path.join(e.ws, 'src.ts'), 'export {};\n');
   put(path.join(e.ws, 'payload.txt'), `touch ${e.out}/pwned-sort\n`.repeat(2000));
   put(path.join(e.ws, 'ls'), payload, 0o755);
   put(path.join(e.ws, 'bin', 'echo'), payload, 0o755);
@@ -177,6 +178,19 @@ const ATTACKS: Attack[] = [
     ? [{ name: 'python to a loopback port', command: () => `/usr/bin/python3 -c "import socket; socket.create_connection(('127.0.0.1', ${port}), 3); print('CONN'+'ECTED')"` }]
     : []),
   { name: 'curl to a loopback port', command: () => `curl -s http://127.0.0.1:${port}/` },
+  // Issue 22: auto runs what the judge cannot follow, so these reach the sandbox there
+  { name: 'a secret copied into the workspace, then printed', command: () => 'cat ~/.ssh/id_rsa > leak.txt; cat leak.txt' },
+  { name: 'a secret by a glob', command: () => 'cat ~/.ss?/id_* | base64 -d 2>/dev/null; cat ~/.ss*/id_rsa' },
+  { name: 'a secret by $HOME', command: () => 'x=$(cat "$HOME/.ssh/id_rsa"); echo "$x"' },
+  { name: "Keel's store through a link, by a loop", command: () => 'for f in stash/*; do cat "$f"; done' },
+  { name: 'a hook through /proc/self/cwd', command: () => 'echo evil > /proc/self/cwd/.git/hooks/pre-commit' },
+  { name: '.git/config by a redirection', command: () => `printf '[core]\\n\\tfsmonitor = touch pwned\\n' >> .git/config` },
+  { name: '.git by a subshell the judge cannot see into', command: () => '(cd .git && echo x > HEAD && echo y > config)' },
+  { name: '.git by a descriptor', command: () => 'exec 3>>.git/config; echo x >&3' },
+  { name: 'outside by an expansion', command: (e) => `d=${e.out}; echo x > "$d/victim.txt"` },
+  { name: 'outside by a glob', command: (e) => `rm -rf ${e.out}/*` },
+  { name: 'curl in a substitution', command: () => `echo $(curl -s http://127.0.0.1:${port}/) > got.txt` },
+  { name: 'node to a loopback port, into a file', command: () => `node -e "require('net').connect(${port},'127.0.0.1').on('connect',()=>console.log('CONN'+'ECTED'))" > net.txt; cat net.txt` },
 ];
 
 function collector() {
@@ -230,6 +244,62 @@ describe('keel exec against the attacks, in every mode, approvals denied', () =>
     expect(zero.code).toBe(EXEC_EXIT.ran);
     expect(zero.out).toContain(`[the output passed ${toolConfig.bash.max_output_bytes} bytes; the command was stopped there]`);
     expect(zero.err).toMatch(/keel recall \d+ 1/);
+  }, 120_000);
+});
+
+describe('keel exec in auto: the sandbox decides (issue 22)', () => {
+  it('runs redirections, globs and substitutions in the sandbox without asking; ask still asks', async () => {
+    try {
+      for (const [command, file] of [[`printf 'x\\n' > out.txt`, 'out.txt'], ['ls *.ts > list.txt', 'list.txt'], ['echo $(date) >> log', 'log']]) {
+        expect(await exec('ask', command), command).toMatchObject({ code: EXEC_EXIT.denied });
+        expect(fs.existsSync(path.join(E.ws, file)), command).toBe(false);
+        expect(await exec('auto', command), command).toMatchObject({ code: EXEC_EXIT.ran });
+        expect(fs.existsSync(path.join(E.ws, file)), command).toBe(true);
+      }
+      expect(fs.readFileSync(path.join(E.ws, 'out.txt'), 'utf8')).toBe('x\n');
+      expect(fs.readFileSync(path.join(E.ws, 'list.txt'), 'utf8')).toBe('src.ts\n');
+    } finally {
+      restoreWorkspace();
+    }
+  }, 120_000);
+
+  it('asks, naming why, for what the sandbox withholds', async () => {
+    const asked = async (command: string, why: RegExp) => {
+      const r = await exec('auto', command);
+      expect(r.code, command).toBe(EXEC_EXIT.denied);
+      expect(r.err, command).toMatch(why);
+    };
+    await asked(`echo x > ${E.out}/victim.txt`, /outside the workspace, and the sandbox lets commands write only inside it/);
+    await asked('echo x > .git/config', /\.git\/config is in \.git/);
+    await asked(`curl -s http://127.0.0.1:${port}/ > page.html`, /reaches the network/);
+    await asked('cat ~/.ssh/id_rsa > k.txt', /reads .*\.ssh\/id_rsa, which Keel keeps from commands/);
+  }, 120_000);
+});
+
+/** Deny rules for rm dodged through programs the line does not name as a command (issue 23, class 4). */
+const INDIRECT_RM = [
+  'echo rm a.txt | sh', `bash -c 'x=r; \${x}m a.txt'`, `awk 'BEGIN{system("rm a.txt")}'`, 'echo rm a.txt | xargs env', `env -S 'rm a.txt'`,
+  `python3 -c "import os; os.remove('a.txt')"`, `sed -n '1e rm a.txt' a.txt`, 'r{m,} -f a.txt', '$(echo rm) a.txt', `git -c alias.x='!rm a.txt' x`,
+  `printf 'rm a.txt' > s.sh; bash s.sh`, `find . -name a.txt -exec sh -c 'rm "$0"' {} ';'`,
+];
+
+describe('keel exec: a deny rule holds for what runs (issue 23)', () => {
+  it.each(INDIRECT_RM)('%s: denied in auto, asked (and denied) in ask; a.txt stays', async (command) => {
+    writeRules([{ action: 'deny', tool: 'bash', pattern: 'rm' }]);
+    try {
+      for (const mode of ['auto', 'ask'] as const) {
+        const r = await exec(mode, command);
+        expect([mode, r.code], r.err).toEqual([mode, EXEC_EXIT.denied]);
+        expect(r.out + r.err).toMatch(mode === 'auto' ? /denied: the command .*rule: deny bash rm/s : /rule: deny bash rm/);
+        expect(fs.readFileSync(path.join(E.ws, 'a.txt'), 'utf8')).toBe('one\ntwo\n');
+      }
+      // Without the rule, auto runs it in the sandbox: the workspace is its to change.
+      writeRules(undefined);
+      expect((await exec('auto', command)).code).toBe(EXEC_EXIT.ran);
+    } finally {
+      writeRules(undefined);
+      restoreWorkspace();
+    }
   }, 120_000);
 });
 
