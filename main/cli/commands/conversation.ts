@@ -25,6 +25,8 @@ export interface AgentFlags extends ModelFlags, ServerFlags {
   maxTokens?: number;
   /** Scripted replies (tests drive the real engine with them, as the app's scriptFor does). */
   script?: Script;
+  /** The most requests one turn may make (`keel run --max-turns`; default loop.json max_steps). */
+  maxSteps?: number;
 }
 
 /** A session with its model loaded and an agent on it. `close()` saves its cache and frees the model. */
@@ -39,8 +41,13 @@ export class Conversation {
   ) {
     this.agent = openAgent({
       session, store, engine: target.engine(), stateFile: stateFile(session.id),
-      maxReplyTokens: flags.maxTokens, script: flags.script, onEvent: (e) => this.onEvent(e),
+      maxReplyTokens: flags.maxTokens, maxSteps: flags.maxSteps, script: flags.script, onEvent: (e) => this.onEvent(e),
     });
+  }
+
+  /** What the session runs on, as `keel run --json` announces it. */
+  get engine(): { model: string; kind: 'local' | 'server' } {
+    return { model: this.target.id, kind: this.target.loaded ? 'local' : 'server' };
   }
 
   /** Saves the session's cache (at quit: never on the path of a message), then frees the model. */
