@@ -173,7 +173,7 @@ export interface CliContext extends Io {
   input?: NodeJS.ReadableStream & { isTTY?: boolean };
 }
 
-/** Runs `keel ARGS…`. Returns the exit code: 0, or 1 after printing what was wrong (2: the command line itself). */
+/** Runs `keel ARGS…`. Returns the exit code: 0, or 1 after printing what was wrong (`keel run`: 2 for the command line itself). */
 export async function runCli(argv: readonly string[], io: CliContext = { out: process.stdout, err: process.stderr }): Promise<number> {
   const [first, ...rest] = argv;
   if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
@@ -210,7 +210,8 @@ export async function runCli(argv: readonly string[], io: CliContext = { out: pr
   } catch (e) {
     if (e instanceof CliError || e instanceof StoreError || e instanceof SessionError || e instanceof ServerError) {
       io.err.write(`keel: ${e.message}\n`);
-      return e instanceof UsageError ? 2 : 1;
+      // `keel run` is for scripts, and says a wrong command line apart (docs/json-events.md).
+      return e instanceof UsageError && first === 'run' ? 2 : 1;
     }
     io.err.write(`keel: unexpected error: ${(e as Error)?.stack ?? String(e)}\n`);
     return 1;

@@ -17,7 +17,7 @@ export interface Io {
 /** Bad input from the person (unknown id, missing file…): printed as is, exit code 1. */
 export class CliError extends Error {}
 
-/** A command line Keel cannot read (an unknown flag, a missing argument): printed as is, exit code 2. */
+/** A command line Keel cannot read (an unknown flag, a missing argument): printed as is; `keel run` exits 2 for it. */
 export class UsageError extends CliError {}
 
 /** A session id as `keel sessions` lists it: a positive decimal integer. */
