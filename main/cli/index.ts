@@ -56,6 +56,9 @@ Usage:
   keel mcp tools [--workspace DIR] [--config FILE]
                                      start them and print each server's tools; exit 0 when every server answered
   keel mcp approve [--workspace DIR] approve DIR/.mcp.json as it is now, so its servers may run
+  keel hooks list [--workspace DIR]  the hooks sessions in DIR run ($KEEL_HOME/settings.json, DIR/.keel/settings.json)
+  keel hooks approve [--workspace DIR]
+                                     approve DIR/.keel/settings.json's hooks as the file is now
   keel check-template FILE.jinja [--name NAME] [--size-label LABEL] [--json]
                                      run Keel's scripted session on a test model carrying the template
                                      (under that general.name and size label); exit 0 when supported
@@ -110,6 +113,7 @@ const COMMANDS = {
   delete: { options: { yes: { type: 'boolean' } }, positionals: 1 },
   doctor: { options: { ...LOCAL_OPTIONS, json: { type: 'boolean' } }, positionals: [0, 1] },
   mcp: { options: { workspace: { type: 'string' }, config: { type: 'string' } }, positionals: 1 },
+  hooks: { options: { workspace: { type: 'string' } }, positionals: 1 },
   'check-template': { options: { name: { type: 'string' }, 'size-label': { type: 'string' }, json: { type: 'boolean' } }, positionals: 1 },
   'check-model': { options: { json: { type: 'boolean' } }, positionals: 1 },
 } satisfies Record<string, { options: Options; positionals: number | readonly [number, number] }>;
@@ -205,6 +209,10 @@ export async function runCli(argv: readonly string[], io: CliContext = { out: pr
       const { mcpCommand } = await import('./commands/mcp.js');
       return await mcpCommand(positionals[0], { workspace: str(values, 'workspace'), config: str(values, 'config') }, io);
     }
+    if (command === 'hooks') {
+      const { hooksCommand } = await import('./commands/hooks.js');
+      return await hooksCommand(positionals[0], str(values, 'workspace'), io);
+    }
     store = openStore(databasePath());
     return (await dispatch(command, values, positionals, store, io)) ?? 0;
   } catch (e) {
@@ -220,7 +228,7 @@ export async function runCli(argv: readonly string[], io: CliContext = { out: pr
   }
 }
 
-async function dispatch(command: Exclude<Command, 'mcp' | 'check-template' | 'check-model'>, values: Values, positionals: string[], store: SqliteStore, io: CliContext): Promise<number | void> {
+async function dispatch(command: Exclude<Command, 'mcp' | 'hooks' | 'check-template' | 'check-model'>, values: Values, positionals: string[], store: SqliteStore, io: CliContext): Promise<number | void> {
   switch (command) {
     case 'sessions':
       return listSessions(store, io.out);
