@@ -7,7 +7,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { sha256 } from '../core/hash.js';
-import { Hooks, type HookContext } from '../core/hooks/hooks.js';
 import { hasHooks, HookSettingsError, parseHooks, type HookSet, type HookSource } from '../core/hooks/settings.js';
 import { McpApprovals } from '../mcp/approvals.js';
 
@@ -41,9 +40,9 @@ export function hookFiles(dataFolder: string, root: string): HookFile[] {
   return files.filter((f): f is HookFile => f !== undefined);
 }
 
-/** The hooks a session runs: those of the files that are approved and well formed. */
-export function sessionHooks(files: readonly HookFile[], ctx: () => HookContext): Hooks {
-  return new Hooks(files.filter((f) => f.approved && f.set).map((f) => f.set!), ctx);
+/** The hooks a session in `root` runs, read again at each event: those of the files that are approved and well formed. */
+export function sessionHooks(dataFolder: string, root: string): () => HookSet[] {
+  return () => hookFiles(dataFolder, root).filter((f) => f.approved && f.set).map((f) => f.set!);
 }
 
 /** Approves the workspace's hooks as the file is now; throws naming what is wrong. */

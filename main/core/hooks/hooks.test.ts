@@ -12,7 +12,7 @@ afterEach(() => temps.splice(0).forEach((t) => t.remove()));
 
 function hooksOf(json: unknown, root: string): Hooks {
   const set = parseHooks(json, path.join(root, '.keel/settings.json'), 'workspace');
-  return new Hooks([set], () => ({ sessionId: 7, root, runner: unsandboxedRunner('test'), mode: 'auto' }));
+  return new Hooks(() => [set], () => ({ sessionId: 7, root, runner: unsandboxedRunner('test'), mode: 'auto' }));
 }
 
 function workspace(files: Record<string, string> = {}): string {
@@ -101,7 +101,7 @@ describe('running hooks', () => {
       { matcher: 'Write', hooks: [{ type: 'command', command: 'echo "first" >&2; exit 2' }, { type: 'command', command: 'echo fine' }] },
       { hooks: [{ type: 'command', command: 'jq -r .tool_response >/dev/null 2>&1; printf "second\\n\\n" >&2; exit 2' }] },
     ] } }, path.join(root, 's.json'), 'workspace');
-    const hooks = new Hooks([set], () => ({ sessionId: 1, root, runner: unsandboxedRunner('test'), mode: 'ask' }));
+    const hooks = new Hooks(() => [set], () => ({ sessionId: 1, root, runner: unsandboxedRunner('test'), mode: 'ask' }));
     const r = await hooks.postToolUse('write', { path: 'a' }, '[#0003 a sha 1] Created, 1 lines.', '#0003');
     expect(r.text).toBe('\n\n[PostToolUse hook exited 2]\nfirst\n\n[PostToolUse hook exited 2]\nsecond\n');
     expect(r.runs.map((x) => x.exit)).toEqual([2, 0, 2]);
@@ -150,7 +150,7 @@ describe('running hooks', () => {
 
   it('a hook that cannot start is named, and the call goes on', async () => {
     const root = workspace();
-    const hooks = new Hooks([parseHooks(one('PreToolUse', 'true'), '/s.json', 'person')], () => ({
+    const hooks = new Hooks(() => [parseHooks(one('PreToolUse', 'true'), '/s.json', 'person')], () => ({
       sessionId: 1, root: path.join(root, 'gone'), runner: unsandboxedRunner('test'), mode: 'ask',
     }));
     const r = await hooks.preToolUse('bash', {});

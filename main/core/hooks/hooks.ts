@@ -27,12 +27,16 @@ export interface HookOutcome {
   text?: string;
 }
 
+/**
+ * The hooks of a session. `sets` is asked at every event, so a workspace file that changed since
+ * its approval stops running at once, and one approved while the session is open runs from then on.
+ */
 export class Hooks {
-  constructor(private readonly sets: readonly HookSet[], private readonly ctx: () => HookContext) {}
+  constructor(private readonly sets: () => readonly HookSet[], private readonly ctx: () => HookContext) {}
 
-  /** Whether any hook at all is configured (a session without hooks pays nothing). */
+  /** Whether any hook at all is configured now (a session without hooks pays nothing). */
   get empty(): boolean {
-    return this.sets.every((s) => Object.values(s.events).every((groups) => groups.length === 0));
+    return this.sets().every((s) => Object.values(s.events).every((groups) => groups.length === 0));
   }
 
   /** Runs before a call; the first hook that exits 2 blocks it, and no later hook runs for it. */
@@ -92,7 +96,7 @@ export class Hooks {
 
   /** The runs of an event's matching hooks, in file order (the person's first, then the workspace's). */
   private *each(event: HookEventName, tool: string | undefined, fields: object, signal?: AbortSignal): Generator<() => Promise<HookRun>> {
-    for (const set of this.sets) {
+    for (const set of this.sets()) {
       for (const group of set.events[event]) {
         if (tool !== undefined && !matches(group.matcher, tool)) continue;
         for (const hook of group.hooks) {

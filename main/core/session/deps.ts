@@ -2,6 +2,7 @@ import type { ExternalTools } from '../tools/external.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { CommandRunner } from '../tools/commandRunner.js';
 import type { PermissionOptions } from '../permissions/approval.js';
+import type { HookSet } from '../hooks/settings.js';
 import type { Mode, SessionKind, SessionStore } from './types.js';
 
 export interface SessionDeps {
@@ -19,6 +20,11 @@ export interface SessionDeps {
    * session's list takes what they list; without it, a listed MCP tool answers its unavailable text.
    */
   external?: ExternalTools;
+  /**
+   * The hooks this session runs (contract.md, Hooks): the person's, then an approved workspace's,
+   * as they stand at each event (main/app/hookSettings.ts reads them).
+   */
+  hooks?: () => readonly HookSet[];
 }
 
 export interface NewSession {
