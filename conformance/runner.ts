@@ -58,7 +58,7 @@ export async function runCase(c: Case): Promise<CaseOutcome> {
     fs.mkdirSync(data);
     if (hookFiles(data, root).some((f) => f.source === 'workspace')) approveHooks(data, root);
     const deps = { store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, now: () => new Date(), permissions: { approve: async () => 'allow' as const },
-      commands: createSandboxRunner({ dataFolder: data }), hooks: sessionHooks(data, root) };
+      commands: createSandboxRunner({ dataFolder: data }), hooks: sessionHooks(data) };
     const run: Run = { session: Session.create(deps, { root, kind: c.session ?? 'agent', mode: 'auto', title: c.name }), calls: [], reopen: (id) => Session.open(deps, id) };
     for (const [i, step] of c.steps.entries()) {
       const problem = await runStep(run, root, step);

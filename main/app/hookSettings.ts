@@ -41,8 +41,8 @@ export function hookFiles(dataFolder: string, root: string): HookFile[] {
 }
 
 /** The hooks a session in `root` runs, read again at each event: those of the files that are approved and well formed. */
-export function sessionHooks(dataFolder: string, root: string): () => HookSet[] {
-  return () => hookFiles(dataFolder, root).filter((f) => f.approved && f.set).map((f) => f.set!);
+export function sessionHooks(dataFolder: string): (root: string) => HookSet[] {
+  return (root) => hookFiles(dataFolder, root).filter((f) => f.approved && f.set).map((f) => f.set!);
 }
 
 /** Approves the workspace's hooks as the file is now; throws naming what is wrong. */

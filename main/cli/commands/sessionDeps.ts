@@ -7,6 +7,7 @@ import type { ExternalTools } from '../../core/tools/external.js';
 import { ToolRegistry } from '../../core/tools/registry.js';
 import type { SqliteStore } from '../../db/store.js';
 import { keelHome } from '../../keelHome.js';
+import { sessionHooks } from '../../app/hookSettings.js';
 import { createSandboxRunner } from '../../sandbox/runner.js';
 import { CliError, type Writer } from '../io.js';
 
@@ -25,7 +26,7 @@ export function sessionDeps(store: SqliteStore, approvals: Approvals, external?:
   }
   return {
     store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, now: () => new Date(), external,
-    commands: createSandboxRunner(sandboxOptions(keelHome())),
+    commands: createSandboxRunner(sandboxOptions(keelHome())), hooks: sessionHooks(keelHome()),
     permissions: {
       approve: (request) => (approvals.approve ? approvals.approve(request) : Promise.resolve('deny')),
       protectedFolders: [keelHome()],

@@ -21,10 +21,10 @@ export interface SessionDeps {
    */
   external?: ExternalTools;
   /**
-   * The hooks this session runs (contract.md, Hooks): the person's, then an approved workspace's,
-   * as they stand at each event (main/app/hookSettings.ts reads them).
+   * The hooks a session in workspace `root` runs (contract.md, Hooks): the person's, then an
+   * approved workspace's, as they stand at each event (main/app/hookSettings.ts reads them).
    */
-  hooks?: () => readonly HookSet[];
+  hooks?: (root: string) => readonly HookSet[];
 }
 
 export interface NewSession {

@@ -47,7 +47,7 @@ export class Session {
     const id = record.row.id;
     this.turns = new Turns(store, record, now, turns);
     this.insertion = new Insertion(store, id, now, nextNumber, known);
-    this.hooks = new Hooks(deps.hooks ?? (() => []), () => ({ sessionId: id, root: record.row.root, runner: deps.commands ?? NO_RUNNER, mode: record.row.mode }));
+    this.hooks = new Hooks(() => deps.hooks?.(record.row.root) ?? [], () => ({ sessionId: id, root: record.row.root, runner: deps.commands ?? NO_RUNNER, mode: record.row.mode }));
     this.dispatch = new Dispatch(deps, record, (absPath) => this.insertion.knownHash(absPath), this.hooks);
     this.prompt = new KeptPrompt(deps, record, () => this.turns.history());
     this.takeBacks = new TakeBacks(store, record, this.turns);
