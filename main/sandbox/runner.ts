@@ -181,18 +181,22 @@ async function sandboxLaunch(command: string, base: PolicyBase, domains: readonl
     if (domains.length > 0) SandboxManager.registerCommandNetworkLists(id, { allowedDomains: [...domains] });
     // ulimit -u holds where the command's user is not root; the cgroup (processCap) where Keel may make one.
     const inner = `export TMPDIR=${shellQuote(tmp)}; ulimit -u ${maxProcesses} 2>/dev/null; ${command}`;
+    const config = commandConfig(policy);
     let wrappedLine: string | undefined;
     for (let i = 1; wrappedLine === undefined; i++) {
       try {
         wrappedLine = await inFolder(base.root, () =>
-          SandboxManager.wrapWithSandbox(inner, 'bash', commandConfig(policy), undefined, { commandId: id, commandText: command }));
+          SandboxManager.wrapWithSandbox(inner, 'bash', config, undefined, { commandId: id, commandText: command }));
       } catch (err) {
         if (i >= WRAP_TRIES || !/not found in PATH/.test((err as Error).message)) throw err;
       }
     }
     wrapped = true;
     if (!wrappedLine.includes(DEV_ARG)) throw new Error('the sandbox runtime\'s command line has no /dev mount to put the temp folder after');
-    const withTmp = wrappedLine.replace(DEV_ARG, `${DEV_ARG}--size ${base.tmpBytes ?? TMP_BYTES} --tmpfs ${shellQuote(tmp)} `);
+    // The home folder hidden by readRules is the library's tmpfs: read-only, so a write there fails as
+    // it would have, rather than vanishing with the sandbox (what is allowed inside is mounted on its own).
+    const hiddenHome = config.filesystem?.denyRead?.includes(policy.home) ? `--remount-ro ${shellQuote(policy.home)} ` : '';
+    const withTmp = wrappedLine.replace(DEV_ARG, `${DEV_ARG}--size ${base.tmpBytes ?? TMP_BYTES} --tmpfs ${shellQuote(tmp)} ${hiddenHome}`);
     const line = `${CLOSE_INHERITED_FDS}${cap?.join ?? ''}${withTmp}`;
     return { line, id, policy, git, release };
   } catch (err) {

@@ -90,5 +90,5 @@ export const NO_RUNNER = unsandboxedRunner('no sandbox was given to this session
 export function describeSandbox(status: SandboxStatus): string {
   return status.kind === 'sandboxed'
     ? `Commands run in a ${status.how} sandbox.`
-    : `No sandbox for commands: ${status.reason}. Every command that is not read-only asks, in every mode.`;
+    : `No sandbox for commands: ${status.reason}. Every command that is not read-only asks, in every mode${status.transient ? ' (Keel checks again)' : ''}.`;
 }
