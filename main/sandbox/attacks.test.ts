@@ -138,6 +138,19 @@ describe('class 1: nothing a command writes runs later outside the sandbox', () 
     expect(marked()).toEqual([]);
   });
 
+  it('an approved git init where there was no repository keeps its plain config, not one that names a program', async () => {
+    fs.rmSync(path.join(root, '.git'), { recursive: true });
+    const plain = await run('git init -q && git -c user.name=t -c user.email=t@t commit -q --allow-empty -m x && git log --oneline | wc -l', 'git-write');
+    expect(plain).toMatch(/^1/);
+    expect(fs.readFileSync(path.join(root, '.git', 'config'), 'utf8')).toContain('repositoryformatversion');
+    fs.rmSync(path.join(root, '.git'), { recursive: true });
+    const armedInit = await run(`git init -q && git config core.fsmonitor "touch ${marks}/init; false" && printf '#!/bin/sh\\ntouch ${marks}/hook\\n' > .git/hooks/post-checkout`, 'git-write');
+    expect(armedInit).toContain('[git check: removed .git/config, which the command made]');
+    expect(armedInit).toContain('[git check: removed .git/hooks/post-checkout, which the command made]');
+    personRunsGitStatus(root);
+    expect(marked()).toEqual([]);
+  });
+
   it('controls: an approved commit, status, diff and log work, and the change to .git is shown', async () => {
     fs.writeFileSync(path.join(root, 'a.txt'), 'two\n');
     const body = await run('git status --short && git diff --stat && git -c user.name=t -c user.email=t@t commit -qam two && git log --oneline | wc -l', 'git-write');
@@ -170,6 +183,26 @@ describe('class 3: secrets by rule, whenever they appear', () => {
       expect(body).not.toMatch(/^root:/m);
     }
   }, 60_000);
+
+  it('a workspace inside the home folder: written as usual, while the home folder stays hidden but for what was there', async () => {
+    const saved = root;
+    root = path.join(home, 'projects', 'ws');
+    try {
+      put(path.join(root, 'a.txt'), 'one\n');
+      const body = await run(`echo made > made.txt && cat made.txt; cat ${home}/readable.txt; cat ${home}/id_ed25519; echo x > ${home}/new.txt; ls ${home}/projects`, 'workspace-write');
+      expect(body).toContain('made\nhome file');
+      expect(body).not.toContain(SECRET);
+      expect(body).toMatch(/Read-only file system/);
+      expect(fs.readFileSync(path.join(root, 'made.txt'), 'utf8')).toBe('made\n');
+      expect(fs.existsSync(path.join(home, 'new.txt'))).toBe(false);
+      expect(await run(`cat a.txt made.txt; cat ${home}/readable.txt; cat ${home}/server.pem`, 'read-only')).toMatch(/^one\nmade\nhome file\n/);
+      await run('git init -q && git -c user.name=t -c user.email=t@t commit -q --allow-empty -m x', 'git-write');
+      expect(await run('git log --oneline | wc -l', 'git-write')).toBe('1');
+    } finally {
+      fs.rmSync(path.join(home, 'projects'), { recursive: true, force: true });
+      root = saved;
+    }
+  });
 
   it('the environment is an allow list: MYSQL_PWD and DATABASE_URL stay out, a listed name and PATH come in', async () => {
     const saved = { ...process.env };

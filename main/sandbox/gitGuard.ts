@@ -16,8 +16,10 @@
  * put back, new `exec` lines dropped from a todo. The walk does not follow links and does not go
  * into `objects/`, `refs/` or `logs/`.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { namesProgram } from '../core/tools/gitConfigGuard.js';
 
 /** The paths under a git directory whose bytes git executes or follows, relative to it. */
 export const GIT_EXECUTABLE = [
@@ -47,6 +49,11 @@ export interface GitSnapshot {
   surface: Map<string, string>;
   /** Whether the walk stopped at MAX_ENTRIES. */
   cut: boolean;
+  /**
+   * An approved command may make the workspace's own repository (`git init` where there was none):
+   * then its config stays unless a key in it names a program, and its hooks but the samples go.
+   */
+  ownRepoMayBeMade?: boolean;
 }
 
 function lstat(p: string): fs.Stats | undefined {
@@ -87,8 +94,8 @@ function record(p: string, into: Map<string, Entry>): void {
 }
 
 /** Finds every git directory and `.git` file under `root`, and records their executable paths. */
-export function snapshotGit(root: string): GitSnapshot {
-  const snap: GitSnapshot = { root, gitDirs: [], gitFiles: [], watched: new Map(), surface: new Map(), cut: false };
+export function snapshotGit(root: string, o: { ownRepoMayBeMade?: boolean } = {}): GitSnapshot {
+  const snap: GitSnapshot = { root, gitDirs: [], gitFiles: [], watched: new Map(), surface: new Map(), cut: false, ...o };
   let entries = 0;
   const walk = (dir: string, inGit: boolean): void => {
     if (snap.cut) return;
@@ -143,6 +150,22 @@ function restore(p: string, e: Entry): void {
   else fs.writeFileSync(p, e.bytes, { flag: 'wx' });
 }
 
+/** Whether `p`, made by the command in the workspace's own new repository, is what `git init` makes and runs nothing. */
+function harmlessInNewRepo(snap: GitSnapshot, p: string, e: Entry): boolean {
+  const own = path.join(snap.root, '.git');
+  if (!snap.ownRepoMayBeMade || snap.gitDirs.includes(own) || !p.startsWith(`${own}/`)) return false;
+  const rel = path.relative(own, p);
+  if (rel === 'hooks' || rel === 'info' || rel === 'info/exclude') return true;
+  if (rel.startsWith('hooks/')) return e.kind === 'file' && rel.endsWith('.sample');
+  if (rel !== 'config' || e.kind !== 'file') return false;
+  try {
+    const keys = execFileSync('git', ['config', '--file', p, '--list', '--name-only'], { encoding: 'utf8', timeout: 5_000, stdio: ['ignore', 'pipe', 'ignore'] });
+    return !keys.split('\n').some((k) => k !== '' && (namesProgram(k) || /^include(if)?\./i.test(k)));
+  } catch {
+    return false;
+  }
+}
+
 /** The lines of `now` that run a program and are not lines of `before`. */
 function newExecLines(now: Buffer, before: Buffer | undefined): string[] {
   const old = new Set((before?.toString() ?? '').split('\n'));
@@ -175,6 +198,7 @@ export function undoGitChanges(before: GitSnapshot): string[] {
       continue;
     }
     if (now.kind === 'dir' && was?.kind === 'dir') continue;
+    if (!was && harmlessInNewRepo(before, p, now)) continue;
     if (was) {
       restore(p, was);
       lines.push(`put back ${rel(p)} as it was before the command`);

@@ -85,6 +85,8 @@ function gitDenies(p: CommandPolicy): string[] {
   const dirs = p.git?.dirs ?? [];
   const files = p.git?.files ?? [];
   if (p.access !== 'git-write') return [own, ...dirs, ...files];
+  // No repository yet: an approved `git init` may make one (masks would make `.git` first); gitGuard checks it after.
+  if (!dirs.includes(own)) return [...dirs, ...files];
   const mine = GIT_EXECUTABLE.map((rel) => path.join(own, rel))
     .filter((abs) => exists(abs) || ['hooks', 'info', 'worktrees', 'branches', 'remotes'].includes(path.basename(abs)));
   const others = dirs.filter((d) => d !== own && !d.startsWith(`${own}/`));
@@ -96,6 +98,14 @@ export function writeRules(p: CommandPolicy): { allow: string[]; deny: string[] 
   const deny = [...libraryWritePaths(p.home), ...p.dataFolders];
   if (p.access === 'read-only') return { allow: [p.tmp], deny };
   return { allow: [p.root, p.tmp], deny: [...deny, ...gitDenies(p)] };
+}
+
+function list(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
 }
 
 /** Entries of `dir` whose names match `pattern`, absolute. */
@@ -128,8 +138,21 @@ export function readRules(p: CommandPolicy): { denyRead: string[]; allowRead: st
   const named = entries.filter(secret).map((n) => path.join(home, n));
   if (!hideHome) return { denyRead: [...denied, ...named, ...system], allowRead: [] };
   const within = (a: string, d: string) => a === d || a.startsWith(`${d}/`);
+  const readable = (abs: string) => !secret(path.basename(abs)) && ![...denied].some((d) => within(abs, d));
   // An entry holding a denied path (~/.config holding ~/.config/gh) stays, less what is denied in it.
-  const allowRead = entries.map((n) => path.join(home, n)).filter((abs) => !secret(path.basename(abs)) && ![...denied].some((d) => within(abs, d)));
+  // The folders on the way to a workspace inside the home folder are not bound whole (the library
+  // binds what may be read after what may be written, and the workspace would come out read-only):
+  // their other entries are, level by level, and the workspace itself is the library's write bind.
+  const allowRead: string[] = [];
+  const add = (dir: string, names: string[]) => {
+    for (const name of names) {
+      const abs = path.join(dir, name);
+      if (!readable(abs) || (abs === p.root && p.access !== 'read-only')) continue;
+      if (p.root.startsWith(`${abs}/`)) add(abs, list(abs));
+      else allowRead.push(abs);
+    }
+  };
+  add(home, entries);
   return { denyRead: [...denied, home, ...named, ...system], allowRead };
 }
 

@@ -162,7 +162,7 @@ const WRAP_TRIES = 3;
  */
 async function sandboxLaunch(command: string, base: PolicyBase, domains: readonly string[]): Promise<Launch> {
   const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-cmd-')));
-  const git = base.access === 'read-only' ? undefined : snapshotGit(base.root);
+  const git = base.access === 'read-only' ? undefined : snapshotGit(base.root, { ownRepoMayBeMade: base.access === 'git-write' });
   const policy: CommandPolicy = { ...base, tmp, ...(git ? { git: { dirs: git.gitDirs, files: git.gitFiles } } : {}) };
   const id = randomBytes(16).toString('base64url');
   const maxProcesses = base.maxProcesses ?? MAX_PROCESSES;

@@ -40,6 +40,12 @@ function neutral(key: string): string | undefined {
   return undefined;
 }
 
+/** Whether git runs (or signs, or connects through) a program that `key` names. */
+export function namesProgram(key: string): boolean {
+  const k = key.toLowerCase();
+  return neutral(k) !== undefined || FIXED.some(([fixed]) => fixed.toLowerCase() === k) || /^(commit|tag|push)\.gpgsign$/.test(k) || k.endsWith('.helper');
+}
+
 /** The repository's own configuration keys (local and worktree scope) in `root`; none where git cannot say. */
 function ownKeys(root: string): string[] {
   try {
