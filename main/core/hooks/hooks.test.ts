@@ -148,6 +148,19 @@ describe('running hooks', () => {
     expect(r.runs[0].stdout.length).toBe(65536);
   });
 
+  it('a hook\'s stderr is its own: bash does not read ~/.bashrc for it', async () => {
+    const root = workspace();
+    const home = workspace({ '.bashrc': 'echo "from bashrc" >&2\n' });
+    const saved = process.env.HOME;
+    process.env.HOME = home;
+    try {
+      const r = await hooksOf(one('PreToolUse', 'cat >/dev/null; echo mine >&2; exit 2'), root).preToolUse('bash', {});
+      expect(r.text).toBe('Blocked by a PreToolUse hook: mine');
+    } finally {
+      process.env.HOME = saved;
+    }
+  });
+
   it('a hook that cannot start is named, and the call goes on', async () => {
     const root = workspace();
     const hooks = new Hooks(() => [parseHooks(one('PreToolUse', 'true'), '/s.json', 'person')], () => ({

@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { hooksConfig } from '../config.js';
 import { commandEnv, type CommandRunner, type PreparedCommand } from '../tools/commandRunner.js';
 
@@ -45,9 +48,15 @@ export async function runHook(p: HookProcess): Promise<HookRun> {
   }
   const timeoutS = p.timeoutS ?? hooksConfig.timeout_s.value;
   const limit = hooksConfig.max_output_bytes.value;
-  return new Promise((resolve) => {
+  // The event reaches stdin from a file: Node's stdin "pipe" is a socket, and bash given a socket on
+  // stdin reads ~/.bashrc first (its remote-shell rule), whose output would reach the model as the hook's.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keel-hook-'));
+  const eventFile = path.join(dir, 'event.json');
+  fs.writeFileSync(eventFile, JSON.stringify(p.input));
+  const stdin = fs.openSync(eventFile, 'r');
+  return new Promise<HookRun>((resolve) => {
     const env = { ...(prepared.env ?? commandEnv(process.env)), KEEL_PROJECT_DIR: p.root, CLAUDE_PROJECT_DIR: p.root };
-    const child = spawn('bash', ['-c', prepared.line], { cwd: p.root, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-c', prepared.line], { cwd: p.root, env, detached: true, stdio: [stdin, 'pipe', 'pipe'] });
     const out = { stdout: [] as Buffer[], stderr: [] as Buffer[], bytes: { stdout: 0, stderr: 0 } };
     let problem: string | undefined;
     let done = false;
@@ -70,8 +79,8 @@ export async function runHook(p: HookProcess): Promise<HookRun> {
       }
       if (chunk.length > room) killGroup(`its ${stream} passed ${limit} bytes and it was stopped`);
     };
-    child.stdout.on('data', take('stdout'));
-    child.stderr.on('data', take('stderr'));
+    child.stdout!.on('data', take('stdout'));
+    child.stderr!.on('data', take('stderr'));
     const finish = (exit: number | null, startProblem?: string): void => {
       if (done) return;
       done = true;
@@ -86,8 +95,8 @@ export async function runHook(p: HookProcess): Promise<HookRun> {
     };
     child.on('error', (err) => finish(null, `it could not start: ${err.message}`));
     child.on('close', (code) => finish(code));
-    // A hook that never reads its input must not fail on a closed pipe.
-    child.stdin.on('error', () => {});
-    child.stdin.end(JSON.stringify(p.input));
+  }).finally(() => {
+    fs.closeSync(stdin);
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 }
