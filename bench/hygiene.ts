@@ -8,8 +8,8 @@
  *   KEEL_BENCH_SEED=<int>      another workspace and trace
  *   KEEL_BENCH_OUT=<file.json> also write one record per call (chars, tokens, kind, timing)
  *
- * Timing figures are printed, never asserted: the run exits 0 whatever they are. It exits 1 only
- * when the replay itself breaks (an exception) or the trace is too short.
+ * Timing figures are printed, never asserted. It exits 1 when its own checks find problems (named
+ * on stderr), when the replay itself breaks (an exception) or the trace is too short.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -165,6 +165,10 @@ async function main(): Promise<void> {
 
     if (OUT_JSON) writeRecords(OUT_JSON, recs, hygieneNs);
     report({ root, recs, turns, wsFiles: ws.files.size, wsLines, hygieneNs, storeInsertNs, recallNs, problems, elapsedMs: Date.now() - started });
+    if (problems.length > 0) {
+      console.error(`bench:hygiene: ${problems.length} check problem(s), the first: ${problems.slice(0, 3).join('; ')}`);
+      process.exitCode = 1;
+    }
   } finally {
     store.close();
     fs.rmSync(tmp, { recursive: true, force: true });

@@ -303,6 +303,65 @@ describe('keel exec: a deny rule holds for what runs (issue 23)', () => {
   }, 120_000);
 });
 
+/**
+ * The real `keel` in a process of its own (`env` over this one's), approvals as `approve` says;
+ * `fd200` opens that file on its descriptor 200 first, as a shell that started Keel may have.
+ */
+function keelProcess(mode: Mode, command: string, env: NodeJS.ProcessEnv = {}, approve: 'never' | 'always' = 'never', fd200?: string): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const argv = [process.execPath, path.join(REPO, 'bin', 'keel.mjs'), 'exec', '--workspace', E.ws, '--mode', mode, '--approve', approve, '--', command];
+    const quoted = argv.map((a) => `'${a.replace(/'/g, `'"'"'`)}'`).join(' ');
+    const child = spawn('/bin/bash', ['-c', fd200 ? `exec 200>>'${fd200}'; exec ${quoted}` : `exec ${quoted}`], {
+      env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d));
+    child.stderr.on('data', (d: Buffer) => (err += d));
+    child.on('close', (code) => resolve({ code, out, err }));
+  });
+}
+
+/** What the person's shell does next in `dir`, outside any sandbox: a plain `git status`. */
+function personRunsGitStatus(dir: string): void {
+  try {
+    execFileSync('git', ['status', '--short'], { cwd: dir, stdio: 'ignore' });
+  } catch {
+    // a broken repository is no harm; a marker is
+  }
+}
+
+describe('keel exec: nothing an approved or auto command writes runs later, outside the sandbox (issue 23)', () => {
+  const mark = () => path.join(E.base, 'planted-ran');
+  const armedConfig = () => `[core]\\n\\tfsmonitor = \\"touch ${mark()}; false\\"\\n`;
+  it.each([
+    ['ask, approved: .git/commondir to a config with core.fsmonitor', 'ask', () => `mkdir -p g2 && printf "${armedConfig()}" > g2/config && echo ../g2 > .git/commondir`, '.', '[git check: removed .git/commondir, which the command made]'],
+    ['ask, approved: .git/config through git config', 'ask', () => `git config core.fsmonitor "touch ${mark()}; false"`, '.', 'error: could not write config file .git/config'],
+    ['auto: a nested git init with core.fsmonitor', 'auto', () => `git init -q sub && git -C sub config core.fsmonitor "touch ${mark()}; false"`, 'sub', '[git check: removed sub/.git/config, which the command made]'],
+    ['auto: a .git file naming a planted git folder', 'auto', () => `mkdir -p x ev/objects ev/refs && echo "ref: refs/heads/main" > ev/HEAD && printf "${armedConfig()}" > ev/config && echo "gitdir: ../ev" > x/.git`, 'x', '[git check: removed x/.git, which the command made]'],
+  ] as const)('%s', async (_name, mode, command, where, said) => {
+    try {
+      const r = await keelProcess(mode, command(), {}, 'always');
+      expect(r.err).not.toContain('No sandbox');
+      expect(r.out, r.err).toContain(said);
+      personRunsGitStatus(path.join(E.ws, where));
+      expect(fs.existsSync(mark()), `${r.out}\n${r.err}`).toBe(false);
+    } finally {
+      fs.rmSync(mark(), { force: true });
+      restoreWorkspace();
+    }
+  }, 120_000);
+
+  it('a descriptor Keel inherited does not reach the command, and MYSQL_PWD / DATABASE_URL stay out', async () => {
+    const file = path.join(E.base, 'fd200.txt');
+    fs.writeFileSync(file, '');
+    const r = await keelProcess('auto', 'echo X >&200; env', { MYSQL_PWD: ENV_SECRET, DATABASE_URL: `postgres://u:${ENV_SECRET}@db/x` }, 'never', file);
+    expect(r.out).toContain('200: Bad file descriptor');
+    expect(r.out).not.toContain(ENV_SECRET);
+    expect(fs.readFileSync(file, 'utf8')).toBe('');
+  }, 120_000);
+});
+
 describe('keel exec where no sandbox can run', () => {
   /** A PATH with every program of /usr/bin but bwrap. */
   let noBwrap: string;
@@ -312,24 +371,12 @@ describe('keel exec where no sandbox can run', () => {
     for (const name of fs.readdirSync('/usr/bin')) if (name !== 'bwrap') fs.symlinkSync(path.join('/usr/bin', name), path.join(noBwrap, name));
   });
 
-  /** The real `keel` in a process of its own, whose PATH has no bwrap. */
-  function keel(mode: Mode, command: string): Promise<{ code: number | null; out: string; err: string }> {
-    return new Promise((resolve) => {
-      const child = spawn(process.execPath, [path.join(REPO, 'bin', 'keel.mjs'), 'exec', '--workspace', E.ws, '--mode', mode, '--approve', 'never', '--', command], {
-        env: { ...process.env, PATH: noBwrap }, stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let out = '';
-      let err = '';
-      child.stdout.on('data', (d: Buffer) => (out += d));
-      child.stderr.on('data', (d: Buffer) => (err += d));
-      child.on('close', (code) => resolve({ code, out, err }));
-    });
-  }
+  const keel = (mode: Mode, command: string, approve: 'never' | 'always' = 'never') => keelProcess(mode, command, { PATH: noBwrap }, approve);
 
   it('says so, and asks before every command that is not read-only, auto included', async () => {
     const [out0, ws0] = [outside(), workspace()];
     const removal = await keel('auto', `rm -rf ${E.out}`);
-    expect(removal.err).toContain('No sandbox for commands: bubblewrap (bwrap) not installed');
+    expect(removal.err).toContain('No sandbox for commands: bubblewrap (bwrap) is not on PATH');
     expect(removal.err).toContain('no sandbox can run here, so every command that is not read-only asks');
     expect(removal).toMatchObject({ code: EXEC_EXIT.denied });
     const key = await keel('auto', 'cat ~/.ssh/id_rsa');
@@ -338,4 +385,21 @@ describe('keel exec where no sandbox can run', () => {
     expect(await keel('auto', 'cat a.txt')).toMatchObject({ code: EXEC_EXIT.ran, out: '[#0001]\none\ntwo\n' });
     expect([outside(), workspace()]).toEqual([out0, ws0]);
   }, 240_000);
+
+  it('git runs nothing the repository\'s own config names (core.fsmonitor, diff.external), and still answers', async () => {
+    const mark = path.join(E.base, 'fsmonitor-ran');
+    execFileSync('git', ['config', 'core.fsmonitor', `touch ${mark}; false`], { cwd: E.ws });
+    execFileSync('git', ['config', 'diff.external', `sh -c 'touch ${mark}'`], { cwd: E.ws });
+    try {
+      const status = await keel('auto', 'git status --short a.txt; git diff HEAD~1 --stat');
+      expect(status.code).toBe(EXEC_EXIT.ran);
+      expect(fs.existsSync(mark), status.out + status.err).toBe(false);
+      personRunsGitStatus(E.ws);
+      // Armed: the person's own plain git runs it (which is why Keel's does not).
+      expect(fs.existsSync(mark)).toBe(true);
+    } finally {
+      fs.rmSync(mark, { force: true });
+      restoreWorkspace();
+    }
+  }, 120_000);
 });
