@@ -22,6 +22,7 @@ import { DEFAULT_PROMPTS_DIR } from '../main/core/prompts/buildSystemPrompt.js';
 import { Session } from '../main/core/session/session.js';
 import type { ResultRow } from '../main/core/session/types.js';
 import { ToolRegistry } from '../main/core/tools/registry.js';
+import { buildSessionDeps, expectSandbox, requireSandbox } from '../main/sessionDeps.js';
 import type { RawOutput, Tool } from '../main/core/tools/types.js';
 import { SqliteStore } from '../main/db/store.js';
 import { answeredInFull, countTokens, fmtInt, fmtNs, median, nowNs, quantile } from './measure.js';
@@ -109,10 +110,13 @@ async function main(): Promise<void> {
     writeWorkspace(root, ws.files);
     const wsLines = [...ws.files.values()].reduce((n, t) => n + t.split('\n').length - 1, 0);
     const tools = new RecordingRegistry();
-    const session = Session.create(
-      { store, tools, promptsDir: DEFAULT_PROMPTS_DIR, now: () => new Date() },
-      { root, kind: 'agent', mode: 'auto', title: 'hygiene bench' },
-    );
+    // The session as the app builds it (the OS sandbox runs its commands); a command that would run
+    // without it fails the bench instead of measuring something else.
+    const missing: string[] = [];
+    const built = buildSessionDeps({ store, dataFolder: path.join(tmp, 'data'), tools, promptsDir: DEFAULT_PROMPTS_DIR });
+    const deps = { ...built, commands: expectSandbox(built.commands!, missing) };
+    await requireSandbox(deps, 'bench:hygiene');
+    const session = Session.create(deps, { root, kind: 'agent', mode: 'auto', title: 'hygiene bench' });
 
     // ---- Replay --------------------------------------------------------------------------
     const recs: Rec[] = [];
@@ -146,7 +150,7 @@ async function main(): Promise<void> {
     const storeInsertNs = store.insertNs.slice();
 
     // ---- Checks: the trace's own expectations, and invariants of what was inserted --------
-    const problems = checks(recs, store, session.id);
+    const problems = [...missing, ...checks(recs, store, session.id)];
 
     // ---- Hygiene alone: the pure insertResult on each recorded raw output ----------------
     for (const r of recs) hygieneOnce(r); // warm-up (JIT)
