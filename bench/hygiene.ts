@@ -23,6 +23,7 @@ import { Session } from '../main/core/session/session.js';
 import type { ResultRow } from '../main/core/session/types.js';
 import { ToolRegistry } from '../main/core/tools/registry.js';
 import { buildSessionDeps, expectSandbox, requireSandbox } from '../main/sessionDeps.js';
+import { stopSandbox } from '../main/sandbox/runner.js';
 import type { RawOutput, Tool } from '../main/core/tools/types.js';
 import { SqliteStore } from '../main/db/store.js';
 import { answeredInFull, countTokens, fmtInt, fmtNs, median, nowNs, quantile } from './measure.js';
@@ -390,4 +391,4 @@ function report(r: Report): void {
 main().catch((err: unknown) => {
   console.error(`bench:hygiene failed: ${(err as Error)?.stack ?? String(err)}`);
   process.exitCode = 1;
-});
+}).finally(() => stopSandbox()); // its proxies would keep the process alive
