@@ -21,7 +21,7 @@ export interface SessionSummary {
 
 /** A note Keel appended to a person's message, as the UI shows it. */
 export interface NoteView {
-  kind: 'date' | 'mode' | 'instructions' | 'plan' | 'server';
+  kind: 'date' | 'mode' | 'instructions' | 'plan' | 'server' | 'hook';
   text: string;
 }
 

@@ -14,6 +14,8 @@ export interface ExternalToolInfo {
   tool: string;
   /** The server marks the tool `readOnlyHint` (a claim: it counts only when the person trusts the server). */
   readOnly: boolean;
+  /** The server's `openWorldHint` (undefined: not given, taken as true). */
+  openWorld?: boolean;
   /** The person trusts this server's hints. */
   trusted: boolean;
 }
