@@ -20,7 +20,7 @@ import { sandboxStatus } from '../sandbox/runner.js';
 import type { ServerConfig, ServerSandbox } from './config.js';
 import { McpHub } from './hub.js';
 import { sandboxedLaunch } from './sandboxed.js';
-import { entry, FILESYSTEM, nodeServer, writeConfig } from './testServers/servers.js';
+import { entry, FILESYSTEM, nodeServer, writeConfig } from '../../test/mcp/servers.js';
 
 const SECRET = 'KEEL-MCP-SANDBOX-SECRET-7f3e';
 let base: string;

@@ -3,6 +3,7 @@ import type { ExternalTools } from '../tools/external.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { CommandRunner } from '../tools/commandRunner.js';
 import type { PermissionOptions } from '../permissions/approval.js';
+import type { HookSet } from '../hooks/settings.js';
 import type { Mode, SessionKind, SessionStore } from './types.js';
 
 export interface SessionDeps {
@@ -25,6 +26,11 @@ export interface SessionDeps {
    * rewinds are conversation only.
    */
   checkpoints?: OpenCheckpoints;
+  /**
+   * The hooks a session in workspace `root` runs (contract.md, Hooks): the person's, then an
+   * approved workspace's, as they stand at each event (main/app/hookSettings.ts reads them).
+   */
+  hooks?: (root: string) => readonly HookSet[];
 }
 
 export interface NewSession {

@@ -4,6 +4,8 @@ import { parseExternalName, unavailable } from '../tools/external.js';
 import type { Tool, ToolContext } from '../tools/types.js';
 import { ToolError, type RawOutput, type ToolSpec } from '../types.js';
 import { passExternalGate, passGate } from '../permissions/approval.js';
+import type { Hooks } from '../hooks/hooks.js';
+import type { HookRun } from '../hooks/run.js';
 import type { SessionDeps } from './deps.js';
 import type { SessionRecord } from './record.js';
 
@@ -23,6 +25,7 @@ export class Dispatch {
     private readonly deps: SessionDeps,
     private readonly record: SessionRecord,
     private readonly knownHash: (absPath: string) => string | undefined,
+    private readonly hooks: Hooks,
     /** A command the gate let write, or an MCP tool, is about to run: what it changes is found by a walk. */
     private readonly beforeWrite: () => void = () => {},
   ) {}
@@ -32,18 +35,33 @@ export class Dispatch {
     return this.record.row.tools ?? [];
   }
 
-  /** A call's raw output: the tool's answer, a refusal, or the error that says why it did not run. */
-  async run(name: string, args: unknown, signal?: AbortSignal): Promise<RawOutput> {
+  /**
+   * A call's raw output: the tool's answer, a refusal, or the error that says why it did not run.
+   * PreToolUse hooks see every call whose arguments are good, before the gate asks anyone; their
+   * runs are added to `runs`.
+   */
+  async run(name: string, args: unknown, signal?: AbortSignal, runs: HookRun[] = []): Promise<RawOutput> {
     const listed = this.tools.some((t) => t.name === name);
     const external = listed ? parseExternalName(name) : undefined;
-    if (external) return this.runExternal(name, external.server, args, signal);
+    if (external) {
+      if (!args || typeof args !== 'object' || Array.isArray(args)) return { kind: 'error', message: fill(mcpConfig.texts.not_object, { name }) };
+      return (await this.blocked(name, args, runs, signal)) ?? this.runExternal(name, external.server, args, signal);
+    }
     const tool = listed ? this.deps.tools.get(name) : undefined;
     if (!tool) {
       return { kind: 'error', message: `Error: there is no tool "${name}". The tools are: ${this.tools.map((t) => t.name).join(', ')}.` };
     }
     const problem = validateArgs(tool.parameters, args);
     if (problem) return { kind: 'error', message: `Error: invalid arguments for ${name}: ${problem}.` };
-    return this.gated(tool, args as Record<string, unknown>, signal);
+    return (await this.blocked(name, args, runs, signal)) ?? this.gated(tool, args as Record<string, unknown>, signal);
+  }
+
+  /** The PreToolUse hooks' answer: the error a blocked call gets, or undefined to go on. */
+  private async blocked(name: string, args: unknown, runs: HookRun[], signal?: AbortSignal): Promise<RawOutput | undefined> {
+    if (this.hooks.empty) return undefined;
+    const pre = await this.hooks.preToolUse(name, args, signal);
+    runs.push(...pre.runs);
+    return pre.text === undefined ? undefined : { kind: 'error', message: pre.text };
   }
 
   /** A built-in tool with valid arguments: the gate, then the tool with the access it granted. */
@@ -65,8 +83,7 @@ export class Dispatch {
    * An MCP tool of the session's list: its server answers it, after the gate; a server that is not
    * there answers the unavailable text without asking anyone (there is nothing to approve).
    */
-  private async runExternal(name: string, server: string, args: unknown, signal?: AbortSignal): Promise<RawOutput> {
-    if (!args || typeof args !== 'object' || Array.isArray(args)) return { kind: 'error', message: fill(mcpConfig.texts.not_object, { name }) };
+  private async runExternal(name: string, server: string, args: object, signal?: AbortSignal): Promise<RawOutput> {
     const external = this.deps.external;
     if (!external) return unavailable(name, server, 'not configured here');
     const info = external.describe(name);

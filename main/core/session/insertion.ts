@@ -35,7 +35,17 @@ export class Insertion {
 
   /** One result, inserted against `table`, stored (committed before it returns), and applied to `turn`. */
   insert(turn: Turn, table: readonly TableEntry[], name: string, args: unknown, raw: RawOutput): Inserted {
-    const inserted = insertResult({ number: this.nextNumber, tool: name, args, raw, table });
+    return this.commit(turn, name, args, raw, this.compute(table, name, args, raw));
+  }
+
+  /** What the next result would be inserted as, against `table`; nothing is stored until `commit`. */
+  compute(table: readonly TableEntry[], name: string, args: unknown, raw: RawOutput): Inserted {
+    return insertResult({ number: this.nextNumber, tool: name, args, raw, table });
+  }
+
+  /** Stores a computed result (committed before it returns) and applies it to `turn`. */
+  commit(turn: Turn, name: string, args: unknown, raw: RawOutput, inserted: Inserted): Inserted {
+    if (inserted.number !== this.nextNumber) throw new SessionError(`Result #${inserted.number} was computed for another place than #${this.nextNumber}.`);
     this.store.insertResult({
       sessionId: this.sessionId, number: inserted.number, turnId: turn.id, tool: name, args: JSON.stringify(args ?? null),
       kind: inserted.kind, pathGiven: inserted.read?.pathGiven, pathResolved: inserted.read?.absPath,

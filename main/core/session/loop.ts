@@ -1,4 +1,4 @@
-import { loopConfig } from '../config.js';
+import { hooksConfig, loopConfig } from '../config.js';
 import type { Conversation, Engine, Generation, SaveOptions } from '../engine/types.js';
 import { readPrompt } from '../prompts/buildSystemPrompt.js';
 import { RepeatCheck } from './calls.js';
@@ -63,11 +63,33 @@ export class AgentLoop {
     if (this.o.stateFile) await this.o.engine.saveState(this.o.stateFile, { pendingCause: this.log.pendingCause }, options);
   }
 
-  /** The person's message: the loop runs until the model answers without a tool call. */
+  /**
+   * The person's message: the loop runs until the model answers without a tool call. The person's
+   * UserPromptSubmit hooks add their note to it first; once the model answers, a Stop hook that
+   * exits 2 sends its text as the next message and the loop goes on (at most hooks.stop_limit times).
+   */
   async send(words: string, opts: { date?: string; mode?: Mode; signal?: AbortSignal } = {}): Promise<string> {
+    const hooks = this.o.session.hooks;
+    let r = await this.turn(words, opts, true);
+    for (let kept = 0; r.answered && !hooks.empty; kept++) {
+      const stop = await hooks.stop(kept > 0, opts.signal);
+      if (stop.runs.length) this.emit({ type: 'hook', event: 'Stop', runs: stop.runs });
+      if (stop.text === undefined) break;
+      if (kept === hooksConfig.stop_limit.value) {
+        this.emit({ type: 'notice', text: `A Stop hook kept the turn going ${kept} times; Keel let the model stop (loop.json hooks.stop_limit).` });
+        break;
+      }
+      r = await this.turn(stop.text, { signal: opts.signal }, false);
+    }
+    return r.words;
+  }
+
+  /** One message (the person's, with their UserPromptSubmit hooks; or a Stop hook's) and the requests that answer it. */
+  private async turn(words: string, opts: { date?: string; mode?: Mode; signal?: AbortSignal }, person: boolean): Promise<{ words: string; answered: boolean }> {
     if (await this.nextPromptTokens(words) > (this.o.compactAt ?? loopConfig.compactAt) * this.o.engine.contextSize) await this.compact(opts.signal);
     this.measured = undefined;
-    const { sent } = this.o.session.userMessage(words, opts);
+    const { sent, hooks } = person ? await this.o.session.hookedMessage(words, opts) : { ...this.o.session.userMessage(words, opts), hooks: [] };
+    if (hooks.length) this.emit({ type: 'hook', event: 'UserPromptSubmit', runs: hooks });
     this.emit({ type: 'message', sent });
     this.fileNotices();
     try {
@@ -78,7 +100,8 @@ export class AgentLoop {
     }
   }
 
-  private async loop(signal?: AbortSignal): Promise<string> {
+  /** Requests until the model answers (`answered`), is stopped, or the step limit is reached. */
+  private async loop(signal?: AbortSignal): Promise<{ words: string; answered: boolean }> {
     const repeats = new RepeatCheck();
     for (let step = 0; step < (this.o.maxSteps ?? loopConfig.maxSteps); step++) {
       const r = await this.request('turn', undefined, signal, step === 0 ? 'person' : 'results');
@@ -89,7 +112,7 @@ export class AgentLoop {
         if (r.usage.promptTokens > 0) this.measured = { tokens: r.usage.promptTokens + r.usage.outputTokens, key: this.historyKey(), system: this.o.session.systemPrompt };
         const why = unfinished(r);
         if (why) this.emit({ type: 'notice', text: why });
-        return reply.words;
+        return { words: reply.words, answered: !signal?.aborted && r.stoppedBy !== 'stopped' };
       }
       const calls: ReplyCall[] = [];
       for (const call of reply.calls) {
@@ -105,7 +128,7 @@ export class AgentLoop {
       this.o.session.recordReply(reply.words, calls, reply.raw);
       if (signal?.aborted || repeats.exhausted) break;
     }
-    return '';
+    return { words: '', answered: false };
   }
 
   /**

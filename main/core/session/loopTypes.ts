@@ -1,5 +1,7 @@
 import type { Engine } from '../engine/types.js';
-import type { Inserted } from '../hygiene/types.js';
+import type { HookEventName } from '../hooks/settings.js';
+import type { HookRun } from '../hooks/run.js';
+import type { CallResult } from './session.js';
 import type { Session } from './session.js';
 import type { RequestRow, SessionStore } from './types.js';
 
@@ -7,7 +9,9 @@ import type { RequestRow, SessionStore } from './types.js';
 export type LoopEvent =
   | { type: 'message'; sent: string }
   | { type: 'text'; delta: string }
-  | { type: 'tool'; name: string; args: unknown; result: Inserted }
+  | { type: 'tool'; name: string; args: unknown; result: CallResult }
+  /** Hooks that ran for a message (UserPromptSubmit) or an answer (Stop); a call's are on its result. */
+  | { type: 'hook'; event: HookEventName; runs: HookRun[] }
   | { type: 'request'; request: RequestRow }
   | { type: 'compacted'; text: string }
   /** Something the person should know that is not part of the conversation (a saved state not used, say). */

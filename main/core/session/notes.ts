@@ -78,6 +78,8 @@ export function messageWithNotes(words: string, notes: readonly Note[]): string 
         return fill(c.plan, { body: note.body });
       case 'server':
         return fill(c.server, { server: note.server, body: note.body });
+      case 'hook':
+        return fill(c.hook, { body: note.body });
     }
   });
   return [words, ...paragraphs].filter((p) => p !== '').join(c.separator);

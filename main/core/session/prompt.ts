@@ -36,7 +36,7 @@ export class KeptPrompt {
     const row = this.record.row;
     // A server that is not connected now keeps the instructions the model last got from it: its tools are still listed.
     const told = lastTold(this.history(), { mode: row.promptMode, instructionsHash: row.promptInstructionsHash, servers: row.serverInstructions }).servers;
-    const servers = { ...told, ...byServer(this.deps.external?.instructions() ?? []) };
+    const servers = { ...told, ...byServer(this.deps.external?.instructions(row.tools) ?? []) };
     const prompt = buildSystemPrompt({
       promptsDir: this.deps.promptsDir, root: row.root, mode: row.mode, kind: row.kind,
       servers: Object.entries(servers).map(([server, text]) => ({ server, text })),

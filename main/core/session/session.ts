@@ -1,5 +1,9 @@
 import fs from 'node:fs';
+import { Hooks } from '../hooks/hooks.js';
+import type { HookRun } from '../hooks/run.js';
+import { formatId } from '../hygiene/ids.js';
 import type { Inserted, TableEntry } from '../hygiene/types.js';
+import { NO_RUNNER } from '../tools/commandRunner.js';
 import type { PlanItem, RawOutput, ToolSpec } from '../types.js';
 import { Compaction } from './compaction.js';
 import { SessionError, type NewSession, type SessionDeps } from './deps.js';
@@ -19,6 +23,9 @@ import type { Mode, Note, ReplyCall, ReplyRow, SessionKind, SessionRow, Turn } f
 
 export { SessionError, type NewSession, type SessionDeps } from './deps.js';
 
+/** A call's result, with the hooks that ran for it (shown to the person; the model got only `text`). */
+export type CallResult = Inserted & { hooks?: HookRun[] };
+
 /**
  * One session, as its callers see it: the engine (main/llm) asks it for the system prompt and the
  * history, and hands it the model's tool calls; the app and the CLI hand it the person's messages
@@ -37,6 +44,7 @@ export class Session {
   private readonly replies: Replies;
   /** The workspace's checkpoints: rewinds with files, the changes the session made, reverts (files.ts). */
   readonly files: SessionFiles;
+  readonly hooks: Hooks;
 
   private constructor(private readonly deps: SessionDeps, private readonly record: SessionRecord, turns: Turn[], nextNumber: number, known: Map<string, string>, fresh: boolean) {
     const { store, now } = deps;
@@ -44,7 +52,8 @@ export class Session {
     this.files = new SessionFiles(deps.checkpoints?.(id, record.row.root, { fresh }));
     this.turns = new Turns(store, record, now, turns, (turn) => this.files.turnStarted(turn.seq));
     this.insertion = new Insertion(store, id, now, nextNumber, known);
-    this.dispatch = new Dispatch(deps, record, (absPath) => this.insertion.knownHash(absPath), () => this.files.beforeWrite(this.turns.current().seq));
+    this.hooks = new Hooks(() => deps.hooks?.(record.row.root) ?? [], () => ({ sessionId: id, root: record.row.root, runner: deps.commands ?? NO_RUNNER, mode: record.row.mode }));
+    this.dispatch = new Dispatch(deps, record, (absPath) => this.insertion.knownHash(absPath), this.hooks, () => this.files.beforeWrite(this.turns.current().seq));
     this.prompt = new KeptPrompt(deps, record, () => this.turns.history());
     this.takeBacks = new TakeBacks(store, record, this.turns);
     this.compaction = new Compaction(store, record, this.turns, this.prompt, now);
@@ -133,9 +142,21 @@ export class Session {
    * A tool call as the model made it: dispatched (validated, gated, run), then inserted and
    * stored. A step on the raw result before insertion (what it may add or replace) goes between the two.
    */
-  async callTool(name: string, args: unknown, signal?: AbortSignal): Promise<Inserted> {
-    const raw = await this.dispatch.run(name, args, signal);
-    return this.insert(name, args, raw);
+  async callTool(name: string, args: unknown, signal?: AbortSignal): Promise<CallResult> {
+    const runs: HookRun[] = [];
+    const raw = await this.dispatch.run(name, args, signal, runs);
+    const turn = this.turns.current();
+    this.prompt.forRequest();
+    let inserted = this.insertion.compute(this.turns.table(), name, args, raw);
+    // PostToolUse sees the result as it will be inserted; its feedback joins it before it is first sent (contract.md, Hooks).
+    if (raw.kind !== 'error' && !this.hooks.empty) {
+      const post = await this.hooks.postToolUse(name, args, inserted.text, formatId(inserted.number), signal);
+      runs.push(...post.runs);
+      if (post.text) inserted = { ...inserted, text: inserted.text + post.text };
+    }
+    const stored = this.insertion.commit(turn, name, args, raw, inserted);
+    this.files.afterCall(turn.seq, stored);
+    return runs.length === 0 ? stored : { ...stored, hooks: runs };
   }
 
   /** A call the model made that could not be read (malformed arguments): answered with an error. */
@@ -170,18 +191,28 @@ export class Session {
    * A person's message: starts a turn (ending a reply still open) and appends the notes it needs
    * (see messageNotes). Returns the message as sent.
    */
-  userMessage(words: string, opts: { date?: string; mode?: Mode } = {}): { sent: string; notes: Note[] } {
+  userMessage(words: string, opts: { date?: string; mode?: Mode; hookNote?: string } = {}): { sent: string; notes: Note[] } {
     if (opts.mode) this.setMode(opts.mode);
     if (this.turns.busy()) this.endReply();
     const notes = messageNotes({
       row: this.row, history: this.history(), date: opts.date ?? localDate(this.deps.now()), promptsDir: this.deps.promptsDir,
-      servers: this.deps.external?.instructions() ?? [],
+      servers: this.deps.external?.instructions(this.row.tools) ?? [],
     });
+    if (opts.hookNote) notes.push({ kind: 'hook', body: opts.hookNote });
     this.turns.setMessage(this.turns.current(), words, notes);
     // Cleared only once the message holding the note is stored: a crash between repeats it, never loses it.
     if (this.row.planNotePending) this.record.update({ planNotePending: false });
     this.prompt.forRequest();
     return { sent: messageWithNotes(words, notes), notes };
+  }
+
+  /**
+   * A person's message after their UserPromptSubmit hooks: what those print joins it as a note
+   * (see userMessage). Returns the hooks' runs too, for the person.
+   */
+  async hookedMessage(words: string, opts: { date?: string; mode?: Mode; signal?: AbortSignal } = {}): Promise<{ sent: string; notes: Note[]; hooks: HookRun[] }> {
+    const prompt = this.hooks.empty ? undefined : await this.hooks.userPromptSubmit(words, opts.signal);
+    return { ...this.userMessage(words, { ...opts, hookNote: prompt?.text }), hooks: prompt?.runs ?? [] };
   }
 
   /** Takes back the last completed turn: its messages and results leave the request. */

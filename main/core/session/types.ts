@@ -15,7 +15,9 @@ export type Note =
   | { kind: 'instructions'; path: string; hash: string; body: string }
   | { kind: 'plan'; body: string }
   /** An MCP server's instructions that were not in the system prompt (they arrived later, or changed). */
-  | { kind: 'server'; server: string; body: string };
+  | { kind: 'server'; server: string; body: string }
+  /** What the person's UserPromptSubmit hooks printed for this message. */
+  | { kind: 'hook'; body: string };
 
 export interface SessionRow {
   id: number;
