@@ -96,13 +96,14 @@ afterAll(() => {
   fs.rmSync(E.base, { recursive: true, force: true });
 });
 
-/** Everything outside the workspace but the store keel exec itself writes. */
+/** Everything outside the workspace but what keel exec itself writes: its store and its session's checkpoints. */
 function outside(): Record<string, TreeEntry> {
-  const tree = snapshotTree(E.base, [E.ws, path.join(E.base, 'pristine-ws')]);
+  const checkpoints = path.join(E.data, 'checkpoints');
+  const tree = snapshotTree(E.base, [E.ws, path.join(E.base, 'pristine-ws'), checkpoints]);
   delete tree[E.base];
   for (const p of Object.keys(tree)) if (/\/keel\.db(-wal|-shm)?$/.test(p)) delete tree[p];
   const data = tree[E.data];
-  if (data?.names) tree[E.data] = { ...data, mtimeMs: 0, names: data.names.filter((n) => !/^keel\.db/.test(n)) };
+  if (data?.names) tree[E.data] = { ...data, mtimeMs: 0, names: data.names.filter((n) => !/^keel\.db/.test(n) && n !== 'checkpoints') };
   return tree;
 }
 
