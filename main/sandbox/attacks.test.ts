@@ -14,6 +14,7 @@ import type { CommandAccess, CommandRunner } from '../core/tools/commandRunner.j
 import { makeContext } from '../../test/toolContext.js';
 import { findSandboxPrograms } from './detect.js';
 import { createSandboxRunner, sandboxStatus } from './runner.js';
+import { usePrivateTmpdir } from '../../test/privateTmpdir.js';
 
 const SECRET = 'KEEL-LATER-SECRET-3b91';
 let base: string;
@@ -46,6 +47,8 @@ function personRunsGitStatus(dir: string): void {
     // a broken repository is no harm; a marker is
   }
 }
+
+usePrivateTmpdir();
 
 beforeAll(() => {
   base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-later-')));
