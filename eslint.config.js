@@ -113,6 +113,7 @@ const keelPlugin = { rules: { layers: layersRule } };
 const ADAPTERS = [
   'main/db', 'main/app', 'main/cli', 'main/llm', 'main/ipc', 'main/server', 'main/mcp', 'main/sandbox',
   'main/index', 'main/appHost', 'main/openEngine', 'main/keelHome', 'main/contract', 'main/methods',
+  'main/checkpoints', // the shadow git repository behind core/checkpoints/types.ts
 ];
 /** What is not the app's code at all: the UI, benches, end-to-end and conformance harnesses, test support. */
 const OUTSIDE_MAIN = ['renderer', 'preload', 'bench', 'e2e', 'conformance', 'scripts', 'test'];
