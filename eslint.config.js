@@ -54,6 +54,10 @@ export const LAYERS = {
     may: ['main/core'], packages: ['@anthropic-ai/sandbox-runtime'], tests: MAIN_TESTS,
     why: 'main/sandbox is the command runner: the core and sandbox-runtime, nothing of other adapters or hosts',
   },
+  'main/checkpoints': {
+    may: ['main/core'], tests: MAIN_TESTS,
+    why: 'main/checkpoints is the shadow git repository behind core/checkpoints/types.ts: the core and git, nothing of other adapters or hosts',
+  },
   'main/db': {
     may: ['main/core'], packages: ['better-sqlite3'], tests: [...MAIN_TESTS, 'bench/crash'],
     why: 'main/db is the store: it knows the core\'s rows and nothing of engines, hosts or UIs',
@@ -74,13 +78,17 @@ export const LAYERS = {
     may: ['main/core', 'main/llm', 'main/remote'], tests: MAIN_TESTS,
     why: 'openEngine opens an engine (local or server) and an agent loop on it: the core and the engines',
   },
+  'main/sessionDeps': {
+    may: ['main'], not: [...HOSTS, 'main/cli'], tests: MAIN_TESTS,
+    why: 'the one builder of SessionDeps (tools, OS sandbox, rules, hooks, checkpoints), for the app service, the CLI and the benches',
+  },
   'main/engineFixture': {
     may: ['main'], not: [...HOSTS, 'main/cli', 'main/app'], tests: MAIN_TESTS,
     why: 'the engine fixture wires a real engine, store and session for tests and keel check-model, below the service',
   },
   'main/keelHome': {
-    may: ['main/llm'], tests: MAIN_TESTS,
-    why: 'keelHome says where Keel\'s data lives (the store, the engine\'s saved states)',
+    may: ['main/llm', 'main/checkpoints'], tests: MAIN_TESTS,
+    why: 'keelHome says where Keel\'s data lives (the store, the engine\'s saved states, the checkpoints)',
   },
   'main/appHost': {
     may: ['main'], not: ['main/index', 'main/ipc', 'main/server', 'main/cli'], tests: MAIN_TESTS,

@@ -14,6 +14,11 @@
  *   KEEL_KILL_STATE_ITERATIONS=<n>   its iterations (default 25; 0 skips it)
  *   KEEL_KILL_STATE_SEED=<int>       another schedule of its kills
  *
+ * Then the third loop, on checkpoints (bench/crash/checkpointLoop.ts): a child records turns of file
+ * changes and rewinds with files, killed anywhere (inside a snapshot, inside a rewind); a rewind a
+ * kill interrupted must leave the workspace as before or as after, never in between.
+ *   KEEL_KILL_CHECKPOINT_ITERATIONS=<n>   its iterations (default 30; 0 skips it)
+ *
  * Exits 1 when an acknowledged result was lost, a file was torn, the database failed its integrity
  * check, turns and results did not fit together, or a child died by itself; or when a saved state
  * was lost, torn or left stray files piling up, a restore threw, blocked or restored other tokens,
@@ -25,6 +30,7 @@ import path from 'node:path';
 import { median } from './measure.js';
 import { runKillLoop } from './crash/killLoop.js';
 import { runStateKillLoop } from './crash/stateLoop.js';
+import { runCheckpointKillLoop } from './crash/checkpointLoop.js';
 
 const iterations = Number(process.env.KEEL_KILL_ITERATIONS ?? 200);
 const seed = Number(process.env.KEEL_KILL_SEED ?? 0x6b696c6c);
@@ -33,6 +39,7 @@ const maxMs = Number(process.env.KEEL_KILL_MAX_MS ?? 250);
 const keep = process.env.KEEL_KILL_KEEP === '1';
 const stateIterations = Number(process.env.KEEL_KILL_STATE_ITERATIONS ?? 25);
 const stateSeed = Number(process.env.KEEL_KILL_STATE_SEED ?? 0x73746174);
+const checkpointIterations = Number(process.env.KEEL_KILL_CHECKPOINT_ITERATIONS ?? 30);
 if (!Number.isInteger(iterations) || iterations < 1 || !(minMs >= 0 && maxMs >= minMs)) {
   console.error('KEEL_KILL_ITERATIONS must be a positive integer and 0 <= KEEL_KILL_MIN_MS <= KEEL_KILL_MAX_MS.');
   process.exit(2);
@@ -98,4 +105,19 @@ if (stateIterations > 0) {
   stateFailed = s.restoreFailures > 0 || s.stateProblems > 0 || s.unanswered > 0 || s.strayPileUps > 0 || s.childFailures > 0;
   console.log(stateFailed ? 'FAILED' : 'ok: every kill left the previous state or the new one, every restore returned, every session answered');
 }
-process.exit(failed || stateFailed ? 1 : 0);
+let checkpointFailed = false;
+if (checkpointIterations > 0) {
+  console.log(`checkpoint kill loop: ${checkpointIterations} iterations, seed ${seed}, kills 30..1500 ms after ready`);
+  const c = await runCheckpointKillLoop({ iterations: checkpointIterations, seed, log: (line) => console.log(line) });
+  print([
+    ['iterations', c.iterations],
+    ['kills inside a rewind', c.killsInRewind],
+    ['… the workspace found as before / as after / neither', `${c.before} / ${c.after} / ${c.torn}`],
+    ['children that failed by themselves (a snapshot failed, a rewind not exact)', c.childFailures],
+    ['elapsed', `${(c.elapsedMs / 1000).toFixed(1)} s`],
+  ]);
+  for (const p of c.problems) console.log(`  problem: ${p}`);
+  checkpointFailed = c.torn > 0 || c.childFailures > 0;
+  console.log(checkpointFailed ? 'FAILED' : 'ok: every kill left the workspace before or after a rewind, every rewind exact');
+}
+process.exit(failed || stateFailed || checkpointFailed ? 1 : 0);

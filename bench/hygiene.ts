@@ -8,8 +8,8 @@
  *   KEEL_BENCH_SEED=<int>      another workspace and trace
  *   KEEL_BENCH_OUT=<file.json> also write one record per call (chars, tokens, kind, timing)
  *
- * Timing figures are printed, never asserted: the run exits 0 whatever they are. It exits 1 only
- * when the replay itself breaks (an exception) or the trace is too short.
+ * Timing figures are printed, never asserted. It exits 1 when its own checks find problems (named
+ * on stderr), when the replay itself breaks (an exception) or the trace is too short.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -22,6 +22,8 @@ import { DEFAULT_PROMPTS_DIR } from '../main/core/prompts/buildSystemPrompt.js';
 import { Session } from '../main/core/session/session.js';
 import type { ResultRow } from '../main/core/session/types.js';
 import { ToolRegistry } from '../main/core/tools/registry.js';
+import { buildSessionDeps, expectSandbox, requireSandbox } from '../main/sessionDeps.js';
+import { stopSandbox } from '../main/sandbox/runner.js';
 import type { RawOutput, Tool } from '../main/core/tools/types.js';
 import { SqliteStore } from '../main/db/store.js';
 import { answeredInFull, countTokens, fmtInt, fmtNs, median, nowNs, quantile } from './measure.js';
@@ -109,10 +111,13 @@ async function main(): Promise<void> {
     writeWorkspace(root, ws.files);
     const wsLines = [...ws.files.values()].reduce((n, t) => n + t.split('\n').length - 1, 0);
     const tools = new RecordingRegistry();
-    const session = Session.create(
-      { store, tools, promptsDir: DEFAULT_PROMPTS_DIR, now: () => new Date() },
-      { root, kind: 'agent', mode: 'auto', title: 'hygiene bench' },
-    );
+    // The session as the app builds it (the OS sandbox runs its commands); a command that would run
+    // without it fails the bench instead of measuring something else.
+    const missing: string[] = [];
+    const built = buildSessionDeps({ store, dataFolder: path.join(tmp, 'data'), tools, promptsDir: DEFAULT_PROMPTS_DIR });
+    const deps = { ...built, commands: expectSandbox(built.commands!, missing) };
+    await requireSandbox(deps, 'bench:hygiene');
+    const session = Session.create(deps, { root, kind: 'agent', mode: 'auto', title: 'hygiene bench' });
 
     // ---- Replay --------------------------------------------------------------------------
     const recs: Rec[] = [];
@@ -146,7 +151,7 @@ async function main(): Promise<void> {
     const storeInsertNs = store.insertNs.slice();
 
     // ---- Checks: the trace's own expectations, and invariants of what was inserted --------
-    const problems = checks(recs, store, session.id);
+    const problems = [...missing, ...checks(recs, store, session.id)];
 
     // ---- Hygiene alone: the pure insertResult on each recorded raw output ----------------
     for (const r of recs) hygieneOnce(r); // warm-up (JIT)
@@ -165,6 +170,10 @@ async function main(): Promise<void> {
 
     if (OUT_JSON) writeRecords(OUT_JSON, recs, hygieneNs);
     report({ root, recs, turns, wsFiles: ws.files.size, wsLines, hygieneNs, storeInsertNs, recallNs, problems, elapsedMs: Date.now() - started });
+    if (problems.length > 0) {
+      console.error(`bench:hygiene: ${problems.length} check problem(s), the first: ${problems.slice(0, 3).join('; ')}`);
+      process.exitCode = 1;
+    }
   } finally {
     store.close();
     fs.rmSync(tmp, { recursive: true, force: true });
@@ -382,4 +391,4 @@ function report(r: Report): void {
 main().catch((err: unknown) => {
   console.error(`bench:hygiene failed: ${(err as Error)?.stack ?? String(err)}`);
   process.exitCode = 1;
-});
+}).finally(() => stopSandbox()); // its proxies would keep the process alive

@@ -23,15 +23,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Conversation, GenerateOptions, Generation } from '../main/core/engine/types.js';
-import { DEFAULT_PROMPTS_DIR } from '../main/core/prompts/buildSystemPrompt.js';
 import type { LoopEvent } from '../main/core/session/loop.js';
 import { Session } from '../main/core/session/session.js';
 import type { RequestRow } from '../main/core/session/types.js';
-import { ToolRegistry } from '../main/core/tools/registry.js';
 import { SqliteStore } from '../main/db/store.js';
 import { loadModel } from '../main/llm/model.js';
 import { BIG_MODEL_OPTIONS, writeTestModel } from '../main/llm/testModel/makeTestModel.js';
 import { openAgent } from '../main/openEngine.js';
+import { buildSessionDeps, expectSandbox, requireSandbox } from '../main/sessionDeps.js';
 import { connectServer } from '../main/remote/connect.js';
 import { ServerEngine } from '../main/remote/engine.js';
 import { ServerClient } from '../main/remote/http.js';
@@ -138,7 +137,13 @@ async function runServer(script: Script, modelPath: string): Promise<Figures> {
   try {
     const engine = new MeasuredEngine(await connectServer({ url: server.url, model: 'big' }));
     let now = START;
-    const session = Session.create({ store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, now: () => now }, { root: ws.root, kind: 'agent', mode: 'auto', model: engine.id });
+    // The session as the app builds it (main/sessionDeps.ts): the OS sandbox runs its commands; what
+    // the gate still asks the person allows, as bench:reuse's Keel harness runs it.
+    const missing: string[] = [];
+    const built = buildSessionDeps({ store, dataFolder: path.join(path.dirname(ws.root), 'data'), now: () => now, approve: async () => 'allow' });
+    const deps = { ...built, commands: expectSandbox(built.commands!, missing) };
+    await requireSandbox(deps, 'bench:server');
+    const session = Session.create(deps, { root: ws.root, kind: 'agent', mode: 'auto', model: engine.id });
     const replies: string[] = [];
     const events: LoopEvent[] = [];
     const agent = openAgent({ session, store, engine, maxReplyTokens: 512, script: { next: () => replies.shift() }, onEvent: (e) => events.push(e) });
@@ -159,6 +164,7 @@ async function runServer(script: Script, modelPath: string): Promise<Figures> {
       replies.length = 0;
       if ((i + 1) % 10 === 0) progress(`server: turn ${i + 1}/${script.turns.length}`);
     }
+    for (const m of missing) problems.push(m);
     const elapsedMs = performance.now() - began - engine.measuringMs;
     const rows = agent.requests();
     await agent.dispose();

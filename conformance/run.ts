@@ -5,12 +5,13 @@ import { runCase, type CaseFile } from './runner.js';
 import { stopSandbox } from '../main/sandbox/runner.js';
 
 /**
- * `npm run conformance [-- FILE…]`: runs case files (default conformance/context.json) and prints
+ * `npm run conformance [-- FILE…]`: runs case files (default: every conformance/*.json) and prints
  * `ok - NAME` / `not ok - NAME` per case, then `N passed, N failed`; exits 1 if any failed.
  */
 async function main(): Promise<number> {
   const files = process.argv.slice(2).filter((a) => a !== '--');
-  const paths = files.length > 0 ? files : [path.join(path.dirname(fileURLToPath(import.meta.url)), 'context.json')];
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const paths = files.length > 0 ? files : fs.readdirSync(here).filter((f) => f.endsWith('.json')).sort().map((f) => path.join(here, f));
   let passed = 0;
   let failed = 0;
   for (const file of paths) {

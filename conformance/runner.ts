@@ -7,6 +7,8 @@ import { Session, SessionError } from '../main/core/session/session.js';
 import { MODES, type Mode, type ReplyCall } from '../main/core/session/types.js';
 import { ToolRegistry } from '../main/core/tools/registry.js';
 import { createSandboxRunner } from '../main/sandbox/runner.js';
+import { checkpointsIn } from '../main/checkpoints/open.js';
+import { approveHooks, hookFiles, sessionHooks } from '../main/app/hookSettings.js';
 
 /** A case file, exactly as contract.md "Conformance cases" fixes it. */
 export interface CaseFile {
@@ -30,7 +32,9 @@ export type Step =
   | ({ user: string; date?: string; mode?: string } & Expectation)
   | ({ compact: string } & Expectation)
   | { system: 'unchanged' }
-  | { reopen: true };
+  | { reopen: true }
+  | { rewind: number; files?: boolean }
+  | { fs_expect: Record<string, string | null> };
 
 export interface CaseOutcome {
   name: string;
@@ -50,9 +54,13 @@ export async function runCase(c: Case): Promise<CaseOutcome> {
   const store = new SqliteStore(path.join(tmp, 'keel.db'));
   try {
     for (const [rel, content] of Object.entries(c.files ?? {})) writeFile(root, rel, content);
-    // Every tool allowed inside the workspace, as contract.md says: whatever the gate asks is approved.
+    // Every tool allowed inside the workspace, as contract.md says: whatever the gate asks is approved,
+    // and the workspace's own settings file counts as approved (its hooks run).
+    const data = path.join(tmp, 'data');
+    fs.mkdirSync(data);
+    if (hookFiles(data, root).some((f) => f.source === 'workspace')) approveHooks(data, root);
     const deps = { store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, now: () => new Date(), permissions: { approve: async () => 'allow' as const },
-      commands: createSandboxRunner({ dataFolder: path.join(tmp, 'data') }) };
+      commands: createSandboxRunner({ dataFolder: data }), hooks: sessionHooks(data), checkpoints: checkpointsIn(data) };
     const run: Run = { session: Session.create(deps, { root, kind: c.session ?? 'agent', mode: 'auto', title: c.name }), calls: [], reopen: (id) => Session.open(deps, id) };
     for (const [i, step] of c.steps.entries()) {
       const problem = await runStep(run, root, step);
@@ -115,7 +123,7 @@ async function runStep(run: Run, root: string, step: Step): Promise<string | und
   if ('user' in step) {
     if (step.mode !== undefined && !MODES.includes(step.mode as Mode)) return `unknown mode "${step.mode}"`;
     storeReply(run);
-    const { sent } = session.userMessage(step.user, { date: step.date, mode: step.mode as Mode | undefined });
+    const { sent } = await session.hookedMessage(step.user, { date: step.date, mode: step.mode as Mode | undefined });
     return compare(step, sent, root);
   }
   if ('compact' in step) {
@@ -128,6 +136,25 @@ async function runStep(run: Run, root: string, step: Step): Promise<string | und
       text = `Error: ${err.message.replace(/^./, (c) => c.toLowerCase())}`;
     }
     return compare(step, text, root);
+  }
+  if ('rewind' in step) {
+    // The person rewinds once the reply has stopped: a reply still being made ends first.
+    storeReply(run);
+    session.endReply();
+    const messages = session.history().filter((t) => t.words !== undefined);
+    const turn = messages[step.rewind - 1];
+    if (!turn) return `there is no turn ${step.rewind}: the history lists ${messages.length} messages of the person`;
+    if (step.files === true) session.rewindWithFiles(turn.seq);
+    else session.rewindTo(turn.seq);
+    return undefined;
+  }
+  if ('fs_expect' in step) {
+    for (const [rel, expected] of Object.entries(step.fs_expect)) {
+      const abs = path.join(root, rel);
+      const actual = fs.lstatSync(abs, { throwIfNoEntry: false }) ? fs.readFileSync(abs, 'utf8') : null;
+      if (actual !== expected) return `${rel}: expected ${expected === null ? 'no file' : `content:\n${indent(expected)}`}\nactual: ${actual === null ? 'no file' : `\n${indent(actual)}`}`;
+    }
+    return undefined;
   }
   if ('system' in step) {
     return session.systemPromptUnchanged() ? undefined : 'the system prompt changed since the first request';

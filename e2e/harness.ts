@@ -185,8 +185,9 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
       },
       async open() {
         await page.goto(server.url);
-        // The sidebar's footer names the data folder once main answered getState over the socket.
-        await page.locator('.sidebar-foot', { hasText: dataFolder }).waitFor();
+        // The sidebar's footer names the data folder once main answered getState over the socket (a
+        // narrow window has it collapsed: in the page, not in view).
+        await page.locator('.sidebar-foot', { hasText: dataFolder }).waitFor({ state: 'attached' });
         return page;
       },
       async screenshot(name) {

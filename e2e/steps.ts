@@ -38,7 +38,8 @@ export async function newSession(page: Page, workspace: string, mode: Mode): Pro
   await page.getByTestId('new-session-mode').selectOption(mode);
   await page.getByTestId('new-session-submit').click();
   const item = page.locator('[data-testid^="session-item-"].active');
-  await item.waitFor({ timeout: WAIT });
+  // Attached, not visible: a narrow window collapses the sidebar once the session is chosen.
+  await item.waitFor({ state: 'attached', timeout: WAIT });
   const id = Number((await item.getAttribute('data-testid'))!.replace('session-item-', ''));
   await waitForText(page.getByTestId('mode-selector').locator('[aria-checked="true"]'), new RegExp(`^${mode}$`));
   return id;

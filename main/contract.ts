@@ -23,6 +23,8 @@ import type { ElidedMark } from './core/hygiene/cap.js';
 export type * from './contract/views.js';
 export type { KeelEvent } from './contract/events.js';
 export { CALL_CHANNEL, EVENT_CHANNEL, type CallReply } from './contract/transport.js';
+/** How an approval shows text (control, escape and bidi characters named): the CLI calls the same function. */
+export { visibleParts, visibleText, type VisiblePart } from './core/permissions/visible.js';
 /** The closed sets the UI offers, as core defines them (the renderer imports them from here). */
 export { APPROVAL_ANSWERS, MODES, PLAN_STATUSES, SESSION_KINDS };
 export type { ApprovalAnswer, Choice, DoctorReport, ElidedMark, LocalSettings, LocalSettingsText, LocalSetup, Mode, RequestRow, SessionKind };

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { PermissionOptions } from './core/permissions/approval.js';
 import { DEFAULT_PROMPTS_DIR } from './core/prompts/buildSystemPrompt.js';
 import type { CommandRunner } from './core/tools/commandRunner.js';
-import { Session } from './core/session/session.js';
+import { Session, type SessionDeps } from './core/session/session.js';
 import type { Mode, SessionKind } from './core/session/types.js';
 import type { ExternalTools } from './core/tools/external.js';
 import { ToolRegistry } from './core/tools/registry.js';
@@ -48,6 +48,8 @@ export async function engineFixture(o: {
   external?: ExternalTools;
   /** Runs bash's commands (the OS sandbox); without one, every command not judged read-only asks. */
   commands?: CommandRunner;
+  /** The session's hooks (main/app/hookSettings.ts sessionHooks). */
+  hooks?: SessionDeps['hooks'];
 } = {}): Promise<EngineFixture> {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-engine-')));
   const root = path.join(dir, 'workspace');
@@ -59,7 +61,7 @@ export async function engineFixture(o: {
   let now = o.now ?? new Date('2026-11-30T10:00:00');
   const store = new SqliteStore(path.join(dir, 'keel.db'));
   const tools = new ToolRegistry();
-  const deps = { store, tools, promptsDir: DEFAULT_PROMPTS_DIR, now: () => now, permissions: o.permissions, external: o.external, commands: o.commands };
+  const deps = { store, tools, promptsDir: DEFAULT_PROMPTS_DIR, now: () => now, permissions: o.permissions, external: o.external, commands: o.commands, hooks: o.hooks };
   const models: LoadedModel[] = [];
   const newModel = async (options: TestModelOptions = o.model ?? {}, name = `model-${models.length}.gguf`) => {
     const file = path.join(dir, name);

@@ -4,6 +4,7 @@
  *
  *   <home>/keel.db                     the session store (SQLite, WAL)
  *   <home>/state/session-<id>.bin      a session's saved KV cache (+ `.bin.json`: the model identity)
+ *   <home>/checkpoints/session-<id>/   a session's checkpoints: the shadow git repository of its workspace
  *
  * Session ids are never reused, so a state file can only ever belong to the session it names.
  */
@@ -11,6 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { removeStates } from './llm/stateFiles.js';
+import { checkpointsDir, removeCheckpoints } from './checkpoints/open.js';
 
 /** The data folder, absolute, created if missing. */
 export function keelHome(): string {
@@ -37,7 +39,11 @@ export function stateFile(sessionId: number): string {
   return file;
 }
 
-/** Removes every saved-state file of a session under `dataFolder`. Returns what it removed. */
+/** Removes every saved-state file and the checkpoints of a session under `dataFolder`. Returns what it removed. */
 export function removeSessionState(dataFolder: string, sessionId: number): string[] {
-  return removeStates(sessionStateFile(dataFolder, sessionId));
+  const removed = removeStates(sessionStateFile(dataFolder, sessionId));
+  const checkpoints = checkpointsDir(dataFolder, sessionId);
+  if (fs.existsSync(checkpoints)) removed.push(checkpoints);
+  removeCheckpoints(dataFolder, sessionId);
+  return removed;
 }

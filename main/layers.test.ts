@@ -123,8 +123,8 @@ describe('the layer rule', () => {
   }, 60_000);
 
   it('refuses a folder of main without a row, and every folder of main has one', async () => {
-    expect(await broken('main/checkpoints/probe.ts', probe("import { MODES } from '../core/types.js';")))
-      .toEqual(['main/checkpoints has no row in the LAYERS table of eslint.config.js: add one saying what it may import']);
+    expect(await broken('main/plugins/probe.ts', probe("import { MODES } from '../core/types.js';")))
+      .toEqual(['main/plugins has no row in the LAYERS table of eslint.config.js: add one saying what it may import']);
     const rows = Object.keys(config.LAYERS);
     const folders = fs.readdirSync(path.join(repoRoot, 'main'))
       .map((name) => `main/${name.replace(/(\.test)?\.tsx?$/, '')}`)

@@ -2,7 +2,7 @@
 // `npm start`: builds the app and opens the desktop window (Electron). Where Electron's binary is
 // missing and cannot be fetched, or better-sqlite3 cannot be built for it (both need the internet
 // once), it says so in one sentence and starts browser mode instead, printing the address to open
-// (and opening it where a browser can be). `--no-build` skips the build (tests).
+// (and opening it where a browser can be). It takes no flags: the tests run it as the README does.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,7 +11,6 @@ import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const args = process.argv.slice(2);
 
 function run(command, commandArgs, options = {}) {
   return spawnSync(command, commandArgs, { cwd: root, stdio: 'inherit', ...options }).status === 0;
@@ -57,7 +56,19 @@ function openBrowser(url) {
   spawn(opener, [url], { stdio: 'ignore', detached: true }).on('error', () => undefined).unref();
 }
 
-if (!args.includes('--no-build') && !run(process.execPath, [require.resolve('electron-vite/bin/electron-vite.js'), 'build'])) process.exit(1);
+/**
+ * electron-vite's command line, found through its package's `bin` entry: the package exports only
+ * `.`, `./node` and `./package.json` (electron-vite 6), so a path inside it cannot be resolved.
+ */
+function electronViteCli() {
+  const manifest = require.resolve('electron-vite/package.json');
+  const { bin } = JSON.parse(fs.readFileSync(manifest, 'utf8'));
+  const entry = typeof bin === 'string' ? bin : bin?.['electron-vite'];
+  if (!entry) throw new Error(`${manifest} names no electron-vite command in its "bin" field.`);
+  return path.join(path.dirname(manifest), entry);
+}
+
+if (!run(process.execPath, [electronViteCli(), 'build'])) process.exit(1);
 const binary = electronBinary();
 if (!binary) {
   browserMode("Electron's binary is not installed and could not be downloaded (it needs the internet once).");

@@ -1,15 +1,13 @@
-import fs from 'node:fs';
 import type { KeelEvent } from '../contract.js';
 import { loopConfig } from '../core/config.js';
 import { Session, type SessionDeps } from '../core/session/session.js';
 import type { AgentLoop, LoopEvent, Script } from '../core/session/loop.js';
 import type { ExternalTools } from '../core/tools/external.js';
-import { LlamaEngine } from '../llm/engine.js';
+import type { Engine } from '../core/engine/types.js';
 import type { LoadedModel } from '../llm/model.js';
 import { defaultStateBudget } from '../llm/stateFiles.js';
 import { removeSessionState, sessionStateFile } from '../keelHome.js';
-import { openAgent, openEngine } from '../openEngine.js';
-import { connectServer, parseServerModelId } from '../remote/connect.js';
+import { connectEngine, engineRefGone, openAgent, openEngine, parseEngineRef, type EngineHosting, type EngineRef } from '../openEngine.js';
 import type { ModelCatalog } from './catalog.js';
 import { toolView } from './views.js';
 
@@ -96,7 +94,7 @@ export class AgentPool {
     const session = Session.open({ ...this.o.deps, external }, id);
     const agent = openAgent({
       session, store: this.o.deps.store, promptsDir: this.o.deps.promptsDir,
-      engine: await this.engineFor(session.model || this.o.catalog.defaultModel() || ''), script: this.o.scriptFor?.(id), stateFile: sessionStateFile(this.o.dataFolder, id),
+      engine: await this.engineFor(this.refFor(session.model)), script: this.o.scriptFor?.(id), stateFile: sessionStateFile(this.o.dataFolder, id),
       onEvent: (e) => this.forward(id, e),
     });
     await agent.restoreState();
@@ -104,24 +102,47 @@ export class AgentPool {
     return agent;
   }
 
-  /** Moves a session to another model: the prompt is rebuilt and the next request reads everything. */
-  async switchModel(id: number, file: string): Promise<void> {
+  /**
+   * Moves a session to another model (a GGUF's path, or a server's `URL#MODEL`): the prompt is
+   * rebuilt and the next request reads everything. A model that cannot be read, loaded or reached
+   * throws, and the session stays on its own.
+   */
+  async switchModel(id: number, model: string): Promise<void> {
     this.idle(id);
-    const agent = await this.agent(id);
-    await agent.switchEngine(await this.engineFor(file));
+    const engine = await this.engineFor(parseEngineRef(model));
+    try {
+      await (await this.agent(id)).switchEngine(engine);
+    } catch (e) {
+      await engine.dispose();
+      throw e;
+    }
   }
 
-  /** A GGUF's path (loaded here), or a server's model (`URL#MODEL`, connected and checked first). */
-  private async engineFor(model: string) {
-    const chosen = parseServerModelId(model) || (model && fs.existsSync(model)) ? model : this.o.catalog.defaultModel() ?? '';
-    const server = parseServerModelId(chosen);
-    if (server) {
-      return openEngine({ kind: 'server', server: await connectServer({ ...server, apiKey: this.o.serverKey?.(server.url) }) });
-    }
-    if (!chosen) throw new Error('No model is loaded: choose a GGUF file or a server first.');
-    const loaded = await this.o.catalog.model(chosen);
-    await this.freeSequence(loaded);
-    return this.localEngine(loaded);
+  /** The session's own model, read; the default where it has none yet, or its file is gone. */
+  private refFor(model: string): EngineRef {
+    const own = model === '' ? undefined : parseEngineRef(model);
+    if (own && !engineRefGone(own)) return own;
+    const fallback = this.o.catalog.defaultModel();
+    if (!fallback) throw new Error('No model is loaded: choose a GGUF file or a server first.');
+    return parseEngineRef(fallback);
+  }
+
+  /** An engine on what the reference names, loaded or connected and checked first. */
+  private async engineFor(ref: EngineRef): Promise<Engine> {
+    return openEngine(await connectEngine(ref, this.hosting()));
+  }
+
+  /** What the app gives an engine while it opens: its kept keys, its shared model loads, its events. */
+  private hosting(): EngineHosting {
+    return {
+      apiKey: (url) => this.o.serverKey?.(url),
+      loadModel: async (ref) => {
+        const loaded = await this.o.catalog.model(ref.file);
+        await this.freeSequence(loaded);
+        return loaded;
+      },
+      stateBudget: this.o.catalog.settings.stateBudgetBytes ?? defaultStateBudget(this.o.dataFolder),
+    };
   }
 
   /** Closes a session's loop and removes its saved cache (the session is being deleted). */
@@ -148,11 +169,6 @@ export class AgentPool {
     await Promise.all([...this.agents.keys()].map((id) => this.flush(id)));
     for (const agent of this.agents.values()) await agent.dispose();
     this.agents.clear();
-  }
-
-  private localEngine(model: LoadedModel) {
-    const budget = this.o.catalog.settings.stateBudgetBytes ?? defaultStateBudget(this.o.dataFolder);
-    return openEngine({ kind: 'local', model, stateBudget: budget });
   }
 
   /**
@@ -199,7 +215,8 @@ export class AgentPool {
   private async freeSequence(model: LoadedModel): Promise<void> {
     if (model.context.sequencesLeft > 0) return;
     for (const [id, agent] of this.agents) {
-      if (agent.engine instanceof LlamaEngine && agent.engine.model === model && !this.running.has(id)) {
+      // An engine on a model file has the file's path as its id (engineRefId); a server's never does.
+      if (agent.engine.id === model.path && !this.running.has(id)) {
         await this.flush(id);
         await agent.dispose();
         this.agents.delete(id);

@@ -9,7 +9,7 @@ import { loadModel } from '../llm/model.js';
 import { writeTestModel } from '../llm/testModel/makeTestModel.js';
 import { callSyntax, formatCall } from '../llm/toolCalls.js';
 import { sessionWrapper } from '../llm/wrapper.js';
-import { entry, GROWING, nodeServer, writeConfig } from '../mcp/testServers/servers.js';
+import { entry, GROWING, nodeServer, writeConfig } from '../../test/mcp/servers.js';
 import { checkCall } from './checkCall.js';
 import { KeelService } from './service.js';
 

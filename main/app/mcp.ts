@@ -74,7 +74,8 @@ export class McpService {
         hub: new McpHub({
           root, dataFolder: this.o.dataFolder, wrapLaunch: this.o.wrapLaunch, connectTimeoutMs: this.o.connectTimeoutMs,
           onEvent: (e) => {
-            if (e.type === 'changed') this.changed(root);
+            // A package being fetched shows in the view (`preparing`), as any other change.
+            if (e.type === 'changed' || e.type === 'preparing') this.changed(root);
             else this.o.emit({ type: 'mcp-progress', sessionId: e.sessionId, tool: e.name, progress: e.progress, total: e.total, message: e.message });
           },
         }),

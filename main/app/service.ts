@@ -5,10 +5,10 @@ import { Session, type SessionDeps } from '../core/session/session.js';
 import type { Script } from '../core/session/loop.js';
 import type { Mode, RequestRow, SessionKind } from '../core/session/types.js';
 import type { CommandRunner } from '../core/tools/commandRunner.js';
-import { ToolRegistry } from '../core/tools/registry.js';
 import type { SqliteStore } from '../db/store.js';
-import { createSandboxRunner } from '../sandbox/runner.js';
-import { connectServer, listModels, serverModelId } from '../remote/connect.js';
+import { connectServer, listModels } from '../remote/connect.js';
+import { engineRefId } from '../openEngine.js';
+import { buildSessionDeps } from '../sessionDeps.js';
 import { baseUrl } from '../remote/http.js';
 import { ServerKeys, type SecretBox } from './serverKeys.js';
 import { AgentPool } from './agentPool.js';
@@ -19,7 +19,7 @@ import { McpService } from './mcp.js';
 import type { WrapLaunch } from '../mcp/connection.js';
 import { sandboxedLaunch } from '../mcp/sandboxed.js';
 import { recallView } from './recallView.js';
-import { permissionRules, sandboxOptions } from './settings.js';
+import { sandboxOptions } from './settings.js';
 import { sandboxView, sessionView, summaryOf } from './views.js';
 
 export interface ServiceOptions {
@@ -64,11 +64,9 @@ export class KeelService implements KeelApi {
   constructor(private readonly o: ServiceOptions) {
     this.approvals = new ApprovalBroker(o.emit);
     this.catalog = new ModelCatalog({ dataFolder: o.dataFolder, emit: o.emit, threads: o.threads, contextSize: o.contextSize });
-    this.deps = {
-      store: o.store, tools: new ToolRegistry(), promptsDir: o.promptsDir, now: o.now ?? (() => new Date()),
-      commands: o.commands ?? createSandboxRunner(sandboxOptions(o.dataFolder)),
-      permissions: { protectedFolders: [o.dataFolder], rules: permissionRules(o.dataFolder), approve: this.approvals.approve },
-    };
+    this.deps = buildSessionDeps({
+      store: o.store, dataFolder: o.dataFolder, promptsDir: o.promptsDir, now: o.now, commands: o.commands, approve: this.approvals.approve,
+    });
     this.mcp = new McpService({ dataFolder: o.dataFolder, emit: o.emit, wrapLaunch: o.wrapLaunch ?? sandboxedLaunch(sandboxOptions(o.dataFolder)) });
     this.serverKeys = new ServerKeys(o.dataFolder, o.secretBox);
     this.pool = new AgentPool({ deps: this.deps, catalog: this.catalog, dataFolder: o.dataFolder, emit: o.emit, scriptFor: o.scriptFor, idleSaveMs: o.idleSaveMs,
@@ -192,8 +190,9 @@ export class KeelService implements KeelApi {
 
   async useServerModel(url: string, model: string, sessionId?: number): Promise<string> {
     const base = baseUrl(url);
-    const server = await connectServer({ url: base, model, apiKey: this.serverKeys.get(base) });
-    const id = serverModelId(server.client.url, model);
+    // The server and the model are checked before anything remembers them.
+    await connectServer({ url: base, model, apiKey: this.serverKeys.get(base) });
+    const id = engineRefId({ kind: 'server', url: base, model });
     if (sessionId !== undefined) await this.switchModel(sessionId, id);
     else this.catalog.remember({ lastModel: id });
     return id;

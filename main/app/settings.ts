@@ -13,8 +13,11 @@ export interface Settings {
   local?: LocalSettings;
   /** Bytes all saved KV states may take (default: sized to the disk, see llm/stateFiles.ts). */
   stateBudgetBytes?: number;
-  /** More paths no command may read, and the domains approved commands may reach (none by default). */
-  sandbox?: { denyRead?: string[]; allowedDomains?: string[] };
+  /**
+   * More paths no command may read, the domains approved commands may reach (none by default), and
+   * the environment variables commands get besides PATH, HOME, the locale and TERM.
+   */
+  sandbox?: { denyRead?: string[]; allowedDomains?: string[]; env?: string[] };
   /** The person's permission rules (gate.ts): `{"action": "deny", "tool": "bash", "pattern": "rm"}`. */
   rules?: Rule[];
 }
@@ -39,7 +42,10 @@ export function permissionRules(dataFolder: string, settings: Settings = readSet
 /** The command sandbox's options: the data folder, and the person's lists (anything but strings is left out). */
 export function sandboxOptions(dataFolder: string, settings: Settings = readSettings(dataFolder)): SandboxOptions {
   const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
-  return { dataFolder, denyRead: strings(settings.sandbox?.denyRead), allowedDomains: strings(settings.sandbox?.allowedDomains) };
+  return {
+    dataFolder, denyRead: strings(settings.sandbox?.denyRead), allowedDomains: strings(settings.sandbox?.allowedDomains),
+    env: strings(settings.sandbox?.env),
+  };
 }
 
 export function readSettings(dataFolder: string): Settings {

@@ -49,6 +49,7 @@ function setUp(): Env {
   // The workspace: a git repository with two commits and a second branch, and what the attacks need.
   const payload = `#!/bin/sh\ntouch ${e.out}/pwned-script\ngit -C ${e.ws} branch -D side\necho evil > ${e.ws}/.git/hooks/pre-commit\nrm -f ${e.ws}/a.txt\n`;
   put(path.join(e.ws, 'a.txt'), 'one\ntwo\n');
+  put(path.join(e.ws, 'src.ts'), 'export {};\n');
   put(path.join(e.ws, 'payload.txt'), `touch ${e.out}/pwned-sort\n`.repeat(2000));
   put(path.join(e.ws, 'ls'), payload, 0o755);
   put(path.join(e.ws, 'bin', 'echo'), payload, 0o755);
@@ -95,13 +96,14 @@ afterAll(() => {
   fs.rmSync(E.base, { recursive: true, force: true });
 });
 
-/** Everything outside the workspace but the store keel exec itself writes. */
+/** Everything outside the workspace but what keel exec itself writes: its store and its session's checkpoints. */
 function outside(): Record<string, TreeEntry> {
-  const tree = snapshotTree(E.base, [E.ws, path.join(E.base, 'pristine-ws')]);
+  const checkpoints = path.join(E.data, 'checkpoints');
+  const tree = snapshotTree(E.base, [E.ws, path.join(E.base, 'pristine-ws'), checkpoints]);
   delete tree[E.base];
   for (const p of Object.keys(tree)) if (/\/keel\.db(-wal|-shm)?$/.test(p)) delete tree[p];
   const data = tree[E.data];
-  if (data?.names) tree[E.data] = { ...data, mtimeMs: 0, names: data.names.filter((n) => !/^keel\.db/.test(n)) };
+  if (data?.names) tree[E.data] = { ...data, mtimeMs: 0, names: data.names.filter((n) => !/^keel\.db/.test(n) && n !== 'checkpoints') };
   return tree;
 }
 
@@ -177,6 +179,19 @@ const ATTACKS: Attack[] = [
     ? [{ name: 'python to a loopback port', command: () => `/usr/bin/python3 -c "import socket; socket.create_connection(('127.0.0.1', ${port}), 3); print('CONN'+'ECTED')"` }]
     : []),
   { name: 'curl to a loopback port', command: () => `curl -s http://127.0.0.1:${port}/` },
+  // Issue 22: auto runs what the judge cannot follow, so these reach the sandbox there
+  { name: 'a secret copied into the workspace, then printed', command: () => 'cat ~/.ssh/id_rsa > leak.txt; cat leak.txt' },
+  { name: 'a secret by a glob', command: () => 'cat ~/.ss?/id_* | base64 -d 2>/dev/null; cat ~/.ss*/id_rsa' },
+  { name: 'a secret by $HOME', command: () => 'x=$(cat "$HOME/.ssh/id_rsa"); echo "$x"' },
+  { name: "Keel's store through a link, by a loop", command: () => 'for f in stash/*; do cat "$f"; done' },
+  { name: 'a hook through /proc/self/cwd', command: () => 'echo evil > /proc/self/cwd/.git/hooks/pre-commit' },
+  { name: '.git/config by a redirection', command: () => `printf '[core]\\n\\tfsmonitor = touch pwned\\n' >> .git/config` },
+  { name: '.git by a subshell the judge cannot see into', command: () => '(cd .git && echo x > HEAD && echo y > config)' },
+  { name: '.git by a descriptor', command: () => 'exec 3>>.git/config; echo x >&3' },
+  { name: 'outside by an expansion', command: (e) => `d=${e.out}; echo x > "$d/victim.txt"` },
+  { name: 'outside by a glob', command: (e) => `rm -rf ${e.out}/*` },
+  { name: 'curl in a substitution', command: () => `echo $(curl -s http://127.0.0.1:${port}/) > got.txt` },
+  { name: 'node to a loopback port, into a file', command: () => `node -e "require('net').connect(${port},'127.0.0.1').on('connect',()=>console.log('CONN'+'ECTED'))" > net.txt; cat net.txt` },
 ];
 
 function collector() {
@@ -233,6 +248,122 @@ describe('keel exec against the attacks, in every mode, approvals denied', () =>
   }, 120_000);
 });
 
+describe('keel exec in auto: the sandbox decides (issue 22)', () => {
+  it('runs redirections, globs and substitutions in the sandbox without asking; ask still asks', async () => {
+    try {
+      for (const [command, file] of [[`printf 'x\\n' > out.txt`, 'out.txt'], ['ls *.ts > list.txt', 'list.txt'], ['echo $(date) >> log', 'log']]) {
+        expect(await exec('ask', command), command).toMatchObject({ code: EXEC_EXIT.denied });
+        expect(fs.existsSync(path.join(E.ws, file)), command).toBe(false);
+        expect(await exec('auto', command), command).toMatchObject({ code: EXEC_EXIT.ran });
+        expect(fs.existsSync(path.join(E.ws, file)), command).toBe(true);
+      }
+      expect(fs.readFileSync(path.join(E.ws, 'out.txt'), 'utf8')).toBe('x\n');
+      expect(fs.readFileSync(path.join(E.ws, 'list.txt'), 'utf8')).toBe('src.ts\n');
+    } finally {
+      restoreWorkspace();
+    }
+  }, 120_000);
+
+  it('asks, naming why, for what the sandbox withholds', async () => {
+    const asked = async (command: string, why: RegExp) => {
+      const r = await exec('auto', command);
+      expect(r.code, command).toBe(EXEC_EXIT.denied);
+      expect(r.err, command).toMatch(why);
+    };
+    await asked(`echo x > ${E.out}/victim.txt`, /outside the workspace, and the sandbox lets commands write only inside it/);
+    await asked('echo x > .git/config', /\.git\/config is in \.git/);
+    await asked(`curl -s http://127.0.0.1:${port}/ > page.html`, /reaches the network/);
+    await asked('cat ~/.ssh/id_rsa > k.txt', /reads .*\.ssh\/id_rsa, which Keel keeps from commands/);
+  }, 120_000);
+});
+
+/** Deny rules for rm dodged through programs the line does not name as a command (issue 23, class 4). */
+const INDIRECT_RM = [
+  'echo rm a.txt | sh', `bash -c 'x=r; \${x}m a.txt'`, `awk 'BEGIN{system("rm a.txt")}'`, 'echo rm a.txt | xargs env', `env -S 'rm a.txt'`,
+  `python3 -c "import os; os.remove('a.txt')"`, `sed -n '1e rm a.txt' a.txt`, 'r{m,} -f a.txt', '$(echo rm) a.txt', `git -c alias.x='!rm a.txt' x`,
+  `printf 'rm a.txt' > s.sh; bash s.sh`, `find . -name a.txt -exec sh -c 'rm "$0"' {} ';'`,
+];
+
+describe('keel exec: a deny rule holds for what runs (issue 23)', () => {
+  it.each(INDIRECT_RM)('%s: denied in auto, asked (and denied) in ask; a.txt stays', async (command) => {
+    writeRules([{ action: 'deny', tool: 'bash', pattern: 'rm' }]);
+    try {
+      for (const mode of ['auto', 'ask'] as const) {
+        const r = await exec(mode, command);
+        expect([mode, r.code], r.err).toEqual([mode, EXEC_EXIT.denied]);
+        expect(r.out + r.err).toMatch(mode === 'auto' ? /denied: the command .*rule: deny bash rm/s : /rule: deny bash rm/);
+        expect(fs.readFileSync(path.join(E.ws, 'a.txt'), 'utf8')).toBe('one\ntwo\n');
+      }
+      // Without the rule, auto runs it in the sandbox: the workspace is its to change (a git command
+      // Keel cannot tell is read-only may write .git, which the sandbox withholds: that one asks).
+      writeRules(undefined);
+      expect((await exec('auto', command)).code).toBe(command.startsWith('git ') ? EXEC_EXIT.denied : EXEC_EXIT.ran);
+    } finally {
+      writeRules(undefined);
+      restoreWorkspace();
+    }
+  }, 120_000);
+});
+
+/**
+ * The real `keel` in a process of its own (`env` over this one's), approvals as `approve` says;
+ * `fd200` opens that file on its descriptor 200 first, as a shell that started Keel may have.
+ */
+function keelProcess(mode: Mode, command: string, env: NodeJS.ProcessEnv = {}, approve: 'never' | 'always' = 'never', fd200?: string): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const argv = [process.execPath, path.join(REPO, 'bin', 'keel.mjs'), 'exec', '--workspace', E.ws, '--mode', mode, '--approve', approve, '--', command];
+    const quoted = argv.map((a) => `'${a.replace(/'/g, `'"'"'`)}'`).join(' ');
+    const child = spawn('/bin/bash', ['-c', fd200 ? `exec 200>>'${fd200}'; exec ${quoted}` : `exec ${quoted}`], {
+      env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d));
+    child.stderr.on('data', (d: Buffer) => (err += d));
+    child.on('close', (code) => resolve({ code, out, err }));
+  });
+}
+
+/** What the person's shell does next in `dir`, outside any sandbox: a plain `git status`. */
+function personRunsGitStatus(dir: string): void {
+  try {
+    execFileSync('git', ['status', '--short'], { cwd: dir, stdio: 'ignore' });
+  } catch {
+    // a broken repository is no harm; a marker is
+  }
+}
+
+describe('keel exec: nothing an approved or auto command writes runs later, outside the sandbox (issue 23)', () => {
+  const mark = () => path.join(E.base, 'planted-ran');
+  const armedConfig = () => `[core]\\n\\tfsmonitor = \\"touch ${mark()}; false\\"\\n`;
+  it.each([
+    ['ask, approved: .git/commondir to a config with core.fsmonitor', 'ask', () => `mkdir -p g2 && printf "${armedConfig()}" > g2/config && echo ../g2 > .git/commondir`, '.', '[git check: removed .git/commondir, which the command made]'],
+    ['ask, approved: .git/config through git config', 'ask', () => `git config core.fsmonitor "touch ${mark()}; false"`, '.', 'error: could not write config file .git/config'],
+    ['auto: a nested git init with core.fsmonitor', 'auto', () => `git init -q sub && git -C sub config core.fsmonitor "touch ${mark()}; false"`, 'sub', '[git check: removed sub/.git/config, which the command made]'],
+    ['auto: a .git file naming a planted git folder', 'auto', () => `mkdir -p x ev/objects ev/refs && echo "ref: refs/heads/main" > ev/HEAD && printf "${armedConfig()}" > ev/config && echo "gitdir: ../ev" > x/.git`, 'x', '[git check: removed x/.git, which the command made]'],
+  ] as const)('%s', async (_name, mode, command, where, said) => {
+    try {
+      const r = await keelProcess(mode, command(), {}, 'always');
+      expect(r.err).not.toContain('No sandbox');
+      expect(r.out, r.err).toContain(said);
+      personRunsGitStatus(path.join(E.ws, where));
+      expect(fs.existsSync(mark()), `${r.out}\n${r.err}`).toBe(false);
+    } finally {
+      fs.rmSync(mark(), { force: true });
+      restoreWorkspace();
+    }
+  }, 120_000);
+
+  it('a descriptor Keel inherited does not reach the command, and MYSQL_PWD / DATABASE_URL stay out', async () => {
+    const file = path.join(E.base, 'fd200.txt');
+    fs.writeFileSync(file, '');
+    const r = await keelProcess('auto', 'echo X >&200; env', { MYSQL_PWD: ENV_SECRET, DATABASE_URL: `postgres://u:${ENV_SECRET}@db/x` }, 'never', file);
+    expect(r.out).toContain('200: Bad file descriptor');
+    expect(r.out).not.toContain(ENV_SECRET);
+    expect(fs.readFileSync(file, 'utf8')).toBe('');
+  }, 120_000);
+});
+
 describe('keel exec where no sandbox can run', () => {
   /** A PATH with every program of /usr/bin but bwrap. */
   let noBwrap: string;
@@ -242,24 +373,12 @@ describe('keel exec where no sandbox can run', () => {
     for (const name of fs.readdirSync('/usr/bin')) if (name !== 'bwrap') fs.symlinkSync(path.join('/usr/bin', name), path.join(noBwrap, name));
   });
 
-  /** The real `keel` in a process of its own, whose PATH has no bwrap. */
-  function keel(mode: Mode, command: string): Promise<{ code: number | null; out: string; err: string }> {
-    return new Promise((resolve) => {
-      const child = spawn(process.execPath, [path.join(REPO, 'bin', 'keel.mjs'), 'exec', '--workspace', E.ws, '--mode', mode, '--approve', 'never', '--', command], {
-        env: { ...process.env, PATH: noBwrap }, stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let out = '';
-      let err = '';
-      child.stdout.on('data', (d: Buffer) => (out += d));
-      child.stderr.on('data', (d: Buffer) => (err += d));
-      child.on('close', (code) => resolve({ code, out, err }));
-    });
-  }
+  const keel = (mode: Mode, command: string, approve: 'never' | 'always' = 'never') => keelProcess(mode, command, { PATH: noBwrap }, approve);
 
   it('says so, and asks before every command that is not read-only, auto included', async () => {
     const [out0, ws0] = [outside(), workspace()];
     const removal = await keel('auto', `rm -rf ${E.out}`);
-    expect(removal.err).toContain('No sandbox for commands: bubblewrap (bwrap) not installed');
+    expect(removal.err).toContain('No sandbox for commands: bubblewrap (bwrap) is not on PATH');
     expect(removal.err).toContain('no sandbox can run here, so every command that is not read-only asks');
     expect(removal).toMatchObject({ code: EXEC_EXIT.denied });
     const key = await keel('auto', 'cat ~/.ssh/id_rsa');
@@ -268,4 +387,21 @@ describe('keel exec where no sandbox can run', () => {
     expect(await keel('auto', 'cat a.txt')).toMatchObject({ code: EXEC_EXIT.ran, out: '[#0001]\none\ntwo\n' });
     expect([outside(), workspace()]).toEqual([out0, ws0]);
   }, 240_000);
+
+  it('git runs nothing the repository\'s own config names (core.fsmonitor, diff.external), and still answers', async () => {
+    const mark = path.join(E.base, 'fsmonitor-ran');
+    execFileSync('git', ['config', 'core.fsmonitor', `touch ${mark}; false`], { cwd: E.ws });
+    execFileSync('git', ['config', 'diff.external', `sh -c 'touch ${mark}'`], { cwd: E.ws });
+    try {
+      const status = await keel('auto', 'git status --short a.txt; git diff HEAD~1 --stat');
+      expect(status.code).toBe(EXEC_EXIT.ran);
+      expect(fs.existsSync(mark), status.out + status.err).toBe(false);
+      personRunsGitStatus(E.ws);
+      // Armed: the person's own plain git runs it (which is why Keel's does not).
+      expect(fs.existsSync(mark)).toBe(true);
+    } finally {
+      fs.rmSync(mark, { force: true });
+      restoreWorkspace();
+    }
+  }, 120_000);
 });

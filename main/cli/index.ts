@@ -14,9 +14,10 @@ import type { Conversation } from './commands/conversation.js';
 import { deleteCommand, exportCommand, importCommand } from './commands/files.js';
 import { listSessions } from './commands/sessions.js';
 import { recallResult } from './commands/recall.js';
+import { changesCommand, revertCommand } from './commands/changes.js';
 import { showRequests } from './commands/requests.js';
 import { LOCAL_FLAGS } from './commands/model.js';
-import { CliError, openStore, parseCount, parseSessionId, type Io } from './io.js';
+import { CliError, openStore, parseCount, parseSessionId, UsageError, type Io } from './io.js';
 
 export const USAGE = `keel — Keel's engine and sessions from the command line
 
@@ -30,8 +31,14 @@ Usage:
                                      file (--key-file, default $KEEL_HOME/server-key)
   keel chat ID [--model FILE.gguf]   resume a session and talk (another model moves the session to it;
                                      --server URL --model NAME moves it to a server's model)
-  keel say ID "message" [--model FILE.gguf]
+  keel say ID "message" [--model FILE.gguf] [--json]
                                      send one message; the answer is printed (stdout)
+  keel run --workspace DIR (--model FILE.gguf | --server URL --model NAME) [--mode MODE]
+           [--approve never|always] [--max-turns N] [--json] PROMPT
+                                     a new session, one message (PROMPT - reads stdin); the agent
+                                     works until it answers. --json: JSON Lines events on stdout
+                                     (docs/json-events.md). Exit 0 answered, 1 failed, 2 bad usage,
+                                     3 a call needed an approval that could not be given
   keel requests ID                   the session's requests and their cache use
   keel recall ID RESULT [--offset N] [--limit N]
                                      a stored result's full body (RESULT: #0003, 3, 0003)
@@ -40,6 +47,9 @@ Usage:
                                      approval, sandbox, output limit) and print its result;
                                      without --approve the terminal asks. Exit 0 ran,
                                      3 denied, 4 the sandbox stopped it
+  keel changes ID [--turn N] [--json]
+                                     the files the session changed since it began (or turn N), with diffs
+  keel revert ID FILE [--turn N]     put FILE back as it was when the session (or turn N) began
   keel export ID [--out FILE]        the session as JSON Lines (turns, results, notes, requests), on stdout
                                      or into FILE; it holds the session's text in full, nothing else
   keel import FILE                   a new session from an exported file (same text and result ids)
@@ -49,7 +59,12 @@ Usage:
   keel mcp list [--workspace DIR]    the MCP servers configured for DIR (default: here), not started
   keel mcp tools [--workspace DIR] [--config FILE]
                                      start them and print each server's tools; exit 0 when every server answered
-  keel mcp approve [--workspace DIR] approve DIR/.mcp.json as it is now, so its servers may run
+  keel mcp approve [--workspace DIR] [--allow-env VAR,…]
+                                     approve DIR/.mcp.json (and the files it runs) as it is now, so its
+                                     servers may run; --allow-env lets its entries read those variables
+  keel hooks list [--workspace DIR]  the hooks sessions in DIR run ($KEEL_HOME/settings.json, DIR/.keel/settings.json)
+  keel hooks approve [--workspace DIR]
+                                     approve DIR/.keel/settings.json's hooks as the file is now
   keel check-template FILE.jinja [--name NAME] [--size-label LABEL] [--json]
                                      run Keel's scripted session on a test model carrying the template
                                      (under that general.name and size label); exit 0 when supported
@@ -88,15 +103,25 @@ const COMMANDS = {
     positionals: 0,
   },
   chat: { options: MODEL_OPTIONS, positionals: 1 },
-  say: { options: MODEL_OPTIONS, positionals: 2 },
+  say: { options: { ...MODEL_OPTIONS, json: { type: 'boolean' } }, positionals: 2 },
+  run: {
+    options: {
+      ...MODEL_OPTIONS, workspace: { type: 'string' }, mode: { type: 'string' }, approve: { type: 'string' },
+      'max-turns': { type: 'string' }, json: { type: 'boolean' },
+    },
+    positionals: 1,
+  },
   requests: { options: {}, positionals: 1 },
   recall: { options: { offset: { type: 'string' }, limit: { type: 'string' } }, positionals: 2 },
   exec: { options: { workspace: { type: 'string' }, mode: { type: 'string' }, approve: { type: 'string' } }, positionals: [1, Infinity] },
   export: { options: { out: { type: 'string' } }, positionals: 1 },
+  changes: { options: { turn: { type: 'string' }, json: { type: 'boolean' } }, positionals: 1 },
+  revert: { options: { turn: { type: 'string' } }, positionals: 2 },
   import: { options: {}, positionals: 1 },
   delete: { options: { yes: { type: 'boolean' } }, positionals: 1 },
   doctor: { options: { ...LOCAL_OPTIONS, json: { type: 'boolean' } }, positionals: [0, 1] },
-  mcp: { options: { workspace: { type: 'string' }, config: { type: 'string' } }, positionals: 1 },
+  mcp: { options: { workspace: { type: 'string' }, config: { type: 'string' }, 'allow-env': { type: 'string' } }, positionals: 1 },
+  hooks: { options: { workspace: { type: 'string' } }, positionals: 1 },
   'check-template': { options: { name: { type: 'string' }, 'size-label': { type: 'string' }, json: { type: 'boolean' } }, positionals: 1 },
   'check-model': { options: { json: { type: 'boolean' } }, positionals: 1 },
 } satisfies Record<string, { options: Options; positionals: number | readonly [number, number] }>;
@@ -110,14 +135,14 @@ function parse(command: Command, args: string[]): { values: Values; positionals:
   try {
     parsed = parseArgs({ args, options: { ...spec.options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
   } catch (e) {
-    throw new CliError(`${(e as Error).message.replace(/\. To specify a positional.*$/s, '.')}\nSee \`keel --help\`.`);
+    throw new UsageError(`${(e as Error).message.replace(/\. To specify a positional.*$/s, '.')}\nSee \`keel --help\`.`);
   }
   const values = parsed.values as Values;
   const [least, most] = typeof spec.positionals === 'number' ? [spec.positionals, spec.positionals] : spec.positionals;
-  if (!values.help && most === Infinity && parsed.positionals.length < least) throw new CliError(`keel ${command} needs the command after --. See \`keel --help\`.`);
+  if (!values.help && most === Infinity && parsed.positionals.length < least) throw new UsageError(`keel ${command} needs the command after --. See \`keel --help\`.`);
   if (!values.help && (parsed.positionals.length < least || parsed.positionals.length > most)) {
     const wanted = most === 0 ? 'no arguments' : least === most ? `${most} argument${most > 1 ? 's' : ''}` : `${least} to ${most} arguments`;
-    throw new CliError(`keel ${command} takes ${wanted}, not ${parsed.positionals.length ? parsed.positionals.map((p) => `"${p}"`).join(' ') : 'none'}. See \`keel --help\`.`);
+    throw new UsageError(`keel ${command} takes ${wanted}, not ${parsed.positionals.length ? parsed.positionals.map((p) => `"${p}"`).join(' ') : 'none'}. See \`keel --help\`.`);
   }
   return { values, positionals: parsed.positionals };
 }
@@ -151,7 +176,7 @@ function agentFlags(values: Values) {
 
 function oneOf<T extends string>(name: string, given: string | undefined, allowed: readonly T[], fallback: T): T {
   if (given === undefined) return fallback;
-  if (!allowed.includes(given as T)) throw new CliError(`--${name} must be one of ${allowed.join(', ')}, not "${given}".`);
+  if (!allowed.includes(given as T)) throw new UsageError(`--${name} must be one of ${allowed.join(', ')}, not "${given}".`);
   return given as T;
 }
 
@@ -160,7 +185,7 @@ export interface CliContext extends Io {
   input?: NodeJS.ReadableStream & { isTTY?: boolean };
 }
 
-/** Runs `keel ARGS…`. Returns the exit code: 0, or 1 after printing what was wrong. */
+/** Runs `keel ARGS…`. Returns the exit code: 0, or 1 after printing what was wrong (`keel run`: 2 for the command line itself). */
 export async function runCli(argv: readonly string[], io: CliContext = { out: process.stdout, err: process.stderr }): Promise<number> {
   const [first, ...rest] = argv;
   if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
@@ -190,14 +215,19 @@ export async function runCli(argv: readonly string[], io: CliContext = { out: pr
     }
     if (command === 'mcp') {
       const { mcpCommand } = await import('./commands/mcp.js');
-      return await mcpCommand(positionals[0], { workspace: str(values, 'workspace'), config: str(values, 'config') }, io);
+      return await mcpCommand(positionals[0], { workspace: str(values, 'workspace'), config: str(values, 'config'), allowEnv: str(values, 'allow-env') }, io);
+    }
+    if (command === 'hooks') {
+      const { hooksCommand } = await import('./commands/hooks.js');
+      return await hooksCommand(positionals[0], str(values, 'workspace'), io);
     }
     store = openStore(databasePath());
     return (await dispatch(command, values, positionals, store, io)) ?? 0;
   } catch (e) {
     if (e instanceof CliError || e instanceof StoreError || e instanceof SessionError || e instanceof ServerError) {
       io.err.write(`keel: ${e.message}\n`);
-      return 1;
+      // `keel run` is for scripts, and says a wrong command line apart (docs/json-events.md).
+      return e instanceof UsageError && first === 'run' ? 2 : 1;
     }
     io.err.write(`keel: unexpected error: ${(e as Error)?.stack ?? String(e)}\n`);
     return 1;
@@ -206,7 +236,7 @@ export async function runCli(argv: readonly string[], io: CliContext = { out: pr
   }
 }
 
-async function dispatch(command: Exclude<Command, 'mcp' | 'check-template' | 'check-model'>, values: Values, positionals: string[], store: SqliteStore, io: CliContext): Promise<number | void> {
+async function dispatch(command: Exclude<Command, 'mcp' | 'hooks' | 'check-template' | 'check-model'>, values: Values, positionals: string[], store: SqliteStore, io: CliContext): Promise<number | void> {
   switch (command) {
     case 'sessions':
       return listSessions(store, io.out);
@@ -217,6 +247,10 @@ async function dispatch(command: Exclude<Command, 'mcp' | 'check-template' | 'ch
         offset: parseCount('offset', str(values, 'offset')),
         limit: parseCount('limit', str(values, 'limit')),
       }, io.out);
+    case 'changes':
+      return changesCommand(store, parseSessionId(positionals[0]), parseCount('turn', str(values, 'turn')), values.json === true, io.out);
+    case 'revert':
+      return revertCommand(store, parseSessionId(positionals[0]), positionals[1], parseCount('turn', str(values, 'turn')), io.out);
     case 'export':
       return exportCommand(store, parseSessionId(positionals[0]), str(values, 'out'), io.out, io.err);
     case 'import':
@@ -247,12 +281,18 @@ async function dispatch(command: Exclude<Command, 'mcp' | 'check-template' | 'ch
         command: positionals.join(' '),
       }, io);
     }
+    case 'run':
+      return runCommand(values, positionals[0], store, io);
     case 'chat':
     case 'say': {
       const id = parseSessionId(positionals[0]);
       const { resumeConversation } = await import('./commands/conversation.js');
-      const c = await resumeConversation(store, id, str(values, 'model'), agentFlags(values), io);
+      const c = await resumeConversation(store, id, str(values, 'model'), agentFlags(values), quietIf(values.json === true, io));
       if (command === 'chat') return converse(c, io);
+      if (values.json === true) {
+        const { runTurn } = await import('./commands/run.js');
+        return runTurn(c, positionals[1], { json: true, approve: 'never' }, io);
+      }
       const { sayOnce } = await import('./commands/chat.js');
       try {
         await sayOnce(c, positionals[1], io);
@@ -262,6 +302,41 @@ async function dispatch(command: Exclude<Command, 'mcp' | 'check-template' | 'ch
       return;
     }
   }
+}
+
+/**
+ * `keel run PROMPT` with its checks; `-` reads the prompt from standard input. The session is
+ * created only once the command line, the workspace and the model are good.
+ */
+async function runCommand(values: Values, prompt: string, store: SqliteStore, io: CliContext): Promise<number> {
+  const workspace = str(values, 'workspace');
+  const model = str(values, 'model');
+  if (workspace === undefined || model === undefined) throw new UsageError('keel run needs --workspace DIR and --model FILE.gguf (or --server URL --model NAME). See `keel --help`.');
+  const maxTurns = str(values, 'max-turns');
+  if (maxTurns !== undefined && (!/^\d+$/.test(maxTurns.trim()) || Number(maxTurns) < 1)) throw new UsageError(`--max-turns needs a positive whole number, not "${maxTurns}".`);
+  const approve = oneOf('approve', str(values, 'approve'), ['never', 'always'] as const, 'never');
+  const mode = oneOf<Mode>('mode', str(values, 'mode'), MODES, 'ask');
+  const words = prompt === '-' ? await readAll(io.input ?? process.stdin) : prompt;
+  if (words.trim() === '') throw new UsageError('keel run needs a prompt (or - to read it from standard input), and it was empty.');
+  const { newConversation } = await import('./commands/conversation.js');
+  const { runTurn } = await import('./commands/run.js');
+  const json = values.json === true;
+  const c = await newConversation(store, {
+    workspace: path.resolve(workspace), model, ...agentFlags(values), kind: 'agent', mode,
+    title: words.trim().split('\n')[0].slice(0, 80), ...(maxTurns === undefined ? {} : { maxSteps: Number(maxTurns) }),
+  }, { ...io, out: io.err });
+  return runTurn(c, words, { json, approve, started: true }, io);
+}
+
+/** With --json, what a command prints as it sets up goes to stderr: stdout holds only events. */
+function quietIf(json: boolean, io: CliContext): CliContext {
+  return json ? { ...io, out: io.err } : io;
+}
+
+async function readAll(input: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of input) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 async function converse(c: Conversation, io: CliContext): Promise<void> {

@@ -17,6 +17,9 @@ export interface Io {
 /** Bad input from the person (unknown id, missing file…): printed as is, exit code 1. */
 export class CliError extends Error {}
 
+/** A command line Keel cannot read (an unknown flag, a missing argument): printed as is; `keel run` exits 2 for it. */
+export class UsageError extends CliError {}
+
 /** A session id as `keel sessions` lists it: a positive decimal integer. */
 export function parseSessionId(given: string | undefined): number {
   if (given === undefined) throw new CliError('A session id is needed (see `keel sessions`).');

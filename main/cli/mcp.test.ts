@@ -8,7 +8,7 @@ import { loadModel } from '../llm/model.js';
 import { writeTestModel } from '../llm/testModel/makeTestModel.js';
 import { callSyntax, formatCall } from '../llm/toolCalls.js';
 import { sessionWrapper } from '../llm/wrapper.js';
-import { entry, EVERYTHING, GROWING, nodeServer, writeConfig } from '../mcp/testServers/servers.js';
+import { entry, EVERYTHING, GROWING, nodeServer, writeConfig } from '../../test/mcp/servers.js';
 import { sayOnce } from './commands/chat.js';
 import { newConversation } from './commands/conversation.js';
 import { runCli } from './index.js';
@@ -103,6 +103,34 @@ describe('keel mcp', { timeout: 60_000 }, () => {
     const r = await cli('mcp', 'tools', '--config', broken);
     expect(r.out).toMatch(new RegExp(`^The MCP configuration ${broken} is not valid JSON`));
     expect(r.out).toContain('No MCP servers are configured.');
+    expect(r.code).toBe(1);
+  });
+
+  it('a malformed workspace .mcp.json is reported, never "approved", cannot be approved, and fails tools', async () => {
+    for (const [text, why] of [['{"mcpServers": {', 'is not valid JSON'], ['{"servers": {}}', 'has no "mcpServers" object'], ['{"mcpServers": []}', 'is wrong: "mcpServers" must be an object of servers']]) {
+      fs.writeFileSync(path.join(ws, '.mcp.json'), text);
+      const list = await cli('mcp', 'list', '--workspace', ws);
+      expect(list.out).toContain(`workspace file ${ws}/.mcp.json: cannot be used\n  The MCP configuration ${ws}/.mcp.json ${why}`);
+      expect(list.out).not.toContain('approved');
+      expect(list.code).toBe(1);
+      expect((await cli('mcp', 'tools', '--workspace', ws)).code).toBe(1);
+      expect(await cli('mcp', 'approve', '--workspace', ws)).toMatchObject({ code: 1, err: expect.stringContaining('cannot be approved') });
+    }
+  });
+
+  it('approve --allow-env lets the entries naming those variables read them, and shows them masked', async () => {
+    writeConfig(path.join(ws, '.mcp.json'), { mine: { ...entry(nodeServer(GROWING)), env: { TOKEN: '${KEEL_TEST_TOKEN}' } } });
+    process.env.KEEL_TEST_TOKEN = 'secret-token-value';
+    try {
+      const before = await cli('mcp', 'tools', '--workspace', ws);
+      expect(before.code).toBe(1);
+      const approve = await cli('mcp', 'approve', '--workspace', ws, '--allow-env', 'KEEL_TEST_TOKEN');
+      expect(approve.out).toContain('  receives env.TOKEN: ${KEEL_TEST_TOKEN} → «KEEL_TEST_TOKEN: 18 characters»\n');
+      expect(approve.out).not.toContain('secret-token-value');
+      expect((await cli('mcp', 'tools', '--workspace', ws)).code).toBe(0);
+    } finally {
+      delete process.env.KEEL_TEST_TOKEN;
+    }
   });
 });
 

@@ -21,7 +21,7 @@ export interface SessionSummary {
 
 /** A note Keel appended to a person's message, as the UI shows it. */
 export interface NoteView {
-  kind: 'date' | 'mode' | 'instructions' | 'plan' | 'server';
+  kind: 'date' | 'mode' | 'instructions' | 'plan' | 'server' | 'hook';
   text: string;
 }
 
@@ -114,10 +114,14 @@ export interface McpFileView {
   file: string;
   scope: 'user' | 'workspace' | 'given';
   exists: boolean;
-  /** SHA-256 of its content: what approveMcpFile approves. */
+  /** SHA-256 of its content and of the workspace files its entries run: what approveMcpFile approves. */
   hash: string;
   /** A workspace file whose servers wait for the person's approval of it as it is now. */
   needsApproval: boolean;
+  /** It cannot be used at all (not JSON, no `mcpServers`, not a regular file…): nothing runs, nothing can be approved. */
+  broken?: boolean;
+  /** The workspace files its entries run (`server.mjs` of `node server.mjs`), relative to the workspace: the approval covers them. */
+  runs?: string[];
   servers: string[];
   /** What is wrong with it or an entry (each left out), naming the file. */
   problems: string[];
@@ -127,8 +131,14 @@ export interface McpServerView {
   name: string;
   scope: 'user' | 'workspace' | 'given';
   file: string;
-  /** The command line, or the URL and transport. */
+  /** The command line, or the URL and transport, as written (variables not filled in). */
   launch: string;
+  /** What it will receive (env, headers, arguments with variables), as written → filled in with each variable's value masked. */
+  receives?: string[];
+  /** The package Keel fetches for it before its first start (`npx -y PKG`), in words. */
+  fetches?: string;
+  /** While its package is fetched: what is happening, in words. */
+  preparing?: string;
   state: 'stopped' | 'connecting' | 'connected' | 'failed' | 'disconnected' | 'not approved';
   /** How it was reached: stdio, streamable-http or sse. */
   via?: string;

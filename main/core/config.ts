@@ -6,6 +6,8 @@ export const contextConfig: ContextConfig = loop.context;
 export const toolConfig = loop.tools;
 /** MCP: names, texts and limits of tools from MCP servers. */
 export const mcpConfig = loop.mcp;
+/** Hooks: the texts the model hears of them, their default timeout and output bound. */
+export const hooksConfig = loop.hooks;
 
 /** The agent loop's numbers (loop.json `loop`, each with its reason there). */
 export const loopConfig = {
@@ -24,3 +26,9 @@ export function fill(template: string, values: Record<string, string | number>):
     key in values ? String(values[key]) : whole,
   );
 }
+
+/** Checkpoints: the size over which a file is named, not copied; the texts the person is told. */
+export const checkpointConfig = {
+  maxFileBytes: loop.checkpoints.max_file_bytes.value,
+  texts: loop.checkpoints.texts,
+} as const;

@@ -80,6 +80,21 @@ describe('doctor: a model file', SLOW, () => {
     expect(model!.threads).toEqual({ value: 1, why: 'Set to 1.' });
   });
 
+  it('plans `threads: auto` as the cores that do math, never more (node-llama-cpp alone takes at least 4 on the CPU)', async () => {
+    const llama = await loadLlama('cpu');
+    const cores = Math.min(llama.cpuMathCores, os.availableParallelism());
+    const { model } = await doctor({ settings: { backend: 'cpu', contextSize: 2048 }, modelPath: small });
+    expect(model!.threads.value).toBe(cores);
+    expect(model!.threads.why).toMatch(new RegExp(`\\b${llama.cpuMathCores}\\b`));
+    const loaded = await loadModel({ modelPath: small, settings: { backend: 'cpu', contextSize: 2048 } });
+    try {
+      expect(loaded.context.idealThreads).toBe(cores);
+      expect(loaded.setup.threads).toBe(cores);
+    } finally {
+      await loaded.dispose();
+    }
+  });
+
   it('names a file that is missing or not a GGUF', async () => {
     await expect(doctor({ modelPath: path.join(dir, 'none.gguf') })).rejects.toThrow(`The model file ${path.join(dir, 'none.gguf')} does not exist.`);
     const text = path.join(dir, 'notes.gguf');

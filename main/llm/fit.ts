@@ -5,11 +5,31 @@
  * shows the plan; loadModel uses the same options and words its refusals with it.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import { GgmlType, GgufInsights, InsufficientMemoryError, readGgufFileInfo, type Llama } from 'node-llama-cpp';
 import { DEFAULT_LOCAL_SETTINGS, type BackendName, type Choice, type LocalSettings, type ModelPlan } from './localSettings.js';
 
 /** Sessions one loaded model serves at once (one context sequence each); each gets the whole context size. */
 export const SEQUENCES = 4;
+
+/**
+ * `threads: auto`: the cores that do math, never more. node-llama-cpp's own default on the CPU
+ * backend is at least 4 (its thread splitter's floor), which on a 2-core machine runs 4 threads on
+ * 2 cores and is several times slower under load (bench:threads); llama.cpp's math cores are the
+ * physical ones, and os.availableParallelism() is what this process may use (a container's or
+ * affinity limit), so the smaller of the two.
+ */
+export function autoThreads(llama: Pick<Llama, 'cpuMathCores'>): { value: number; why: string } {
+  const math = Math.max(1, llama.cpuMathCores);
+  const usable = os.availableParallelism();
+  const value = Math.min(math, usable);
+  return {
+    value,
+    why: usable < math
+      ? `The ${n(usable)} cores this process may use (of ${n(math)} cores useful for math).`
+      : `One per core useful for math (${n(math)}).`,
+  };
+}
 
 /** Keel's refusal of a setting for a model here: says what was asked and what fits. */
 export class FitError extends Error {}
@@ -195,7 +215,6 @@ export async function planFit(llama: Llama, file: string, insights: GgufInsights
 
   const kvName = options.kvCacheKeyType ?? 'F16';
   const estimate = contextSize.value > 0 ? await estimateUse(insights, weights, layers, contextSize.value, options) : undefined;
-  const cores = llama.maxThreads === 0 ? llama.cpuMathCores : llama.maxThreads;
   return {
     path: file, sizeBytes: fs.statSync(file).size, totalLayers, trainContextSize: train,
     gpuLayers: { value: layers.gpuLayers, why: layersWhy },
@@ -209,7 +228,7 @@ export async function planFit(llama: Llama, file: string, insights: GgufInsights
       ? { value: 'off', why: 'This model\'s architecture does not support it.' }
       : { value: 'auto', why: 'llama.cpp uses it where the device supports it.' },
     threads: settings.threads === 'auto'
-      ? { value: cores, why: `node-llama-cpp's default for this machine (${n(llama.cpuMathCores)} cores useful for math).` }
+      ? autoThreads(llama)
       : { value: settings.threads, why: `Set to ${n(settings.threads)}.` },
     sequences: SEQUENCES, estimate, problem,
   };

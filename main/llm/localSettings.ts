@@ -21,7 +21,7 @@ export interface LocalSettings {
   gpuLayers: 'auto' | number;
   /** Tokens per session: 'auto' is the most that fits, up to the model's trained context. */
   contextSize: 'auto' | number;
-  /** Evaluation threads: 'auto' is node-llama-cpp's choice for the machine. */
+  /** Evaluation threads: 'auto' is the cores that do math here (fit.ts autoThreads). */
   threads: 'auto' | number;
   kvCacheType: KvCacheType;
 }

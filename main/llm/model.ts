@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { getLlama, GgmlType, Llama, LlamaLogLevel, type LlamaContext, type LlamaModel } from 'node-llama-cpp';
-import { backendName, contextOptions, explainMiss, FitError, gpuLayersOption, impossible, modelInsights, SEQUENCES } from './fit.js';
+import { autoThreads, backendName, contextOptions, explainMiss, FitError, gpuLayersOption, impossible, modelInsights, SEQUENCES } from './fit.js';
 import { DEFAULT_LOCAL_SETTINGS, type Backend, type LocalSettings, type LocalSetup } from './localSettings.js';
 
 export type { LocalSettings, LocalSetup };
@@ -99,7 +99,7 @@ export async function loadModel(o: LoadOptions): Promise<LoadedModel> {
   let context: LlamaContext;
   try {
     context = await model.createContext({
-      contextSize: settings.contextSize, sequences: SEQUENCES, threads: settings.threads === 'auto' ? undefined : settings.threads,
+      contextSize: settings.contextSize, sequences: SEQUENCES, threads: settings.threads === 'auto' ? autoThreads(llama).value : settings.threads,
       flashAttention: options.flashAttention, swaFullCache: options.swaFullCache,
       experimentalKvCacheKeyType: options.kvCacheKeyType, experimentalKvCacheValueType: options.kvCacheValueType,
     });

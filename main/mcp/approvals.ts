@@ -1,27 +1,33 @@
 /**
  * What the person decided about MCP servers, kept in Keel's data folder (`mcp-approvals.json`):
- * which workspace files' servers may run (by the file's content hash: any change asks again, so a
- * cloned or edited repository never starts programs by itself), and which servers' read-only hints
- * the person trusts (by name and exact launch entry: a changed command or URL is another server).
+ * which workspace files' servers may run (by the approval hash: the file's content and the
+ * workspace files its entries run, runs.ts; any change asks again, so a cloned or edited
+ * repository never starts programs by itself), which variables each workspace entry may read
+ * (expand.ts), and which servers' read-only hints the person trusts (by name and exact entry as
+ * written: a changed command or URL is another server).
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { z } from 'zod';
 import { stableJson } from '../core/hygiene/stableJson.js';
 import { sha256 } from '../core/workspace/files.js';
-import type { ServerConfig } from './config.js';
+import { describeIssues, type ServerConfig } from './config.js';
 
-interface Stored {
-  /** Absolute path of a workspace file → the SHA-256 of the content approved. */
-  files: Record<string, string>;
+const storedSchema = z.object({
+  /** Absolute path of a workspace file → the approval hash approved. */
+  files: z.record(z.string(), z.string({ error: 'must be a string' })).default({}),
+  /** Absolute path of a workspace file → server name → the variables its entry may read. */
+  env: z.record(z.string(), z.record(z.string(), z.array(z.string({ error: 'must be a string' })))).default({}),
   /** Server keys (see serverKey) the person trusts. */
-  trusted: string[];
-}
+  trusted: z.array(z.string({ error: 'must be a string' })).default([]),
+});
+type Stored = z.infer<typeof storedSchema>;
 
 export const APPROVALS_FILE = 'mcp-approvals.json';
 
 /** A server's identity for trust: its name and launch entry. */
 export function serverKey(server: ServerConfig): string {
-  return `${server.name} ${sha256(stableJson(server.transport)).slice(0, 16)}`;
+  return `${server.name} ${sha256(stableJson(server.entry ?? server.transport)).slice(0, 16)}`;
 }
 
 export class McpApprovals {
@@ -37,15 +43,18 @@ export class McpApprovals {
     try {
       text = fs.readFileSync(this.file, 'utf8');
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { files: {}, trusted: [] };
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { files: {}, env: {}, trusted: [] };
       throw new Error(`Keel cannot read its MCP approvals ${this.file}: ${(err as Error).message}.`);
     }
+    let json: unknown;
     try {
-      const json = JSON.parse(text) as Partial<Stored>;
-      return { files: { ...json.files }, trusted: Array.isArray(json.trusted) ? json.trusted : [] };
+      json = JSON.parse(text);
     } catch (err) {
       throw new Error(`Keel's MCP approvals ${this.file} are not valid JSON (${(err as Error).message}); fix or delete the file. It was left untouched.`);
     }
+    const parsed = storedSchema.safeParse(json);
+    if (!parsed.success) throw new Error(`Keel's MCP approvals ${this.file} are wrong: ${describeIssues(parsed.error)}; fix or delete the file. It was left untouched.`);
+    return parsed.data;
   }
 
   private write(stored: Stored): void {
@@ -62,6 +71,19 @@ export class McpApprovals {
   approve(file: string, hash: string): void {
     const stored = this.read();
     stored.files[file] = hash;
+    this.write(stored);
+  }
+
+  /** The variables the workspace file's entry `server` may read. */
+  allowedEnv(file: string, server: string): ReadonlySet<string> {
+    return new Set(this.read().env[file]?.[server] ?? []);
+  }
+
+  /** Lets the file's entry `server` read these variables too (kept with what it had). */
+  allowEnv(file: string, server: string, variables: readonly string[]): void {
+    const stored = this.read();
+    const had = stored.env[file]?.[server] ?? [];
+    stored.env[file] = { ...stored.env[file], [server]: [...new Set([...had, ...variables])].sort() };
     this.write(stored);
   }
 

@@ -26,7 +26,7 @@ describe('MCP configuration files', () => {
         wrong: { command: 'srv', sandbox: { allowedDomains: 'api.example.com' } },
       },
     });
-    const c = readConfigFile(file, 'workspace', {});
+    const c = readConfigFile(file, 'workspace', { env: {} });
     expect(c.servers.map((s) => [s.name, s.transport])).toEqual([
       ['writer', { type: 'stdio', command: 'srv', args: [], env: {}, sandbox: { writeWorkspace: true, allowedDomains: ['api.example.com'] } }],
       ['reader', { type: 'stdio', command: 'srv', args: [], env: {}, sandbox: {} }],
@@ -47,7 +47,7 @@ describe('MCP configuration files', () => {
         bare: { url: 'http://127.0.0.1:9/mcp' },
       },
     });
-    const c = readConfigFile(file, 'workspace', { HOME_DIR: '/home/me', PATH_PART: 'mcp', TOKEN: 't0k' });
+    const c = readConfigFile(file, 'user', { env: { HOME_DIR: '/home/me', PATH_PART: 'mcp', TOKEN: 't0k' } });
     expect(c.problems).toEqual([]);
     expect(c.exists).toBe(true);
     expect(c.hash).toMatch(/^[0-9a-f]{64}$/);
@@ -57,7 +57,7 @@ describe('MCP configuration files', () => {
       ['old', { type: 'sse', url: 'http://127.0.0.1:9/sse', headers: {} }],
       ['bare', { type: 'http', url: 'http://127.0.0.1:9/mcp', headers: {} }],
     ]);
-    expect(readConfigFile(file, 'workspace', { HOME_DIR: '/h', PATH_PART: 'x' }).servers[0].transport).toMatchObject({ env: { TOKEN: 'none' } });
+    expect(readConfigFile(file, 'user', { env: { HOME_DIR: '/h', PATH_PART: 'x' } }).servers[0].transport).toMatchObject({ env: { TOKEN: 'none' } });
   });
 
   it('leaves out a bad entry with a reason naming the file, and keeps the others', () => {
@@ -73,15 +73,15 @@ describe('MCP configuration files', () => {
         kind: { type: 'websocket', url: 'ws://x' },
       },
     });
-    const c = readConfigFile(file, 'user', {});
-    expect(c.servers.map((s) => s.name)).toEqual(['good']);
+    const c = readConfigFile(file, 'user', { env: {} });
+    expect(c.servers.map((s) => s.name)).toEqual(['good', 'unset']);
+    expect(c.servers[1].missing).toBe('command uses ${NOT_SET_ANYWHERE}, which is not set');
     expect(c.problems).toEqual([
       `The MCP server "bad name" in ${file} is left out: a server name may hold only letters, digits, "-" and single "_".`,
       `The MCP server "two__parts" in ${file} is left out: a server name may hold only letters, digits, "-" and single "_".`,
       `The MCP server "nocommand" in ${file} is left out: "command" must be a non-empty string.`,
       `The MCP server "badargs" in ${file} is left out: "args" must be a list of strings.`,
       `The MCP server "ftp" in ${file} is left out: "url" must be http or https, not ftp:.`,
-      `The MCP server "unset" in ${file} is left out: command uses \${NOT_SET_ANYWHERE}, which is not set.`,
       `The MCP server "kind" in ${file} is left out: "type" "websocket" is not one Keel knows (stdio, http, sse).`,
     ]);
   });

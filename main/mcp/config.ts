@@ -6,8 +6,10 @@
  *
  * `type` is `stdio` (the default when `command` is given), `http` (Streamable HTTP, falling back to
  * the older HTTP+SSE transport) or `sse`. `${VAR}` and `${VAR:-default}` in command, args, env, cwd,
- * url and headers are read from Keel's environment. Two files are read: the person's own
- * (`<data folder>/mcp.json`) and the workspace's `.mcp.json`.
+ * url and headers are filled in as expand.ts says: from Keel's environment for the person's own
+ * file, from the variables the person allowed for the entry for a workspace's. Two files are read:
+ * the person's own (`<data folder>/mcp.json`) and the workspace's `.mcp.json`, each opened as
+ * configFile.ts says and checked with zod; every problem names the file and the field.
  *
  * A stdio entry may add Keel's own `"sandbox": {"writeWorkspace": true, "allowedDomains": ["api.example.com"]}`:
  * the server runs in the command sandbox, the workspace read-only and no network unless its entry
@@ -15,7 +17,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { z } from 'zod';
 import { sha256 } from '../core/workspace/files.js';
+import { parseJson, readConfigText } from './configFile.js';
+import { expand, masked, MissingVariable, variablesIn, type VariableSource } from './expand.js';
 
 /** What a stdio server's sandbox allows beyond reading (main/mcp/sandboxed.ts): absent, nothing. */
 export interface ServerSandbox {
@@ -36,18 +41,36 @@ export interface ServerConfig {
   name: string;
   scope: Scope;
   file: string;
+  /** What runs: the entry with its variables filled in (as written while `missing` says one is not given). */
   transport: Transport;
+  /** The entry as written, nothing filled in: what is shown, and what trust is given to (default: `transport`). */
+  entry?: Transport;
+  /** What the entry will receive, line by line, each value from a variable masked (approvals show it). */
+  receives?: string[];
+  /** Why it cannot start: a variable it uses is not given (not set, or not allowed for a workspace's entry). */
+  missing?: string;
 }
 
 export interface ConfigFile {
   file: string;
   scope: Scope;
   exists: boolean;
-  /** SHA-256 of the file's bytes ('' when there is none): a workspace file is approved by it. */
+  /** SHA-256 of the file's bytes ('' when there is none or it cannot be used). */
   hash: string;
   servers: ServerConfig[];
   /** What is wrong with the file or an entry, each naming the file; a bad entry is left out, the others kept. */
   problems: string[];
+  /** The file itself cannot be used (not JSON, no `mcpServers`, not a regular file…): nothing in it runs, nothing is approved. */
+  broken: boolean;
+}
+
+export interface ReadOptions {
+  /** Where variables are read (default: Keel's environment). */
+  env?: NodeJS.ProcessEnv;
+  /** The variables the person allowed for a workspace entry (default: none). Ignored for the person's own files. */
+  allowed?: (server: string) => ReadonlySet<string>;
+  /** A workspace file must stay inside this folder (resolved; default: the file's own folder). */
+  within?: string;
 }
 
 export const WORKSPACE_FILE = '.mcp.json';
@@ -59,35 +82,53 @@ export const USER_FILE = 'mcp.json';
  */
 const SERVER_NAME = /^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$/;
 
-export function readConfigFile(file: string, scope: Scope, env: NodeJS.ProcessEnv = process.env): ConfigFile {
+const strings = z.array(z.string({ error: 'must be a string' }), { error: 'must be a list of strings' });
+const stringMap = z.record(z.string(), z.string({ error: 'must be a string' }), { error: 'must be an object of strings' });
+const sandboxSchema = z.strictObject({
+  writeWorkspace: z.boolean({ error: 'must be true or false' }).optional(),
+  allowedDomains: strings.optional(),
+}, { error: 'must be an object' });
+const stdioSchema = z.object({
+  type: z.literal('stdio').optional(),
+  command: z.string({ error: 'must be a non-empty string' }).trim().min(1, { error: 'must be a non-empty string' }),
+  args: strings.optional(),
+  env: stringMap.optional(),
+  cwd: z.string({ error: 'must be a string' }).optional(),
+  sandbox: sandboxSchema.optional(),
+});
+const httpSchema = z.object({
+  type: z.enum(['http', 'sse', 'streamable-http']).optional(),
+  url: z.string({ error: 'must be a string' }),
+  headers: stringMap.optional(),
+});
+const fileSchema = z.object({ mcpServers: z.record(z.string(), z.unknown(), { error: 'must be an object of servers' }) }, { error: 'must be an object' });
+
+export function readConfigFile(file: string, scope: Scope, o: ReadOptions = {}): ConfigFile {
   const absolute = path.resolve(file);
-  const out: ConfigFile = { file: absolute, scope, exists: false, hash: '', servers: [], problems: [] };
-  let raw: Buffer;
-  try {
-    raw = fs.readFileSync(absolute);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return out;
-    out.problems.push(`The MCP configuration ${absolute} cannot be read (${code ?? (err as Error).message}); its servers are not started.`);
+  const out: ConfigFile = { file: absolute, scope, exists: false, hash: '', servers: [], problems: [], broken: false };
+  const fail = (why: string) => {
+    out.broken = true;
+    out.problems.push(`The MCP configuration ${absolute} ${why}; its servers are not started.`);
     return out;
-  }
+  };
+  const within = scope === 'workspace' ? o.within ?? realFolder(absolute) : undefined;
+  const read = readConfigText(absolute, within);
+  if (read.kind === 'missing') return out;
   out.exists = true;
-  out.hash = sha256(raw);
-  let json: unknown;
-  try {
-    json = JSON.parse(raw.toString('utf8'));
-  } catch (err) {
-    out.problems.push(`The MCP configuration ${absolute} is not valid JSON (${(err as Error).message}); its servers are not started.`);
-    return out;
+  if (read.kind === 'refused') return fail(read.why);
+  const json = parseJson(read.bytes);
+  if (!json.ok) return fail(json.why);
+  const parsed = fileSchema.safeParse(json.value);
+  if (!parsed.success) {
+    const hasServers = json.value !== null && typeof json.value === 'object' && 'mcpServers' in json.value;
+    return fail(hasServers ? `is wrong: ${describeIssues(parsed.error)}` : 'has no "mcpServers" object');
   }
-  const servers = isObject(json) ? json.mcpServers : undefined;
-  if (!isObject(servers)) {
-    out.problems.push(`The MCP configuration ${absolute} has no "mcpServers" object; no servers are started from it.`);
-    return out;
-  }
-  for (const [name, entry] of Object.entries(servers)) {
+  out.hash = sha256(read.bytes);
+  for (const [name, value] of Object.entries(parsed.data.mcpServers)) {
     try {
-      out.servers.push({ name: checkName(name), scope, file: absolute, transport: readEntry(entry, env) });
+      if (!SERVER_NAME.test(name)) throw new Error('a server name may hold only letters, digits, "-" and single "_"');
+      const source: VariableSource = { env: o.env ?? process.env, allowed: scope === 'workspace' ? o.allowed?.(name) ?? new Set() : undefined };
+      out.servers.push({ name, scope, file: absolute, ...readEntry(value, source) });
     } catch (err) {
       out.problems.push(`The MCP server "${name}" in ${absolute} is left out: ${(err as Error).message}.`);
     }
@@ -95,39 +136,89 @@ export function readConfigFile(file: string, scope: Scope, env: NodeJS.ProcessEn
   return out;
 }
 
-function checkName(name: string): string {
-  if (!SERVER_NAME.test(name)) throw new Error('a server name may hold only letters, digits, "-" and single "_"');
-  return name;
+/** The entry as written, what runs, and what it receives. */
+function readEntry(value: unknown, source: VariableSource): Omit<ServerConfig, 'name' | 'scope' | 'file'> {
+  const entry = asWritten(value);
+  const receives = receivedLines(entry, source);
+  try {
+    return { entry, transport: mapStrings(entry, (v, where) => expand(v, source, where)), receives };
+  } catch (err) {
+    if (!(err instanceof MissingVariable)) throw err;
+    return { entry, transport: entry, receives, missing: err.message };
+  }
 }
 
-function readEntry(entry: unknown, env: NodeJS.ProcessEnv): Transport {
-  if (!isObject(entry)) throw new Error('its entry must be an object');
-  const type = entry.type ?? (entry.url !== undefined ? 'http' : 'stdio');
-  const expand = (value: string, where: string) => expandVars(value, env, where);
+/** The entry checked by its schema, nothing filled in; a wrong field throws naming it. */
+function asWritten(value: unknown): Transport {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error('its entry must be an object');
+  const raw = value as Record<string, unknown>;
+  const type = raw.type ?? (raw.url !== undefined ? 'http' : 'stdio');
   if (type === 'stdio') {
-    if (typeof entry.command !== 'string' || entry.command.trim() === '') throw new Error('"command" must be a non-empty string');
-    const args = stringList(entry.args, 'args').map((a, i) => expand(a, `args[${i}]`));
-    const out: Transport = { type, command: expand(entry.command, 'command'), args, env: stringMap(entry.env, 'env', expand) };
-    if (entry.cwd !== undefined) {
-      if (typeof entry.cwd !== 'string') throw new Error('"cwd" must be a string');
-      out.cwd = expand(entry.cwd, 'cwd');
+    const e = check(stdioSchema, raw);
+    const out: Transport = { type: 'stdio', command: e.command, args: e.args ?? [], env: e.env ?? {} };
+    if (e.cwd !== undefined) out.cwd = e.cwd;
+    if (e.sandbox !== undefined) {
+      out.sandbox = {};
+      if (e.sandbox.writeWorkspace === true) out.sandbox.writeWorkspace = true;
+      if (e.sandbox.allowedDomains?.length) out.sandbox.allowedDomains = e.sandbox.allowedDomains;
     }
-    if (entry.sandbox !== undefined) out.sandbox = readSandbox(entry.sandbox);
     return out;
   }
   if (type === 'http' || type === 'sse' || type === 'streamable-http') {
-    if (typeof entry.url !== 'string') throw new Error('"url" must be a string');
-    const url = expand(entry.url, 'url');
-    let parsed: URL;
-    try {
-      parsed = new URL(url);
-    } catch {
-      throw new Error(`"url" ${JSON.stringify(url)} is not a URL`);
-    }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`"url" must be http or https, not ${parsed.protocol}`);
-    return { type: type === 'sse' ? 'sse' : 'http', url, headers: stringMap(entry.headers, 'headers', expand) };
+    const e = check(httpSchema, raw);
+    // The scheme is checked on the text as written: a variable cannot turn it into another.
+    const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(e.url)?.[1]?.toLowerCase();
+    if (scheme !== 'http' && scheme !== 'https') throw new Error(scheme ? `"url" must be http or https, not ${scheme}:` : `"url" ${JSON.stringify(e.url)} is not an http or https URL`);
+    return { type: type === 'sse' ? 'sse' : 'http', url: e.url, headers: e.headers ?? {} };
   }
   throw new Error(`"type" ${JSON.stringify(type)} is not one Keel knows (stdio, http, sse)`);
+}
+
+function check<T>(schema: z.ZodType<T>, value: unknown): T {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new Error(describeIssues(parsed.error));
+  return parsed.data;
+}
+
+/** zod's issues as `"field" must …`, the field spelled as in the file (`args[1]`, `sandbox.allowedDomains`). */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues.map((issue) => {
+    const field = issue.path.reduce<string>((at, key) => (typeof key === 'number' ? `${at}[${key}]` : at === '' ? String(key) : `${at}.${String(key)}`), '');
+    if (issue.code === 'unrecognized_keys') {
+      return `"${field}" holds ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}; it takes ${keysOf(field)}`;
+    }
+    if (issue.code === 'invalid_value' && field === 'type') return `"type" is not one Keel knows (stdio, http, sse)`;
+    return field === '' ? issue.message : `"${field}" ${issue.message}`;
+  }).join('; ');
+}
+
+function keysOf(field: string): string {
+  return field === 'sandbox' ? '"writeWorkspace" and "allowedDomains"' : 'other keys';
+}
+
+/** The entry with `fn` applied to every string a variable may appear in. */
+function mapStrings(t: Transport, fn: (value: string, where: string) => string): Transport {
+  const map = (m: Record<string, string>, field: string) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, fn(v, `${field}.${k}`)]));
+  if (t.type !== 'stdio') return { ...t, url: fn(t.url, 'url'), headers: map(t.headers, 'headers') };
+  const out: Transport = { ...t, command: fn(t.command, 'command'), args: t.args.map((a, i) => fn(a, `args[${i}]`)), env: map(t.env, 'env') };
+  if (t.cwd !== undefined) out.cwd = fn(t.cwd, 'cwd');
+  return out;
+}
+
+/**
+ * What the entry will receive: every env and header value, and every other string that names a
+ * variable, as written and as filled in with the variables' values masked.
+ */
+function receivedLines(t: Transport, source: VariableSource): string[] {
+  const lines: string[] = [];
+  mapStrings(t, (value, where) => {
+    const always = where.startsWith('env.') || where.startsWith('headers.');
+    if (always || variablesIn(value).length > 0) {
+      lines.push(variablesIn(value).length > 0 ? `${where}: ${value} → ${masked(value, source)}` : `${where}: ${value}`);
+    }
+    return value;
+  });
+  return lines;
 }
 
 /** How a stdio server's sandbox reads in a line (the Servers tab and `keel mcp`): empty for the default. */
@@ -139,44 +230,10 @@ export function describeSandbox(sandbox: ServerSandbox | undefined): string {
   return parts.length > 0 ? ` [sandbox: ${parts.join('; ')}]` : '';
 }
 
-/**
- * The entry's `sandbox`, exactly: an unknown key or a wrong type is an error (the entry is left
- * out), never ignored, so a typo cannot quietly give a server less (or more) than was meant.
- */
-function readSandbox(value: unknown): ServerSandbox {
-  if (!isObject(value)) throw new Error('"sandbox" must be an object');
-  const unknown = Object.keys(value).filter((k) => k !== 'writeWorkspace' && k !== 'allowedDomains');
-  if (unknown.length > 0) throw new Error(`"sandbox" holds ${unknown.map((k) => JSON.stringify(k)).join(', ')}; it takes "writeWorkspace" and "allowedDomains"`);
-  const out: ServerSandbox = {};
-  if (value.writeWorkspace !== undefined && typeof value.writeWorkspace !== 'boolean') throw new Error('"sandbox.writeWorkspace" must be true or false');
-  if (value.writeWorkspace === true) out.writeWorkspace = true;
-  const domains = stringList(value.allowedDomains, 'sandbox.allowedDomains');
-  if (domains.length > 0) out.allowedDomains = domains;
-  return out;
-}
-
-/** `${VAR}` and `${VAR:-default}`; a variable that is not set and has no default is an error naming it. */
-function expandVars(value: string, env: NodeJS.ProcessEnv, where: string): string {
-  return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_whole, name: string, fallback?: string) => {
-    const v = env[name];
-    if (v !== undefined && v !== '') return v;
-    if (fallback !== undefined) return fallback;
-    throw new Error(`${where} uses \${${name}}, which is not set`);
-  });
-}
-
-function stringList(value: unknown, field: string): string[] {
-  if (value === undefined) return [];
-  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw new Error(`"${field}" must be a list of strings`);
-  return value;
-}
-
-function stringMap(value: unknown, field: string, expand: (v: string, where: string) => string): Record<string, string> {
-  if (value === undefined) return {};
-  if (!isObject(value) || Object.values(value).some((v) => typeof v !== 'string')) throw new Error(`"${field}" must be an object of strings`);
-  return Object.fromEntries(Object.entries(value as Record<string, string>).map(([k, v]) => [k, expand(v, `${field}.${k}`)]));
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+function realFolder(file: string): string {
+  try {
+    return fs.realpathSync.native(path.dirname(file));
+  } catch {
+    return path.dirname(file);
+  }
 }

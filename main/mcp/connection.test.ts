@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RawOutput } from '../core/tools/types.js';
 import type { ServerConfig, Transport } from './config.js';
 import { McpConnection, type ConnectionOptions } from './connection.js';
-import { EVERYTHING, everythingOverHttp, FILESYSTEM, GARBAGE, GROWING, nodeServer } from './testServers/servers.js';
+import { EVERYTHING, everythingOverHttp, FILESYSTEM, GARBAGE, GROWING, nodeServer } from '../../test/mcp/servers.js';
 
 let tmp: string;
 const open: McpConnection[] = [];

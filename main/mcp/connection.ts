@@ -42,10 +42,18 @@ export interface ListedTool {
   readOnly: boolean;
 }
 
+/**
+ * Makes a stdio entry ready to run before it starts (packages.ts: `npx -y PKG` fetched into Keel's
+ * package cache): the entry to launch instead. `onProgress` tells the person what it is doing. A
+ * rejection fails the start with its message, as it is (a sentence for the person).
+ */
+export type PrepareLaunch = (server: ServerConfig, onProgress: (message: string) => void) => Promise<ServerConfig['transport']>;
+
 export interface ConnectionOptions {
   /** The folder a stdio server runs in unless its entry names one (the workspace root). */
   cwd: string;
   wrapLaunch?: WrapLaunch;
+  prepare?: PrepareLaunch;
   connectTimeoutMs?: number;
   callTimeoutMs?: number;
   /** The state, the tools or the last error changed. */
@@ -68,6 +76,8 @@ export class McpConnection {
   via?: 'stdio' | 'streamable-http' | 'sse';
   /** The stdio server's process id while it runs. */
   pid?: number;
+  /** While it is being prepared (its package fetched), what is happening, in words. */
+  preparing?: string;
   private client?: Client;
   private attempt = 0;
   private stderr: string[] = [];
@@ -84,8 +94,24 @@ export class McpConnection {
     await this.closeClient();
     this.set({ state: 'connecting', lastError: undefined });
     const timeout = this.o.connectTimeoutMs ?? mcpConfig.connect_timeout_ms.value;
+    if (this.config.missing) return this.set({ state: 'failed', lastError: `It was not started: ${this.config.missing}.` });
+    let transport = this.config.transport;
+    if (this.o.prepare && transport.type === 'stdio') {
+      // Preparing (a package fetched once) is not connecting: it has its own time limit, not `timeout`.
+      try {
+        transport = await this.o.prepare(this.config, (message) => {
+          if (attempt === this.attempt) this.set({ preparing: message });
+        });
+      } catch (err) {
+        if (attempt === this.attempt) this.set({ state: 'failed', preparing: undefined, lastError: (err as Error).message });
+        return;
+      } finally {
+        if (attempt === this.attempt) this.preparing = undefined;
+      }
+      if (attempt !== this.attempt) return;
+    }
     try {
-      const { client, via } = await this.connect(timeout, attempt);
+      const { client, via } = await this.connect(transport, timeout, attempt);
       if (attempt !== this.attempt) {
         await client.close().catch(() => {});
         return;
@@ -138,8 +164,7 @@ export class McpConnection {
     return this.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.inputSchema }));
   }
 
-  private async connect(timeout: number, attempt: number): Promise<{ client: Client; via: NonNullable<McpConnection['via']> }> {
-    const t = this.config.transport;
+  private async connect(t: ServerConfig['transport'], timeout: number, attempt: number): Promise<{ client: Client; via: NonNullable<McpConnection['via']> }> {
     if (t.type === 'stdio') return { client: await this.open(await this.stdio(t), timeout, attempt), via: 'stdio' };
     const url = new URL(t.url);
     const requestInit = { headers: t.headers };
@@ -225,7 +250,7 @@ export class McpConnection {
     await client?.close().catch(() => {});
   }
 
-  private set(fields: Partial<Pick<McpConnection, 'state' | 'lastError'>>): void {
+  private set(fields: Partial<Pick<McpConnection, 'state' | 'lastError' | 'preparing'>>): void {
     Object.assign(this, fields);
     this.o.onChange?.(this);
   }
@@ -233,7 +258,8 @@ export class McpConnection {
   /** An error in words, with what a stdio server last wrote to stderr. */
   private explain(err: unknown): string {
     const words = isTimeout(err) ? `no answer in ${Math.round((this.o.connectTimeoutMs ?? mcpConfig.connect_timeout_ms.value) / 1000)} s (${firstLine(err)})` : firstLine(err);
-    const t = this.config.transport;
+    // As written: a filled-in variable (a token in an argument) never reaches an error text.
+    const t = this.config.entry ?? this.config.transport;
     const where = t.type === 'stdio' ? `${t.command}${t.args.length ? ` ${t.args.join(' ')}` : ''}` : t.url;
     const stderr = this.stderr.length > 0 ? `\nIts last words on stderr:\n${this.stderr.join('\n')}` : '';
     return `${where}: ${words}${stderr}`;

@@ -6,7 +6,7 @@ import type { RequestRow } from '../core/session/types.js';
 import { engineFixture, type EngineFixture } from '../engineFixture.js';
 import { formatCall } from '../llm/toolCalls.js';
 import { McpHub } from './hub.js';
-import { entry, EVERYTHING, FILESYSTEM, nodeServer, writeConfig } from './testServers/servers.js';
+import { entry, EVERYTHING, FILESYSTEM, nodeServer, writeConfig } from '../../test/mcp/servers.js';
 
 let f: EngineFixture | undefined;
 let hub: McpHub | undefined;

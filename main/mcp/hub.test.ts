@@ -9,7 +9,7 @@ import { Session, type SessionDeps } from '../core/session/session.js';
 import type { Mode } from '../core/session/types.js';
 import { ToolRegistry } from '../core/tools/registry.js';
 import { McpHub, type HubOptions } from './hub.js';
-import { entry, EVERYTHING, GROWING, nodeServer, writeConfig } from './testServers/servers.js';
+import { entry, EVERYTHING, GROWING, nodeServer, writeConfig } from '../../test/mcp/servers.js';
 
 let tmp: string;
 let root: string;
@@ -153,24 +153,25 @@ describe('a session on MCP servers', { timeout: 120_000 }, () => {
     expect(h.waiting(next.tools)).toEqual([]);
   });
 
-  it('tells the model the instructions of a server that connected after the session began, once, as a note', async () => {
+  it('never tells a session the instructions of a server that connected after it began (it has none of its tools); the next session gets them', async () => {
     userServers({ growing: entry(nodeServer(GROWING, [], { INSTRUCTIONS: 'Always grow before looking around.' })) });
     const h = hub();
     const s = newSession(deps(h), 'auto');
     const prompt = s.systemPromptForRequest();
     expect(prompt).not.toContain('Always grow');
     await h.start();
+    expect(h.instructions().map((i) => i.server)).toEqual(['growing']);
     const first = s.userMessage('hello');
-    expect(first.notes.filter((n) => n.kind === 'server')).toEqual([{ kind: 'server', server: 'growing', body: 'Always grow before looking around.' }]);
-    expect(first.sent).toMatch(/\n\nThe MCP server growing gives these instructions:\nAlways grow before looking around\.$/);
-    s.endReply();
-    expect(s.userMessage('and again').notes.filter((n) => n.kind === 'server')).toEqual([]);
+    expect(first.notes.filter((n) => n.kind === 'server')).toEqual([]);
+    expect(first.sent).not.toContain('Always grow');
     expect(s.systemPromptForRequest()).toBe(prompt);
-    // A compaction rebuilds the prompt, and the instructions move into it.
+    // A compaction rebuilds the prompt: still not there, the session still lacks the tools.
     s.endReply();
     s.compact('Summary.');
-    expect(s.systemPrompt).toContain('# Instructions from the MCP server growing\n\nAlways grow before looking around.');
+    expect(s.systemPrompt).not.toContain('Always grow');
     expect(s.userMessage('after').notes.filter((n) => n.kind === 'server')).toEqual([]);
+    const next = newSession(deps(h), 'auto');
+    expect(next.systemPrompt).toContain('# Instructions from the MCP server growing\n\nAlways grow before looking around.');
   });
 
   it('asks before an MCP call in ask mode showing server, tool and arguments; a deny runs nothing', async () => {

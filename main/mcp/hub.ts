@@ -10,7 +10,9 @@ import { notListed, parseExternalName, unavailable, type ExternalToolInfo, type 
 import type { RawOutput, ToolSpec } from '../core/tools/types.js';
 import { McpApprovals } from './approvals.js';
 import { describeSandbox, readConfigFile, USER_FILE, WORKSPACE_FILE, type ConfigFile, type Scope, type ServerConfig } from './config.js';
-import { McpConnection, type WrapLaunch } from './connection.js';
+import { McpConnection, type PrepareLaunch, type WrapLaunch } from './connection.js';
+import { packageLaunch, preparePackage } from './packages.js';
+import { approvalHash, filesRun } from './runs.js';
 
 export interface HubOptions {
   /** The workspace root (absolute): its `.mcp.json` is read, and stdio servers run there. */
@@ -23,6 +25,8 @@ export interface HubOptions {
    */
   configFile?: string;
   wrapLaunch?: WrapLaunch;
+  /** Prepares an entry before it starts; default: packages.ts (`npx -y PKG` fetched into the data folder's package cache). */
+  prepare?: PrepareLaunch;
   connectTimeoutMs?: number;
   callTimeoutMs?: number;
   env?: NodeJS.ProcessEnv;
@@ -32,6 +36,8 @@ export interface HubOptions {
 export type HubEvent =
   /** A server's state, tools or last error changed (a list_changed too). */
   | { type: 'changed'; server: string }
+  /** What preparing a server is doing (its package fetched), in words for the person. */
+  | { type: 'preparing'; server: string; message: string }
   | { type: 'progress'; sessionId: number; name: string; progress: number; total?: number; message?: string };
 
 /** The views are the contract's (the Servers panel shows them as they are). */
@@ -46,6 +52,8 @@ export interface HubView {
 export class McpHub implements ExternalTools {
   readonly approvals: McpApprovals;
   private files: ConfigFile[] = [];
+  /** Each workspace file's approval hash (runs.ts), by path. */
+  private hashes = new Map<string, string>();
   private readonly connections = new Map<string, McpConnection>();
   private readonly starting = new Map<McpConnection, Promise<void>>();
   private runnable = new Map<string, ServerConfig>();
@@ -82,8 +90,13 @@ export class McpHub implements ExternalTools {
     }
     for (const [name, config] of runnable) {
       if (!this.connections.has(name)) {
+        const prepare: PrepareLaunch = this.o.prepare ?? ((server, onProgress) => preparePackage(server, { dataFolder: this.o.dataFolder, onProgress, env: this.o.env }));
         this.connections.set(name, new McpConnection(config, {
           cwd: this.o.root, wrapLaunch: this.o.wrapLaunch, connectTimeoutMs: this.o.connectTimeoutMs, callTimeoutMs: this.o.callTimeoutMs,
+          prepare: (server, onProgress) => prepare(server, (message) => {
+            onProgress(message);
+            this.o.onEvent?.({ type: 'preparing', server: server.name, message });
+          }),
           onChange: (c) => this.o.onEvent?.({ type: 'changed', server: c.name }),
         }));
       }
@@ -99,7 +112,8 @@ export class McpHub implements ExternalTools {
 
   /** Reads the files and the approvals: which servers may run, and which wait for an approval. */
   private load(): Map<string, ServerConfig> {
-    this.files = this.configFiles().map((f) => readConfigFile(f.file, f.scope, this.o.env));
+    this.files = this.configFiles().map((f) => this.read(f.file, f.scope));
+    this.hashes = new Map(this.files.filter((f) => f.scope === 'workspace').map((f) => [f.file, approvalHash(f, this.o.root)]));
     this.problems = [];
     this.runnable = new Map();
     this.blocked = [];
@@ -116,6 +130,24 @@ export class McpHub implements ExternalTools {
     return this.runnable;
   }
 
+  /** A file as the hub reads it: a workspace's inside the workspace, with the variables the person allowed per entry. */
+  private read(file: string, scope: Scope): ConfigFile {
+    const allowed = (server: string) => {
+      try {
+        return this.approvals.allowedEnv(file, server);
+      } catch {
+        return new Set<string>();
+      }
+    };
+    return readConfigFile(file, scope, { env: this.o.env, allowed, within: scope === 'workspace' ? this.o.root : undefined });
+  }
+
+  /** The workspace file as it is now, and the hash approving it approves (its own and the files it runs). */
+  workspaceFile(): { file: ConfigFile; hash: string; runs: string[] } {
+    const file = this.read(path.join(this.o.root, WORKSPACE_FILE), 'workspace');
+    return { file, hash: approvalHash(file, this.o.root), runs: filesRun(file, this.o.root) };
+  }
+
   /** Connects one server again (the Servers panel's restart). */
   async restart(name: string): Promise<void> {
     const connection = this.connections.get(name);
@@ -129,9 +161,10 @@ export class McpHub implements ExternalTools {
    * file that changed since is refused: the person approves what they read, nothing else.
    */
   async approveWorkspaceFile(hash: string): Promise<void> {
-    const file = readConfigFile(path.join(this.o.root, WORKSPACE_FILE), 'workspace', this.o.env);
+    const { file, hash: now } = this.workspaceFile();
     if (!file.exists) throw new Error(`There is no ${file.file} to approve.`);
-    if (file.hash !== hash) throw new Error(`${file.file} changed since it was shown (it is now sha ${file.hash.slice(0, 8)}); look at it again before approving.`);
+    if (file.broken) throw new Error(`${file.file} cannot be approved: ${file.problems.join(' ')}`);
+    if (now !== hash) throw new Error(`${file.file} or a file it runs changed since it was shown (it is now sha ${now.slice(0, 8)}); look at it again before approving.`);
     this.approvals.approve(file.file, hash);
     await this.start();
   }
@@ -158,9 +191,12 @@ export class McpHub implements ExternalTools {
     return [...this.connections.values()].filter((c) => c.state === 'connected').flatMap((c) => c.specs());
   }
 
-  instructions(): ServerInstructions[] {
+  instructions(sessionTools?: readonly ToolSpec[]): ServerInstructions[] {
+    // A server the session has no tool of (it connected after the session began) is not the
+    // model's business: its instructions would name tools it cannot call.
+    const has = sessionTools && new Set(sessionTools.map((t) => parseExternalName(t.name)?.server));
     return [...this.connections.values()]
-      .filter((c) => c.state === 'connected' && c.instructions)
+      .filter((c) => c.state === 'connected' && c.instructions && (!has || has.has(c.name)))
       .map((c) => ({ server: c.name, text: c.instructions! }));
   }
 
@@ -200,8 +236,9 @@ export class McpHub implements ExternalTools {
 
   view(): HubView {
     const files = this.files.map((f): FileView => ({
-      file: f.file, scope: f.scope, exists: f.exists, hash: f.hash, servers: f.servers.map((s) => s.name),
-      needsApproval: f.scope === 'workspace' && f.servers.length > 0 && !this.approved(f),
+      file: f.file, scope: f.scope, exists: f.exists, hash: this.hashes.get(f.file) ?? f.hash, servers: f.servers.map((s) => s.name),
+      needsApproval: f.scope === 'workspace' && !f.broken && f.servers.length > 0 && !this.approved(f),
+      broken: f.broken, runs: f.scope === 'workspace' ? filesRun(f, this.o.root) : [],
       problems: [...f.problems, ...this.problems.filter((p) => p.includes(` in ${f.file} `))],
     }));
     const servers = [
@@ -209,7 +246,7 @@ export class McpHub implements ExternalTools {
         const c = this.connections.get(config.name);
         if (!c || stableJson(c.config) !== stableJson(config)) return serverView(config, { state: 'stopped', tools: [], leftOut: [], trusted: this.trusts(config) });
         return serverView(c.config, {
-          state: c.state, via: c.via, lastError: c.lastError, instructions: c.instructions, tools: c.tools, leftOut: c.leftOut,
+          state: c.state, via: c.via, lastError: c.lastError, instructions: c.instructions, tools: c.tools, leftOut: c.leftOut, preparing: c.preparing,
           trusted: this.trusts(c.config),
         });
       }),
@@ -228,8 +265,9 @@ export class McpHub implements ExternalTools {
   }
 
   private approved(file: ConfigFile): boolean {
+    if (file.broken) return false;
     try {
-      return this.approvals.isApproved(file.file, file.hash);
+      return this.approvals.isApproved(file.file, this.hashes.get(file.file) ?? approvalHash(file, this.o.root));
     } catch (err) {
       this.problems.push(`${(err as Error).message} The servers in ${file.file} are not started.`);
       return false;
@@ -245,12 +283,16 @@ export class McpHub implements ExternalTools {
   }
 }
 
-function serverView(config: ServerConfig, state: Omit<ServerView, 'name' | 'scope' | 'file' | 'launch'>): ServerView {
-  const t = config.transport;
+function serverView(config: ServerConfig, state: Omit<ServerView, 'name' | 'scope' | 'file' | 'launch' | 'receives'>): ServerView {
+  // As written, nothing filled in: a variable's value (a token) is never shown, only masked in `receives`.
+  const t = config.entry ?? config.transport;
   // What the person approves or trusts includes what its sandbox lets it do beyond reading.
   const launch = t.type === 'stdio' ? `${[t.command, ...t.args].join(' ')}${describeSandbox(t.sandbox)}` : `${t.url} (${t.type === 'sse' ? 'HTTP+SSE' : 'Streamable HTTP'})`;
+  const pkg = packageLaunch(config.transport);
   return {
-    name: config.name, scope: config.scope, file: config.file, launch, ...state,
+    name: config.name, scope: config.scope, file: config.file, launch, receives: config.receives ?? [], ...state,
+    ...(pkg ? { fetches: `${pkg.packages.join(' ')}, with ${pkg.manager === 'npx' ? 'npm' : pkg.manager === 'uvx' ? 'uv' : 'bun'}, once, before its first start` } : {}),
+    ...(config.missing && state.state !== 'connected' ? { lastError: state.lastError ?? `It cannot start: ${config.missing}.` } : {}),
     tools: state.tools.map((t) => ({ name: t.name, tool: t.tool, description: t.description, readOnly: t.readOnly })),
   };
 }

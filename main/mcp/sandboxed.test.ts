@@ -20,7 +20,8 @@ import { sandboxStatus } from '../sandbox/runner.js';
 import type { ServerConfig, ServerSandbox } from './config.js';
 import { McpHub } from './hub.js';
 import { sandboxedLaunch } from './sandboxed.js';
-import { entry, FILESYSTEM, nodeServer, writeConfig } from './testServers/servers.js';
+import { entry, FILESYSTEM, nodeServer, writeConfig } from '../../test/mcp/servers.js';
+import { usePrivateTmpdir } from '../../test/privateTmpdir.js';
 
 const SECRET = 'KEEL-MCP-SANDBOX-SECRET-7f3e';
 let base: string;
@@ -35,6 +36,8 @@ const put = (abs: string, content: string) => {
 };
 const text = (r: RawOutput) => (r.kind === 'text' ? r.body : r.kind === 'error' ? r.message : JSON.stringify(r));
 const keelTemps = () => fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith('keel-cmd-')).length;
+
+usePrivateTmpdir();
 
 beforeAll(() => {
   base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-mcpsandbox-')));

@@ -8,12 +8,14 @@
  *
  * Where no sandbox can run (Windows, a Linux without bubblewrap): a server of the person's own
  * file (or one named on the command line) runs as configured, as their own shell would run it; a
- * workspace file's server does not start, and says why. An approval was given for a sandboxed
+ * workspace file's server does not start, and says why. A server run from a package Keel fetched
+ * (packages.ts) reads it in Keel's package cache, the one part of the data folder it may read. An approval was given for a sandboxed
  * server, and a cloned repository's program must not run with the person's whole account.
  */
 import type { SandboxOptions } from '../sandbox/policy.js';
 import { sandboxCommand, sandboxStatus } from '../sandbox/runner.js';
 import type { WrapLaunch } from './connection.js';
+import { packageCache } from './packages.js';
 
 export function sandboxedLaunch(options: SandboxOptions): WrapLaunch {
   return async (command, args, server) => {
@@ -25,6 +27,8 @@ export function sandboxedLaunch(options: SandboxOptions): WrapLaunch {
     const sandbox = server.transport.type === 'stdio' ? server.transport.sandbox : undefined;
     return sandboxCommand(command, args, {
       ...options,
+      // The packages Keel fetched for `npx -y` lines lie in the data folder: readable, never writable.
+      readable: [...(options.readable ?? []), packageCache(options.dataFolder)],
       root: server.root,
       access: sandbox?.writeWorkspace ? 'workspace-write' : 'read-only',
       allowedDomains: sandbox?.allowedDomains ?? [],

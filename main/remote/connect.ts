@@ -83,9 +83,3 @@ async function llamaProps(client: ServerClient): Promise<LlamaServerProps | unde
 export function serverModelId(url: string, model: string): string {
   return `${url}#${model}`;
 }
-
-/** The URL and model of a session's model, when it is a server's. */
-export function parseServerModelId(id: string): { url: string; model: string } | undefined {
-  const m = /^(https?:\/\/[^#\s]+)#(.+)$/.exec(id);
-  return m ? { url: m[1], model: m[2] } : undefined;
-}

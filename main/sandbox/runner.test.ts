@@ -14,6 +14,7 @@ import type { CommandAccess } from '../core/tools/commandRunner.js';
 import { makeContext } from '../../test/toolContext.js';
 import { snapshotTree } from '../../test/outsideTree.js';
 import { createSandboxRunner, sandboxCommand, sandboxStatus } from './runner.js';
+import { usePrivateTmpdir } from '../../test/privateTmpdir.js';
 
 const SECRET = 'KEEL-SANDBOX-SECRET-51c0';
 let base: string;
@@ -29,6 +30,8 @@ const put = (abs: string, content: string) => {
   fs.mkdirSync(path.dirname(abs), { recursive: true });
   fs.writeFileSync(abs, content);
 };
+
+usePrivateTmpdir();
 
 beforeAll(async () => {
   base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-sandbox-')));

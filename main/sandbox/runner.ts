@@ -13,8 +13,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { SandboxManager, type SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
 import { deniedReads } from '../core/permissions/secrets.js';
-import { commandEnv, type CommandAccess, type CommandRunner, type PreparedCommand, type SandboxStatus } from '../core/tools/commandRunner.js';
-import { commandConfig, writeRules, type CommandPolicy, type SandboxOptions } from './policy.js';
+import {
+  CLOSE_INHERITED_FDS, commandEnv, type CommandAccess, type CommandRunner, type PreparedCommand, type SandboxStatus,
+} from '../core/tools/commandRunner.js';
+import { neutralGitEnv } from '../core/tools/gitConfigGuard.js';
+import { findSandboxPrograms } from './detect.js';
+import { snapshotGit, undoGitChanges, type GitSnapshot } from './gitGuard.js';
+import { commandConfig, MAX_PROCESSES, TMP_BYTES, writeRules, type CommandPolicy, type SandboxOptions } from './policy.js';
+import { processCap } from './processCap.js';
 
 /** The library's process-wide configuration: no domain, no write. Each command brings its own (policy.ts). */
 const BASE: SandboxRuntimeConfig = {
@@ -30,55 +36,74 @@ const REFUSALS_SETTLE_MS = 30;
 
 /**
  * The library looks each program up with `which` under a 1 s timeout, so on a busy machine it can
- * report an installed `rg` missing (seen here with two cores under load), and the answer holds for
- * the whole process: it is asked again before Keel concludes there is no sandbox.
+ * report an installed `rg` missing. Keel looks the programs up itself on PATH (no process, no
+ * timeout) and hands the library their paths; when the library still says one is missing, or the
+ * probe times out, that is the machine being busy: asked again, and if it still fails the answer
+ * is "none" for now but not remembered — the next `sandboxStatus()` tries afresh.
  */
 const DEPENDENCY_CHECKS = 3;
 const DEPENDENCY_RECHECK_MS = 500;
+/** How long a "none" that came from a timeout stands before the next status call tries again. */
+const RETRY_AFTER_MS = 2_000;
 
 let started: Promise<SandboxStatus> | undefined;
 
 /** Starts the library once per process (its proxies and the Linux refusal monitor), then checks that a command really runs. */
 export function sandboxStatus(): Promise<SandboxStatus> {
-  started ??= start();
+  started ??= start().then((status) => {
+    if (status.kind === 'none' && status.transient) setTimeout(() => void forget(status), RETRY_AFTER_MS).unref();
+    return status;
+  });
   return started;
 }
 
+/** Lets the next status call start over, after a "none" that a busy machine may have caused. */
+async function forget(status: SandboxStatus): Promise<void> {
+  const was = started;
+  if (!was || (await was) !== status) return;
+  started = undefined;
+  await SandboxManager.reset().catch(() => undefined);
+}
+
 async function start(): Promise<SandboxStatus> {
-  const none = (reason: string): SandboxStatus => ({ kind: 'none', reason });
+  const none = (reason: string, transient = false): SandboxStatus => ({ kind: 'none', reason, ...(transient ? { transient } : {}) });
   if (process.platform === 'win32') return none('on Windows Keel cannot sandbox commands (the sandbox runtime needs an account set up there that Keel does not create)');
   if (!SandboxManager.isSupportedPlatform()) return none(`there is no sandbox for commands on ${process.platform}`);
-  let deps = SandboxManager.checkDependencies();
+  const programs = findSandboxPrograms();
+  if (programs.missing.length > 0) return none(`${programs.missing.join(', ')} ${programs.missing.length > 1 ? 'are' : 'is'} not on PATH (install them: apt-get install bubblewrap socat ripgrep)`);
+  const config: SandboxRuntimeConfig = { ...BASE, ...programs.config };
+  let deps = SandboxManager.checkDependencies(programs.config.ripgrep);
   for (let i = 1; i < DEPENDENCY_CHECKS && deps.errors.length > 0; i++) {
     await new Promise((r) => setTimeout(r, DEPENDENCY_RECHECK_MS));
-    deps = SandboxManager.checkDependencies();
+    deps = SandboxManager.checkDependencies(programs.config.ripgrep);
   }
-  if (deps.errors.length > 0) return none(`${deps.errors.join('; ')} (install them: apt-get install bubblewrap socat ripgrep)`);
+  // Every program is there (found above): an error now is the library's lookup timing out.
+  if (deps.errors.length > 0) return none(`the sandbox runtime's own check failed (${deps.errors.join('; ')}) though ${programs.found} are installed: the machine is busy; Keel tries again`, true);
   try {
-    await SandboxManager.initialize(BASE, undefined, true);
+    await SandboxManager.initialize(config, undefined, true);
   } catch (err) {
-    return none(`the sandbox runtime did not start: ${(err as Error).message}`);
+    return none(`the sandbox runtime did not start: ${(err as Error).message}`, /not (found|installed|available)/.test((err as Error).message));
   }
   const probe = await probeSandbox();
-  if (probe !== undefined) return none(`a sandbox could not start here (${probe}); user namespaces may be turned off`);
+  if (probe !== undefined) return none(`a sandbox could not start here (${probe.message}); user namespaces may be turned off`, probe.timedOut);
   return { kind: 'sandboxed', how: process.platform === 'darwin' ? 'sandbox-exec' : 'bubblewrap' };
 }
 
-/** Runs `true` in a read-only sandbox: undefined when it worked, else what went wrong. */
-async function probeSandbox(): Promise<string | undefined> {
+/** Runs `true` in a read-only sandbox: undefined when it worked, else what went wrong (and whether it was the time). */
+async function probeSandbox(): Promise<{ message: string; timedOut: boolean } | undefined> {
   const root = fs.realpathSync(os.tmpdir());
   const home = os.homedir();
   let launch: Launch | undefined;
   try {
     launch = await sandboxLaunch('true', { root, access: 'read-only', deniedReads: [], dataFolders: [], home }, []);
     const line = launch.line;
-    return await new Promise<string | undefined>((resolve) => {
+    return await new Promise<{ message: string; timedOut: boolean } | undefined>((resolve) => {
       execFile('bash', ['-c', line], { cwd: root, timeout: 30_000 }, (err, stdout, stderr) => {
-        resolve(err ? (stderr || stdout || err.message).trim().split('\n').slice(-2).join(' ') : undefined);
+        resolve(err ? { message: (stderr || stdout || err.message).trim().split('\n').slice(-2).join(' '), timedOut: err.killed === true } : undefined);
       });
     });
   } catch (err) {
-    return (err as Error).message;
+    return { message: (err as Error).message, timedOut: /not found in PATH/.test((err as Error).message) };
   } finally {
     launch?.release();
   }
@@ -115,21 +140,33 @@ interface Launch {
   line: string;
   id: string;
   policy: CommandPolicy;
-  /** Frees the temp folder and the network grant, and lets the library remove its mount points. Once. */
+  /** The workspace's git directories before the command, where it may write (gitGuard.ts). */
+  git?: GitSnapshot;
+  /** Frees the temp folder, the process cap and the network grant, and lets the library remove its mount points. Once. */
   release(): void;
 }
 
-type PolicyBase = Omit<CommandPolicy, 'tmp'>;
+type PolicyBase = Omit<CommandPolicy, 'tmp'> & { maxProcesses?: number; tmpBytes?: number };
+
+/** bubblewrap's `/dev` comes right after the mounts: the command's own temp file system goes there, over them. */
+const DEV_ARG = ' --dev /dev ';
+/** The library's wrap looks the shell up with `which` too (1 s timeout): a busy machine gets another try. */
+const WRAP_TRIES = 3;
 
 /**
- * Wraps a shell command line for a policy: a private temp folder (its TMPDIR), an unguessable id
- * (the refusals are kept under it, and `domains` are granted to it alone), and the library's
- * wrapped line.
+ * Wraps a shell command line for a policy: a private temp folder (its TMPDIR, a memory file system
+ * of `tmpBytes` inside the sandbox, so nothing it holds reaches the host's temp), a cap on its
+ * processes (processCap.ts), no descriptor but 0–2, an unguessable id (the refusals are kept
+ * under it, and `domains` are granted to it alone), and the library's wrapped line. Where the
+ * command may write the workspace, its git directories are recorded first (gitGuard.ts).
  */
 async function sandboxLaunch(command: string, base: PolicyBase, domains: readonly string[]): Promise<Launch> {
   const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-cmd-')));
-  const policy: CommandPolicy = { ...base, tmp };
+  const git = base.access === 'read-only' ? undefined : snapshotGit(base.root, { ownRepoMayBeMade: base.access === 'git-write' });
+  const policy: CommandPolicy = { ...base, tmp, ...(git ? { git: { dirs: git.gitDirs, files: git.gitFiles } } : {}) };
   const id = randomBytes(16).toString('base64url');
+  const maxProcesses = base.maxProcesses ?? MAX_PROCESSES;
+  const cap = processCap(id, maxProcesses);
   let released = false;
   let wrapped = false;
   const release = () => {
@@ -137,15 +174,31 @@ async function sandboxLaunch(command: string, base: PolicyBase, domains: readonl
     released = true;
     SandboxManager.unregisterCommandNetworkLists(id);
     if (wrapped) SandboxManager.cleanupAfterCommand();
+    cap?.release();
     fs.rmSync(tmp, { recursive: true, force: true });
   };
   try {
     if (domains.length > 0) SandboxManager.registerCommandNetworkLists(id, { allowedDomains: [...domains] });
-    const inner = `export TMPDIR=${shellQuote(tmp)}; ${command}`;
-    const line = await inFolder(base.root, () =>
-      SandboxManager.wrapWithSandbox(inner, 'bash', commandConfig(policy), undefined, { commandId: id, commandText: command }));
+    // ulimit -u holds where the command's user is not root; the cgroup (processCap) where Keel may make one.
+    const inner = `export TMPDIR=${shellQuote(tmp)}; ulimit -u ${maxProcesses} 2>/dev/null; ${command}`;
+    const config = commandConfig(policy);
+    let wrappedLine: string | undefined;
+    for (let i = 1; wrappedLine === undefined; i++) {
+      try {
+        wrappedLine = await inFolder(base.root, () =>
+          SandboxManager.wrapWithSandbox(inner, 'bash', config, undefined, { commandId: id, commandText: command }));
+      } catch (err) {
+        if (i >= WRAP_TRIES || !/not found in PATH/.test((err as Error).message)) throw err;
+      }
+    }
     wrapped = true;
-    return { line, id, policy, release };
+    if (!wrappedLine.includes(DEV_ARG)) throw new Error('the sandbox runtime\'s command line has no /dev mount to put the temp folder after');
+    // The home folder hidden by readRules is the library's tmpfs: read-only, so a write there fails as
+    // it would have, rather than vanishing with the sandbox (what is allowed inside is mounted on its own).
+    const hiddenHome = config.filesystem?.denyRead?.includes(policy.home) ? `--remount-ro ${shellQuote(policy.home)} ` : '';
+    const withTmp = wrappedLine.replace(DEV_ARG, `${DEV_ARG}--size ${base.tmpBytes ?? TMP_BYTES} --tmpfs ${shellQuote(tmp)} ${hiddenHome}`);
+    const line = `${CLOSE_INHERITED_FDS}${cap?.join ?? ''}${withTmp}`;
+    return { line, id, policy, git, release };
   } catch (err) {
     release();
     throw err;
@@ -183,7 +236,19 @@ function policyOf(o: SandboxOptions): (root: string, access: CommandAccess) => P
   const home = o.home ?? os.homedir();
   const denied = deniedReads({ home, dataFolder: o.dataFolder, extra: o.denyRead, realpath: realOrSame });
   const dataFolders = [...new Set([o.dataFolder, realOrSame(o.dataFolder)])];
-  return (root, access) => ({ root: realOrSame(root), access, home, deniedReads: denied, dataFolders });
+  const readable = [...new Set((o.readable ?? []).flatMap((p) => [p, realOrSame(p)]))];
+  const limits = { ...(o.maxProcesses ? { maxProcesses: o.maxProcesses } : {}), ...(o.tmpBytes ? { tmpBytes: o.tmpBytes } : {}) };
+  return (root, access) => ({ root: realOrSame(root), access, home, deniedReads: denied, dataFolders, readable, ...limits });
+}
+
+/** After a command that could write: what it made or changed in a git directory, undone and said (gitGuard.ts). */
+function gitNotes(launch: Launch): string[] {
+  if (!launch.git) return [];
+  try {
+    return undoGitChanges(launch.git);
+  } catch (err) {
+    return [`the check of the workspace's git folders failed: ${(err as Error).message}`];
+  }
 }
 
 /** The runner a session's bash tool uses: each command in a sandbox of the access the gate gave it. */
@@ -194,19 +259,26 @@ export function createSandboxRunner(o: SandboxOptions): CommandRunner {
     deniedReads: policy('/', 'read-only').deniedReads,
     home: o.home ?? os.homedir(),
     async prepare(command, { root, access }): Promise<PreparedCommand> {
-      if ((await sandboxStatus()).kind !== 'sandboxed') return { line: command, finish: async () => [] };
+      if ((await sandboxStatus()).kind !== 'sandboxed') {
+        // No sandbox: the repository's own config must not run programs from a read-only `git`.
+        return { line: command, env: { ...commandEnv(process.env, o.env), ...neutralGitEnv(root) }, finish: async () => [] };
+      }
       // The person's domains are for commands that were let through to write (approved, or auto).
       const launch = await sandboxLaunch(command, policy(root, access), access === 'read-only' ? [] : o.allowedDomains ?? []);
+      let notes: string[] = [];
       return {
         line: launch.line,
-        env: commandEnv(process.env),
+        env: commandEnv(process.env, o.env),
         async finish(exit) {
           try {
             return exit.code === 0 ? [] : await refusals(launch);
           } finally {
             launch.release();
+            // After the release: the library's mount points are gone by then, and nothing of the command runs on.
+            notes = gitNotes(launch);
           }
         },
+        notes: () => notes,
       };
     },
   };
@@ -226,8 +298,15 @@ export async function sandboxCommand(
   const status = await sandboxStatus();
   if (status.kind !== 'sandboxed') throw new Error(`No sandbox for ${program}: ${status.reason}.`);
   const line = ['exec', program, ...args].map(shellQuote).join(' ');
+  // An MCP server lives the session: what it may write is checked when it ends (gitGuard.ts).
   const launch = await sandboxLaunch(line, policyOf(policy)(policy.root, policy.access), policy.allowedDomains ?? []);
-  return { command: 'bash', args: ['-c', launch.line], release: launch.release };
+  return {
+    command: 'bash', args: ['-c', launch.line],
+    release() {
+      launch.release();
+      gitNotes(launch);
+    },
+  };
 }
 
 /**

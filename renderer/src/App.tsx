@@ -16,7 +16,7 @@ import { Approvals } from './components/transcript/ApprovalCard.js';
 import { Composer } from './components/transcript/Composer.js';
 import { Transcript } from './components/transcript/Transcript.js';
 import { dispatch } from './events.js';
-import { useShortcuts } from './shortcuts.js';
+import { MOD, useNarrowWindow, useShortcuts } from './shortcuts.js';
 import { useConnection } from './stores/useConnection.js';
 import { useModel } from './stores/useModel.js';
 import { useKeel } from './stores/store.js';
@@ -94,15 +94,29 @@ function Main() {
 export function App() {
   useMain();
   useShortcuts();
+  useNarrowWindow();
   const inspectorOpen = useUi((s) => s.inspectorOpen);
+  const sidebarOpen = useUi((s) => s.sidebarOpen);
   const problem = useModel((s) => s.app?.problem);
   const title = useTranscript((s) => s.view?.summary);
   return (
-    <div className={`app${inspectorOpen ? ' with-inspector' : ''}`}>
+    <div className={`app${inspectorOpen ? ' with-inspector' : ''}${sidebarOpen ? '' : ' sidebar-closed'}`}>
+      {/* Collapsed, the sidebar is hidden, not unmounted: a half-filled new-session form stays. */}
       <ErrorBoundary label="The session list">
         <Sidebar />
       </ErrorBoundary>
       <div className="titlebar">
+        <button
+          type="button"
+          className="ghost sidebar-toggle"
+          onClick={() => useUi.getState().setSidebar(!sidebarOpen)}
+          title={`${sidebarOpen ? 'Hide' : 'Show'} the sessions (${MOD}+B)`}
+          aria-expanded={sidebarOpen}
+          aria-label="Sessions"
+          data-testid="sidebar-toggle"
+        >
+          ☰
+        </button>
         <span className="crumbs">
           {title ? (
             <>

@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import { useApprovals } from './stores/useApprovals.js';
 import { useTranscript } from './stores/useTranscript.js';
+import { NARROW_QUERY } from './stores/slices/ui.js';
 import { useUi } from './stores/useUi.js';
 
 const isMac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.userAgent);
@@ -13,7 +14,8 @@ export const withMod = (e: { ctrlKey: boolean; metaKey: boolean }) => e.ctrlKey 
 /**
  * App-wide keys. Escape closes the Settings panel or the model picker, else denies the open session's waiting approval,
  * else stops the model. Ctrl/Cmd+I opens the Recall inspector with its id field focused (with a
- * session open). Ctrl/Cmd+, opens and closes the Settings panel.
+ * session open). Ctrl/Cmd+, opens and closes the Settings panel. Ctrl/Cmd+B shows or hides the
+ * sidebar (collapsed by itself in a narrow window).
  * Ctrl/Cmd+Enter (send) belongs to the message box.
  */
 export function useShortcuts(): void {
@@ -46,6 +48,11 @@ export function useShortcuts(): void {
         useUi.getState().setSettings(!useUi.getState().settingsOpen);
         return;
       }
+      if (withMod(e) && !e.shiftKey && !e.altKey && e.key.toLowerCase() === 'b') {
+        e.preventDefault();
+        useUi.getState().setSidebar(!useUi.getState().sidebarOpen);
+        return;
+      }
       if (withMod(e) && !e.shiftKey && !e.altKey && e.key.toLowerCase() === 'i') {
         e.preventDefault();
         // Like the Recall button: results belong to a session, so without one it does nothing.
@@ -54,5 +61,17 @@ export function useShortcuts(): void {
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
+  }, []);
+}
+
+/** Tells the ui slice whether the window is narrow (NARROW_QUERY), now and at every crossing. */
+export function useNarrowWindow(): void {
+  useEffect(() => {
+    if (typeof window.matchMedia !== 'function') return;
+    const query = window.matchMedia(NARROW_QUERY);
+    const update = () => useUi.getState().setNarrow(query.matches);
+    update();
+    query.addEventListener('change', update);
+    return () => query.removeEventListener('change', update);
   }, []);
 }

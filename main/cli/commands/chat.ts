@@ -15,7 +15,7 @@ export const SLASH_HELP = `Commands:
   /undo                take back the last turn
   /regenerate          take back the last turn and send its message again
   /history             the turns the model sees, by number
-  /rewind N            take back turn N and every later turn (files on disk stay as they are)
+  /rewind N [--files]  take back turn N and every later turn (with --files, the files they changed too)
   /edit N TEXT         rewind to turn N and send TEXT in its place (/edit N alone shows its words)
   /delete N            take back turn N alone, keeping the later turns
   ${PLAN_HELP}

@@ -1,30 +1,31 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Engine } from '../../core/engine/types.js';
 import type { AgentLoop, LoopEvent, Script } from '../../core/session/loop.js';
-import type { McpHub } from '../../mcp/hub.js';
-import { connectServers } from './mcp.js';
 import { Session } from '../../core/session/session.js';
 import type { Mode, SessionKind } from '../../core/session/types.js';
 import type { SqliteStore } from '../../db/store.js';
 import { keelHome, stateFile } from '../../keelHome.js';
 import type { LoadedModel } from '../../llm/model.js';
 import { defaultStateBudget } from '../../llm/stateFiles.js';
+import type { McpHub } from '../../mcp/hub.js';
 import { readSettings } from '../../app/settings.js';
-import { openAgent, openEngine } from '../../openEngine.js';
-import { parseServerModelId, serverModelId } from '../../remote/connect.js';
+import { connectEngine, engineRefId, openAgent, openEngine, parseEngineRef, type EngineRef, type EngineSource } from '../../openEngine.js';
+import { baseUrl } from '../../remote/http.js';
 import { CliError, requireFolder, requireSession, type Io } from '../io.js';
+import { cliSessionDeps, sandboxNotice, type Approvals } from './deps.js';
+import { connectServers } from './mcp.js';
 import { modelFile, openModel, type ModelFlags } from './model.js';
-import { openServer, type ServerFlags } from './server.js';
-import { sandboxNotice, sessionDeps, type Approvals } from './sessionDeps.js';
+import { serverKey, type ServerFlags } from './server.js';
 
-export type { Approvals } from './sessionDeps.js';
+export type { Approvals } from './deps.js';
 
 export interface AgentFlags extends ModelFlags, ServerFlags {
   /** The most tokens one model reply may have. */
   maxTokens?: number;
   /** Scripted replies (tests drive the real engine with them, as the app's scriptFor does). */
   script?: Script;
+  /** The most requests one turn may make (`keel run --max-turns`; default loop.json max_steps). */
+  maxSteps?: number;
 }
 
 /** A session with its model loaded and an agent on it. `close()` saves its cache and frees the model. */
@@ -38,9 +39,14 @@ export class Conversation {
     readonly approvals: Approvals, private readonly servers?: McpHub,
   ) {
     this.agent = openAgent({
-      session, store, engine: target.engine(), stateFile: stateFile(session.id),
-      maxReplyTokens: flags.maxTokens, script: flags.script, onEvent: (e) => this.onEvent(e),
+      session, store, engine: openEngine(target.source), stateFile: stateFile(session.id),
+      maxReplyTokens: flags.maxTokens, maxSteps: flags.maxSteps, script: flags.script, onEvent: (e) => this.onEvent(e),
     });
+  }
+
+  /** What the session runs on, as `keel run --json` announces it. */
+  get engine(): { model: string; kind: 'local' | 'server' } {
+    return { model: this.target.id, kind: this.target.ref.kind };
   }
 
   /** Saves the session's cache (at quit: never on the path of a message), then frees the model. */
@@ -55,27 +61,45 @@ export class Conversation {
   }
 }
 
-/** The in-process engine, its saved caches within the budget the app's settings give (or the default). */
-function localEngine(model: LoadedModel) {
-  return openEngine({ kind: 'local', model, stateBudget: readSettings(keelHome()).stateBudgetBytes ?? defaultStateBudget(keelHome()) });
-}
-
-/** What a conversation runs on: a loaded GGUF, or a model on a server. */
+/** What a conversation runs on: the reference (what the session records), opened. */
 interface Target {
+  ref: EngineRef;
   /** What the session records as its model. */
   id: string;
-  engine(): Engine;
+  source: EngineSource;
+  /** The model this conversation loaded (and frees at close). */
   loaded?: LoadedModel;
 }
 
-/** `--server URL --model NAME` (the server's model), else `--model FILE.gguf` (loaded here). */
-async function openTarget(model: string, flags: AgentFlags, io: Io, note = ''): Promise<Target> {
-  if (flags.server !== undefined) {
-    const server = await openServer(flags.server, model, flags.keyFile, io.err);
-    return { id: serverModelId(server.client.url, server.model), engine: () => openEngine({ kind: 'server', server }) };
-  }
-  const loaded = await openModel(modelFile(model, note), flags, io.err);
-  return { id: loaded.path, engine: () => localEngine(loaded), loaded };
+/**
+ * The command line's edge: `--server URL --model NAME` is the server's model, else `--model FILE.gguf`
+ * (the local engine flags beside it); a session's stored model is read as it was recorded.
+ */
+function refOf(model: string, flags: AgentFlags, note = ''): EngineRef {
+  if (flags.server !== undefined) return { kind: 'server', url: baseUrl(flags.server), model };
+  return { kind: 'local', file: modelFile(model, note), settings: localFlags(flags) };
+}
+
+/** The local engine's settings the flags give (the shorthands over `local` included). */
+function localFlags(flags: ModelFlags): NonNullable<ModelFlags['local']> {
+  return {
+    ...flags.local,
+    ...(flags.threads !== undefined && { threads: flags.threads }),
+    ...(flags.contextSize !== undefined && { contextSize: flags.contextSize }),
+    ...(flags.gpu !== undefined && { backend: flags.gpu ? 'auto' : 'cpu' }),
+  };
+}
+
+/** Opens the reference: a model loaded with a progress bar, or a server checked with the CLI's key. */
+async function openTarget(ref: EngineRef, flags: AgentFlags, io: Io): Promise<Target> {
+  let loaded: LoadedModel | undefined;
+  const source = await connectEngine(ref, {
+    apiKey: () => serverKey(flags.keyFile),
+    notice: (text) => io.err.write(`keel: ${text}\n`),
+    loadModel: async (local) => (loaded = await openModel(local.file, { local: local.settings }, io.err)),
+    stateBudget: readSettings(keelHome()).stateBudgetBytes ?? defaultStateBudget(keelHome()),
+  });
+  return { ref, id: engineRefId(ref), source, loaded };
 }
 
 export interface NewOptions extends AgentFlags {
@@ -90,11 +114,11 @@ export interface NewOptions extends AgentFlags {
 export async function newConversation(store: SqliteStore, o: NewOptions, io: Io): Promise<Conversation> {
   const root = path.resolve(o.workspace);
   requireFolder(o.workspace, root);
-  const target = await openTarget(o.model, o, io);
+  const target = await openTarget(refOf(o.model, o), o, io);
   const approvals: Approvals = {};
   // The session's tool list takes what the workspace's MCP servers list now: they are connected first.
   const servers = await connectServers(fs.realpathSync(root), io);
-  const deps = sessionDeps(store, approvals, servers);
+  const deps = cliSessionDeps(store, approvals, servers);
   await sandboxNotice(deps, io.err);
   const session = Session.create(deps, { root, kind: o.kind, mode: o.mode, title: o.title, model: target.id });
   servers.watch(session.tools);
@@ -108,16 +132,15 @@ export async function newConversation(store: SqliteStore, o: NewOptions, io: Io)
  */
 export async function resumeConversation(store: SqliteStore, id: number, model: string | undefined, flags: AgentFlags, io: Io): Promise<Conversation> {
   const row = requireSession(store, id);
-  const onServer = model === undefined && flags.server === undefined ? parseServerModelId(row.model) : undefined;
-  let target: Target;
-  if (onServer) target = await openTarget(onServer.model, { ...flags, server: onServer.url }, io);
-  else if (model !== undefined) target = await openTarget(model, flags, io);
+  let ref: EngineRef;
+  if (model !== undefined) ref = refOf(model, flags);
   else if (flags.server !== undefined) throw new CliError(`--server needs --model NAME: the server's model to move session ${id} to.`);
   else if (row.model === '') throw new CliError(`Session ${id} has no model yet: give one with --model FILE.gguf.`);
-  else target = await openTarget(row.model, flags, io, ` (session ${id}'s model; give another with --model FILE.gguf)`);
+  else ref = storedRef(row.model, flags, ` (session ${id}'s model; give another with --model FILE.gguf)`);
+  const target = await openTarget(ref, flags, io);
   const approvals: Approvals = {};
   const servers = fs.existsSync(row.root) ? await connectServers(row.root, io) : undefined;
-  const deps = sessionDeps(store, approvals, servers);
+  const deps = cliSessionDeps(store, approvals, servers);
   await sandboxNotice(deps, io.err);
   const session = Session.open(deps, id);
   servers?.watch(session.tools);
@@ -127,7 +150,7 @@ export async function resumeConversation(store: SqliteStore, id: number, model: 
   };
   try {
     if (target.id !== row.model) {
-      await conversation.agent.switchEngine(target.engine());
+      await conversation.agent.switchEngine(openEngine(target.source));
       if (row.model !== '') io.err.write(`Session ${id} moved from ${row.model} to ${target.id}: its next request reads everything again.\n`);
     } else if (await conversation.agent.restoreState()) {
       io.err.write(`Session ${id} resumed with its saved cache.\n`);
@@ -137,4 +160,15 @@ export async function resumeConversation(store: SqliteStore, id: number, model: 
     throw e;
   }
   return conversation;
+}
+
+/** A session's recorded model as its reference; a model file is checked as `--model` would be, and this command's flags apply. */
+function storedRef(recorded: string, flags: AgentFlags, note: string): EngineRef {
+  let ref: EngineRef;
+  try {
+    ref = parseEngineRef(recorded);
+  } catch (e) {
+    throw new CliError((e as Error).message);
+  }
+  return ref.kind === 'local' ? refOf(ref.file, flags, note) : ref;
 }

@@ -1,12 +1,15 @@
+import { describeSandbox, type SandboxStatus } from '../../core/tools/commandRunner.js';
 import { doctor } from '../../llm/doctor.js';
 import { n, size } from '../../llm/fit.js';
 import type { Choice, DoctorReport, LocalSettings } from '../../llm/localSettings.js';
 import { CliError, type Io } from '../io.js';
+import { sandboxStatus } from '../../sandbox/runner.js';
 import { LOCAL_FLAGS, modelFile } from './model.js';
 
 /**
- * `keel doctor [MODEL.gguf] [--json]`: the report on stdout, as text or JSON. When the settings
- * cannot be used with MODEL, the report still prints (with what fits) and the exit code is 1.
+ * `keel doctor [MODEL.gguf] [--json]`: the report on stdout, as text or JSON, and whether commands
+ * run in a sandbox here and why not (JSON: `sandbox`). When the settings cannot be used with
+ * MODEL, the report still prints (with what fits) and the exit code is 1.
  */
 export async function runDoctor(model: string | undefined, settings: Partial<LocalSettings>, json: boolean, io: Io): Promise<boolean> {
   const modelPath = model === undefined ? undefined : modelFile(model);
@@ -16,7 +19,8 @@ export async function runDoctor(model: string | undefined, settings: Partial<Loc
   } catch (e) {
     throw new CliError((e as Error).message);
   }
-  io.out.write(json ? `${JSON.stringify(report, null, 2)}\n` : formatDoctor(report));
+  const sandbox = await sandboxStatus();
+  io.out.write(json ? `${JSON.stringify({ ...report, sandbox }, null, 2)}\n` : formatDoctor(report) + formatSandbox(sandbox));
   if (report.model?.problem) io.err.write(`keel: ${report.model.problem}\n`);
   return report.model?.problem === undefined;
 }
@@ -48,6 +52,11 @@ export function formatDoctor(r: DoctorReport): string {
   if (p.estimate) text += row('memory', `about ${size(p.estimate.ram)} RAM and ${size(p.estimate.vram)} VRAM (node-llama-cpp's estimate)`);
   if (p.problem) text += `\nThese settings cannot be used: ${p.problem}\n`;
   return text;
+}
+
+/** The sandbox section: which sandbox runs commands, or why none does (a busy machine's "none" says it is tried again). */
+export function formatSandbox(s: SandboxStatus): string {
+  return `\nCommands\n${row('sandbox', s.kind === 'sandboxed' ? s.how : 'none', describeSandbox(s))}`;
 }
 
 function memory(m: { total: number; free: number; usable: number }): string {

@@ -13,7 +13,7 @@ import type { CommandRunner } from '../../core/tools/commandRunner.js';
 import type { SqliteStore } from '../../db/store.js';
 import { requireFolder, type Io } from '../io.js';
 import { describeApproval } from './describeApproval.js';
-import { sandboxNotice, sessionDeps } from './sessionDeps.js';
+import { cliSessionDeps, sandboxNotice } from './deps.js';
 
 /** The exit codes: the command ran (whatever its own status), the gate or the person denied it, the sandbox stopped it. */
 export const EXEC_EXIT = { ran: 0, denied: 3, sandboxStopped: 4 } as const;
@@ -29,7 +29,7 @@ export interface ExecOptions {
 export async function execCommand(store: SqliteStore, o: ExecOptions, io: Io & { input?: NodeJS.ReadableStream }): Promise<number> {
   const root = path.resolve(o.workspace);
   requireFolder(o.workspace, root);
-  const deps = sessionDeps(store, { approve: approver(o.approve, io) });
+  const deps = cliSessionDeps(store, { approve: approver(o.approve, io) });
   const seen = { ran: false, stopped: false };
   deps.commands = watched(deps.commands!, seen);
   await sandboxNotice(deps, io.err);

@@ -30,11 +30,11 @@ export function showHistory(session: Session, out: Writer): void {
 }
 
 /** What taking these turns back removes, in one line. */
-function whatWent(turns: readonly Turn[]): string {
+function whatWent(turns: readonly Turn[], files = false): string {
   const seqs = turns.map((t) => t.seq);
   const results = resultsOf(turns).length;
   const which = seqs.length === 1 ? `turn ${seqs[0]}` : `turns ${seqs.join(', ')}`;
-  return `Took back ${which} (${results} result${results === 1 ? '' : 's'} left the request; files on disk stay as they are).`;
+  return `Took back ${which} (${results} result${results === 1 ? '' : 's'} left the request; ${files ? 'with their files' : 'files on disk stay as they are'}).`;
 }
 
 /** A reply cut off by a quit or crash is over: at the prompt nothing is running. */
@@ -43,12 +43,21 @@ function idle(c: Conversation): Turn[] {
   return c.session.history();
 }
 
-/** `/rewind N`: takes back turn N and every later one; prints what went and N's words. */
+/**
+ * `/rewind N [--files]`: takes back turn N and every later one; prints what went and N's words.
+ * With --files the files those turns changed go back too, and it says which (and which were left).
+ */
 export function rewind(c: Conversation, args: string[], out: Writer): void {
-  const seq = parseTurn(args[0], '/rewind');
+  const files = args.includes('--files');
+  const seq = parseTurn(args.filter((a) => a !== '--files')[0], '/rewind');
   const gone = idle(c).filter((t) => t.seq >= seq);
-  c.agent.rewindTo(seq);
-  out.write(`${whatWent(gone)}\n`);
+  const plan = c.agent.rewindTo(seq, { files });
+  out.write(`${whatWent(gone, files)}\n`);
+  if (plan) {
+    out.write(plan.restored.length === 0 ? 'No file needed putting back.\n' : `Put back: ${plan.restored.join(', ')}\n`);
+    if (plan.left.length > 0) out.write(`Left as they are (changed from outside since): ${plan.left.join(', ')}\n`);
+    if (plan.large.length > 0) out.write(`Left as they are (over the size limit, never copied): ${plan.large.join(', ')}\n`);
+  }
   const words = gone[0]?.words;
   if (words) out.write(`Turn ${seq} said: ${words}\n`);
 }

@@ -6,8 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { keelHome } from '../../keelHome.js';
-import { connectServer, type ServerConnection } from '../../remote/connect.js';
-import { CliError, type Writer } from '../io.js';
+import { CliError } from '../io.js';
 
 export interface ServerFlags {
   server?: string;
@@ -28,9 +27,4 @@ export function serverKey(keyFile?: string): string | undefined {
     throw new CliError(`The key file ${file} can be read by others (mode ${mode.toString(8)}): run \`chmod 600 ${file}\` first.`);
   }
   return fs.readFileSync(file, 'utf8').trim() || undefined;
-}
-
-/** Connects to the server and checks the model; a retry or an interrupted reply is said on `err`. */
-export function openServer(url: string, model: string, keyFile: string | undefined, err: Writer): Promise<ServerConnection> {
-  return connectServer({ url, model, apiKey: serverKey(keyFile), onNotice: (text) => err.write(`keel: ${text}\n`) });
 }

@@ -5,7 +5,7 @@
  * owns everything else — steps, repeats, compaction, approvals, causes — so a second engine (a model
  * server) fits without touching it. main/llm implements it on node-llama-cpp in process.
  */
-import type { BreakCause, ServerRequestRecord } from '../session/types.js';
+import type { BreakCause, ServerRequestRecord } from './breaks.js';
 import type { ToolSpec } from '../types.js';
 
 /** A tool as the model is told of it: kept with the session, the same bytes every request. */

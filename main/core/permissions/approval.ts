@@ -5,6 +5,9 @@ import type { Tool, ToolContext } from '../tools/types.js';
 import type { RawOutput } from '../types.js';
 import { NO_RUNNER, type CommandAccess } from '../tools/commandRunner.js';
 import { resolveInWorkspace, resolveReal } from '../workspace/paths.js';
+import { externalAccess, type ToolAccess } from '../tools/access.js';
+import { linkTargetsBelow, resolveForCommand } from './commandPaths.js';
+import { parseLine } from './command.js';
 import { decide, type GateVerdict } from './gate.js';
 import type { ApprovalAnswer, ApprovalDecision, ApprovalRequest, GateSession, PermissionOptions } from './types.js';
 
@@ -17,13 +20,16 @@ export function readDecision(decision: ApprovalAnswer | ApprovalDecision): { ans
   return { answer, said: reason?.trim() ? ` They said: ${reason.trim()}` : '' };
 }
 
-/** The files a writer names (unresolvable ones are left to the tool, which refuses them). */
-export function targetPaths(tool: string, args: Record<string, unknown>, root: string): string[] {
-  const names = tool === 'apply_patch' && typeof args.patch === 'string'
-    ? safe(() => parsePatch(args.patch as string).flatMap((p) => [p.oldFileName, p.newFileName]), [])
+/** The files a call names, by the arguments its tool declares (unresolvable ones are left to the tool, which refuses them). */
+export function targetPaths(access: ToolAccess, args: Record<string, unknown>, root: string): string[] {
+  const names = access.paths.flatMap(({ arg, kind }) => {
+    const value = args[arg];
+    if (typeof value !== 'string') return [];
+    if (kind === 'path') return [value];
+    return safe(() => parsePatch(value).flatMap((p) => [p.oldFileName, p.newFileName]), [])
       .filter((n): n is string => !!n && n !== '/dev/null')
-      .map((n) => n.replace(/^[ab]\//, ''))
-    : typeof args.path === 'string' ? [args.path] : [];
+      .map((n) => n.replace(/^[ab]\//, ''));
+  });
   return [...new Set(names.flatMap((n) => safe(() => [resolveInWorkspace(root, n)], [])))];
 }
 
@@ -46,12 +52,15 @@ export type Passage = { kind: 'refused'; output: RawOutput } | { kind: 'pass'; a
 export async function passGate(
   session: GateSession, tool: Tool, args: Record<string, unknown>, ctx: ToolContext, o: PermissionOptions, grants: Set<string>,
 ): Promise<Passage> {
-  const paths = targetPaths(tool.name, args, ctx.root);
-  const command = tool.name === 'bash' && typeof args.command === 'string' ? args.command : undefined;
+  const paths = targetPaths(tool.access, args, ctx.root);
+  const given = tool.access.command !== undefined ? args[tool.access.command] : undefined;
+  const command = typeof given === 'string' ? given : undefined;
   const runner = ctx.commands ?? NO_RUNNER;
+  const sandboxed = (await runner.status()).kind === 'sandboxed';
   const verdict: GateVerdict = decide({
-    tool: tool.name, paths, command, mode: session.mode, root: ctx.root, rules: o.rules ?? [], protectedFolders: o.protectedFolders ?? [],
-    sandboxed: (await runner.status()).kind === 'sandboxed', deniedReads: runner.deniedReads, home: runner.home, realpath: realOrSame,
+    tool: tool.name, access: tool.access, paths, command: command !== undefined ? parseLine(command) : undefined, mode: session.mode, root: ctx.root,
+    rules: o.rules ?? [], protectedFolders: o.protectedFolders ?? [], sandboxed, deniedReads: runner.deniedReads, home: runner.home, realpath: realOrSame,
+    resolve: resolveForCommand, linksBelow: sandboxed ? undefined : (folder) => linkTargetsBelow(folder, ctx.root),
   });
   const what = command !== undefined ? `the command ${JSON.stringify(command)}` : `${tool.name} of ${paths.join(', ') || 'the files named'}`;
   const key = `${tool.name}\u0000${command ?? paths.join('\u0000')}`;
@@ -68,7 +77,7 @@ export async function passExternalGate(
   session: GateSession & { root: string }, name: string, info: ExternalToolInfo, args: Record<string, unknown>, o: PermissionOptions, grants: Set<string>,
 ): Promise<Passage> {
   const verdict = decide({
-    tool: name, paths: [], mode: session.mode, root: session.root, rules: o.rules ?? [], protectedFolders: o.protectedFolders ?? [],
+    tool: name, access: externalAccess({ readOnly: info.readOnly, openWorld: info.openWorld }, info.trusted), paths: [], mode: session.mode, root: session.root, rules: o.rules ?? [], protectedFolders: o.protectedFolders ?? [],
     sandboxed: true, mcp: { server: info.server, readOnly: info.readOnly, trusted: info.trusted },
   });
   const preview = `MCP server: ${info.server}\nTool: ${info.tool}\nArguments: ${JSON.stringify(args, null, 2)}`;

@@ -134,7 +134,7 @@ describe('a sed script', () => {
 
 describe('what rules see', () => {
   it('finds every program a line may run', () => {
-    const programs = (line: string) => programRuns(line).map((run) => run[0]);
+    const programs = (line: string) => programRuns(line).runs.map((run) => run[0]);
     expect(programs('ls; /bin/rm -rf x')).toEqual(['ls', '/bin/rm']);
     expect(programs(String.raw`\rm x`)).toEqual(['rm']);
     expect(programs('sudo -u me rm x')).toEqual(['sudo', '-u', 'me', 'rm', 'x']);
@@ -144,6 +144,6 @@ describe('what rules see', () => {
   });
 
   it('names the words that may be files', () => {
-    expect(pathWords('grep -f/etc/x --file=~/y -n a b')).toEqual(['/etc/x', '~/y', 'a', 'b']);
+    expect(pathWords('grep -f/etc/x --file=~/y -n a b').map((w) => w.text)).toEqual(['/etc/x', '~/y', 'a', 'b']);
   });
 });

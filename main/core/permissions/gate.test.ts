@@ -4,17 +4,19 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveReal } from '../workspace/paths.js';
 import type { Mode } from '../session/types.js';
+import { externalAccess, READS_PATH, WRITES_PATH } from '../tools/access.js';
+import { bashTool } from '../tools/bash.js';
 import { decide, type GateInput, type Rule } from './gate.js';
 
 const root = '/w/proj';
 const edit = (mode: Mode, rules: Rule[] = [], paths = ['/w/proj/src/a.ts']): GateInput =>
-  ({ tool: 'edit', paths, mode, root, rules, protectedFolders: ['/home/me/.keel'], sandboxed: true });
+  ({ tool: 'edit', access: WRITES_PATH, paths, mode, root, rules, protectedFolders: ['/home/me/.keel'], sandboxed: true });
 const bash = (mode: Mode, command: string, rules: Rule[] = []): GateInput =>
-  ({ tool: 'bash', paths: [], command, mode, root, rules, protectedFolders: [], sandboxed: true });
+  ({ tool: 'bash', access: bashTool.access, paths: [], command, mode, root, rules, protectedFolders: [], sandboxed: true });
 
 describe('the permission gate', () => {
   it('lets readers through in every mode', () => {
-    for (const mode of ['ask', 'plan'] as const) expect(decide({ ...edit(mode), tool: 'read' }).decision).toBe('allow');
+    for (const mode of ['ask', 'plan'] as const) expect(decide({ ...edit(mode), tool: 'read', access: READS_PATH }).decision).toBe('allow');
   });
 
   it('follows each mode for edits and commands', () => {
@@ -23,9 +25,9 @@ describe('the permission gate', () => {
     expect(['ask', 'accept-edits', 'plan', 'auto'].map((m) => decide(bash(m as Mode, 'git diff')).decision)).toEqual(['allow', 'allow', 'allow', 'allow']);
   });
 
-  it('asks for network and for what it cannot judge, even in auto mode', () => {
+  it('asks for network in every mode, and for what it cannot judge outside auto', () => {
     expect(decide(bash('auto', 'curl http://example.com')).decision).toBe('ask');
-    expect(decide(bash('auto', 'echo $(cat secret)')).decision).toBe('ask');
+    expect(['ask', 'accept-edits', 'plan', 'auto'].map((m) => decide(bash(m as Mode, 'echo $(cat secret)')).decision)).toEqual(['ask', 'ask', 'deny', 'allow']);
   });
 
   it('checks rules deny → ask → allow, and a deny holds in every mode', () => {
@@ -56,7 +58,7 @@ describe('the permission gate', () => {
   describe('MCP tools', () => {
     const MODES: Mode[] = ['ask', 'accept-edits', 'plan', 'auto'];
     const mcp = (mode: Mode, readOnly: boolean, trusted: boolean, rules: Rule[] = []): GateInput =>
-      ({ tool: 'mcp__fs__write_file', paths: [], mode, root, rules, protectedFolders: [], sandboxed: true, mcp: { server: 'fs', readOnly, trusted } });
+      ({ tool: 'mcp__fs__write_file', access: externalAccess({ readOnly }, trusted), paths: [], mode, root, rules, protectedFolders: [], sandboxed: true, mcp: { server: 'fs', readOnly, trusted } });
     const each = (readOnly: boolean, trusted: boolean, rules: Rule[] = []) => MODES.map((m) => decide(mcp(m, readOnly, trusted, rules)).decision);
 
     it('asks in ask and accept-edits unless a trusted server marks the tool read-only; plan runs read-only tools only', () => {

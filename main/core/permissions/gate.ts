@@ -5,20 +5,23 @@ import { mcpConfig } from '../config.js';
 import type { Mode } from '../types.js';
 import type { Decision, Rule } from './types.js';
 import type { CommandAccess } from '../tools/commandRunner.js';
-import { baseName, classifyCommand, classifyWords, pathWords, programRuns, splitCommands } from './command.js';
+import { changesAnything, type ToolAccess } from '../tools/access.js';
+import { baseName, classifyCommand, classifyWords, parseLine, pathWords, programRuns, reachesNetwork, writtenPaths, type PathWord, type ProgramRuns } from './command.js';
+import type { LinksBelow, Resolved } from './commandPaths.js';
 import { RECURSIVE_READERS } from './programs.js';
+import { texts, type ParsedLine } from './shellWords.js';
 
 // Decision and Rule live in ./types.ts; re-exported for the gate's importers.
 export type { Decision, Rule } from './types.js';
 
-/** The tools that change files or run commands: every one goes through the gate. */
-export const WRITERS = new Set(['write', 'edit', 'multiedit', 'apply_patch', 'bash']);
-
 export interface GateInput {
   tool: string;
-  /** The absolute paths a file tool would change (resolved), or the command line for bash. */
+  /** What the tool declares it may do (tools/access.ts): a tool that changes nothing passes. */
+  access: ToolAccess;
+  /** The absolute paths a file tool would change (resolved). */
   paths: string[];
-  command?: string;
+  /** The command line of a tool that runs programs, or its one parse (parsed once, read by every check here). */
+  command?: string | ParsedLine;
   mode: Mode;
   root: string;
   rules: readonly Rule[];
@@ -26,10 +29,14 @@ export interface GateInput {
   protectedFolders: readonly string[];
   /** Whether commands run in an OS sandbox here. Without one, every command not judged read-only asks. */
   sandboxed: boolean;
-  /** Paths no command may read (secrets, Keel's data): a read-only command naming one asks. */
+  /** Paths no command may read (secrets, Keel's data): a command naming one asks. */
   deniedReads?: readonly string[];
   /** Follows symlinks (realpath of the longest existing prefix); the guards compare real paths. */
   realpath?: (abs: string) => string;
+  /** Where a path a command names leads for that command (commandPaths.ts); default: `realpath` of it resolved against the root. */
+  resolve?: (given: string, root: string) => Resolved;
+  /** The symlinks below a path, for a recursive reader where no sandbox runs (commandPaths.ts). */
+  linksBelow?: (abs: string) => LinksBelow;
   /** The home folder `~` stands for. */
   home?: string;
   /** Set for a tool of an MCP server: its server, and whether a hint may let it pass. */
@@ -45,45 +52,84 @@ export interface GateVerdict {
 
 /**
  * The one permission gate. Rules are checked deny → ask → allow, first match wins, and a deny
- * holds in every mode; plan mode denies every change whatever any other rule says; read-only
- * commands pass (with read-only access) unless they name a path kept from commands; then the
- * mode decides. A command that cannot be judged, or reaches the network, asks; where no sandbox
- * can run, every command not judged read-only asks, in every mode. Command rules are matched per
- * simple command on resolved program names: a deny or ask rule holds when any program the line
- * may run matches it (`/bin/rm`, `ls; rm`, `sudo rm`), an allow rule only when every simple
- * command matches one or is read-only (`npm test && rm -rf ~` is not `npm test`). The `.git` and
- * data-folder guards compare real paths, and a git command that changes the repository is a
- * write into .git: it asks unless a rule allows it. Nothing the model reads can reach this function: its
- * inputs are the call, the mode, the person's rules and what the machine can enforce.
+ * holds in every mode; plan mode denies every change whatever any other rule says; a tool whose
+ * declared access changes nothing passes. For commands (decideCommand) the line is parsed once.
+ * The `.git` and data-folder guards compare real paths. Nothing the model reads can reach this
+ * function: its inputs are the call, the tool's declaration, the mode, the person's rules and
+ * what the machine can enforce.
  */
 export function decide(input: GateInput): GateVerdict {
   if (input.mcp) return decideMcp(input, input.mcp);
-  if (!WRITERS.has(input.tool)) return { decision: 'allow', reason: 'reads only' };
-  const kind = input.command !== undefined ? classifyCommand(input.command) : undefined;
-  const rule = (action: Decision) => input.rules.find((r) => r.action === action && matches(r, input));
+  if (!changesAnything(input.access)) return { decision: 'allow', reason: 'reads only' };
+  if (input.access.runs && input.command !== undefined) {
+    return decideCommand(input, typeof input.command === 'string' ? parseLine(input.command) : input.command);
+  }
+  const rule = (action: Decision) => input.rules.find((r) => r.action === action && matchesFiles(r, input));
   const denied = rule('deny');
   if (denied) return { decision: 'deny', reason: `rule: deny ${describe(denied)}` };
+  if (input.mode === 'plan') return { decision: 'deny', reason: 'plan mode makes no changes and runs no commands with effects' };
+  const asked = rule('ask');
+  if (asked) return { decision: 'ask', reason: `rule: ask ${describe(asked)}` };
+  const guarded = input.paths.find((p) => isGuarded(p, input));
+  if (guarded) return { decision: 'ask', reason: `${guarded} is in .git or Keel's own data` };
+  const allowed = rule('allow');
+  if (allowed) return { decision: 'allow', reason: `rule: allow ${describe(allowed)}`, access: 'git-write' };
+  if (input.mode === 'auto') return { decision: 'allow', reason: 'auto mode', access: 'workspace-write' };
+  const onlyEdits = !input.access.runs && !input.access.network;
+  if (input.mode === 'accept-edits' && onlyEdits) return { decision: 'allow', reason: 'accept-edits mode' };
+  return { decision: 'ask', reason: `${input.mode} mode asks before ${onlyEdits ? 'edits' : `${input.tool} calls`}` };
+}
+
+/**
+ * A command line. Deny and ask rules hold when any program the line may run matches them
+ * (`/bin/rm`, `ls; rm`, `sudo rm`, `bash -c 'rm x'`); where the line does not say every program
+ * it runs (`… | sh`, `${x}m`, `awk 'BEGIN{system(…)}'`), a deny rule denies in auto and asks
+ * elsewhere, and an ask rule asks. Read-only commands pass with read-only access unless they name a
+ * path kept from commands. Where no sandbox runs, everything else asks. In auto the sandbox is
+ * the boundary: a command runs with workspace-write access, whatever the judge makes of it, unless
+ * it needs what the sandbox withholds (a kept path, `.git` or Keel's data, a write it names outside
+ * the workspace, the network, a git change); then it asks, naming that. In ask and accept-edits
+ * every command that is not read-only asks, unless an allow rule covers every simple command.
+ */
+function decideCommand(input: GateInput, line: ParsedLine): GateVerdict {
+  const kind = classifyCommand(line);
+  const programs = programRuns(line);
+  const rule = (action: Decision) => input.rules.find((r) => r.action === action && matchesCommand(r, input.tool, programs));
+  const denied = rule('deny');
+  if (denied) return { decision: 'deny', reason: `rule: deny ${describe(denied)}` };
+  const blind = (action: Decision) => (programs.unknown ? input.rules.find((r) => r.action === action && r.pattern && appliesTo(r, input.tool)) : undefined);
+  const denyBlind = blind('deny');
+  if (denyBlind) {
+    const why = `rule: deny ${describe(denyBlind)}, and ${programs.unknown}, so the judge cannot tell that ${denyBlind.pattern} is not among what it runs`;
+    if (input.mode === 'auto' || input.mode === 'plan') return { decision: 'deny', reason: why };
+    return { decision: 'ask', reason: why };
+  }
   if (input.mode === 'plan' && kind !== 'read-only') {
     return { decision: 'deny', reason: 'plan mode makes no changes and runs no commands with effects' };
   }
-  const asked = rule('ask');
-  if (asked) return { decision: 'ask', reason: `rule: ask ${describe(asked)}` };
-  if (kind === 'read-only') {
-    const secret = namedSecret(input);
-    if (secret) return { decision: 'ask', reason: `it reads ${secret}, which Keel keeps from commands` };
-    return { decision: 'allow', reason: 'a read-only command', access: 'read-only' };
+  const asked = rule('ask') ?? blind('ask');
+  if (asked) return { decision: 'ask', reason: `rule: ask ${describe(asked)}${programs.unknown ? ` (${programs.unknown})` : ''}` };
+  const secret = namedSecret(input, line);
+  if (secret) return { decision: 'ask', reason: `it reads ${secret}, which Keel keeps from commands` };
+  if (kind === 'read-only') return { decision: 'allow', reason: 'a read-only command', access: 'read-only' };
+  if (!input.sandboxed) return { decision: 'ask', reason: 'no sandbox can run here, so every command that is not read-only asks' };
+  const words = pathWords(line);
+  const kept = [path.join(input.root, '.git'), ...input.protectedFolders];
+  const guarded = [...input.paths, ...resolvedPaths(input, words)].find((p) => isGuarded(p, input))
+    ?? globPatterns(input, words).find((g) => kept.some((k) => globReaches(g, k)));
+  if (guarded) return { decision: 'ask', reason: `${guarded.replace(ANYWHERE, '')} is in .git or Keel's own data, or may lead there` };
+  const allowed = allowedCommand(input, line);
+  if (allowed) return { decision: 'allow', reason: `rule: allow ${describe(allowed)}`, access: 'git-write' };
+  if (changesGit(line)) return { decision: 'ask', reason: 'git would change the repository (.git)' };
+  if (input.mode === 'auto') {
+    if (reachesNetwork(line)) return { decision: 'ask', reason: 'the command reaches the network, and the sandbox lets commands reach only the domains the person allowed' };
+    const outside = resolvedPaths(input, writtenPaths(line)).find((p) => !within(p, input.root) && !within(p, '/dev'));
+    if (outside) return { decision: 'ask', reason: `it writes ${outside}, outside the workspace, and the sandbox lets commands write only inside it` };
+    return { decision: 'allow', reason: 'auto mode: the sandbox holds it', access: 'workspace-write' };
   }
   if (kind === 'network') return { decision: 'ask', reason: 'the command reaches the network' };
-  if (kind === 'complex') return { decision: 'ask', reason: 'the command is too complex to judge' };
-  if (kind !== undefined && !input.sandboxed) return { decision: 'ask', reason: 'no sandbox can run here, so every command that is not read-only asks' };
-  const guarded = [...input.paths, ...commandPaths(input)].find((p) => isGuarded(p, input));
-  if (guarded) return { decision: 'ask', reason: `${guarded} is in .git or Keel's own data` };
-  const allowed = input.command !== undefined ? allowedCommand(input) : rule('allow');
-  if (allowed) return { decision: 'allow', reason: `rule: allow ${describe(allowed)}`, access: 'git-write' };
-  if (input.command !== undefined && changesGit(input.command)) return { decision: 'ask', reason: 'git would change the repository (.git)' };
-  if (input.mode === 'auto') return { decision: 'allow', reason: 'auto mode', access: 'workspace-write' };
-  if (input.mode === 'accept-edits' && input.tool !== 'bash') return { decision: 'allow', reason: 'accept-edits mode' };
-  return { decision: 'ask', reason: `${input.mode} mode asks before ${input.tool === 'bash' ? 'commands' : 'edits'}` };
+  if (kind === 'complex') return { decision: 'ask', reason: `the command is too complex to judge (${line.complex})` };
+  return { decision: 'ask', reason: `${input.mode} mode asks before commands` };
 }
 
 /**
@@ -103,7 +149,7 @@ function decideMcp(input: GateInput, mcp: NonNullable<GateInput['mcp']>): GateVe
   if (asked) return { decision: 'ask', reason: `rule: ask ${describe(asked)}` };
   const allowed = rule('allow');
   if (allowed) return { decision: 'allow', reason: `rule: allow ${describe(allowed)}` };
-  if (mcp.readOnly && mcp.trusted) return { decision: 'allow', reason: `a read-only tool of ${mcp.server}, a server the person trusts` };
+  if (!changesAnything(input.access)) return { decision: 'allow', reason: `a read-only tool of ${mcp.server}, a server the person trusts` };
   if (input.mode === 'auto') return { decision: 'allow', reason: 'auto mode' };
   const why = mcp.readOnly ? `${mcp.server} marks it read-only, but the person has not trusted that server` : `${mcp.server} does not mark it read-only`;
   return { decision: 'ask', reason: `${input.mode} mode asks before MCP tools: ${why}` };
@@ -114,34 +160,40 @@ function matchesMcp(rule: Rule, tool: string, server: string): boolean {
   return rule.tool === '*' || rule.tool === tool || rule.tool === `${mcpConfig.prefix.value}${server}`;
 }
 /** A git command that is not read-only writes the repository: refs, objects, the index. */
-const changesGit = (command: string) =>
-  (splitCommands(command) ?? []).some((words) => baseName(words[0]) === 'git' && classifyWords(words) !== 'read-only');
+const changesGit = (line: ParsedLine) =>
+  line.commands.some((c) => c.words[0]?.literal && baseName(c.words[0].text) === 'git' && classifyWords(texts(c)) !== 'read-only');
 
 const describe = (r: Rule) => `${r.tool}${r.pattern ? ` ${r.pattern}` : ''}`;
 const patternWords = (pattern: string) => pattern.trim().split(/\s+/);
+const appliesTo = (rule: Rule, tool: string) => rule.tool === '*' || rule.tool === tool;
 
-/** A deny or ask rule: file tools by glob; commands when any program the line may run starts with the pattern. */
-function matches(rule: Rule, input: GateInput): boolean {
-  if (rule.tool !== '*' && rule.tool !== input.tool) return false;
+/** A deny or ask rule on a command: when any program the line may run starts with the pattern. */
+function matchesCommand(rule: Rule, tool: string, programs: ProgramRuns): boolean {
+  if (!appliesTo(rule, tool)) return false;
   if (!rule.pattern) return true;
-  if (input.command !== undefined) {
-    const [program, ...rest] = patternWords(rule.pattern);
-    return programRuns(input.command).some((run) => baseName(run[0]) === baseName(program) && rest.every((w, i) => run[i + 1] === w));
-  }
+  const [program, ...rest] = patternWords(rule.pattern);
+  return programs.runs.some((run) => baseName(run[0]) === baseName(program) && rest.every((w, i) => run[i + 1] === w));
+}
+
+/** A rule on a file tool: by glob on the paths, relative to the root or absolute. */
+function matchesFiles(rule: Rule, input: GateInput): boolean {
+  if (!appliesTo(rule, input.tool)) return false;
+  if (!rule.pattern) return true;
   const glob = picomatch(rule.pattern, { dot: true });
   return input.paths.some((p) => glob(path.relative(input.root, p)) || glob(p));
 }
 
 /**
- * The allow rule that lets a command line run: every simple command is read-only or starts with
- * an allow rule's pattern, its program named exactly (no path), and at least one rule matched.
+ * The allow rule that lets a command line run: the line is one the judge follows, every simple
+ * command is read-only or starts with an allow rule's pattern, its program named exactly (no
+ * path), and at least one rule matched.
  */
-function allowedCommand(input: GateInput): Rule | undefined {
-  const commands = splitCommands(input.command ?? '');
-  if (!commands) return undefined;
-  const allows = input.rules.filter((r) => r.action === 'allow' && (r.tool === '*' || r.tool === input.tool));
+function allowedCommand(input: GateInput, line: ParsedLine): Rule | undefined {
+  if (line.complex) return undefined;
+  const allows = input.rules.filter((r) => r.action === 'allow' && appliesTo(r, input.tool));
   let used: Rule | undefined;
-  for (const words of commands) {
+  for (const command of line.commands) {
+    const words = texts(command);
     const hit = allows.find((r) => !r.pattern || startsWith(words, patternWords(r.pattern)));
     if (hit) used ??= hit;
     else if (classifyWords(words) !== 'read-only') return undefined;
@@ -150,36 +202,78 @@ function allowedCommand(input: GateInput): Rule | undefined {
 }
 
 const startsWith = (words: readonly string[], pattern: readonly string[]) =>
-  !words[0].includes('/') && pattern.every((w, i) => words[i] === w);
+  words.length > 0 && !words[0].includes('/') && pattern.every((w, i) => words[i] === w);
 
-/** The words of a command that may name files, resolved against the root (`~` as the home folder), then to real paths. */
-function commandPaths(input: GateInput): string[] {
-  if (input.command === undefined) return [];
+/**
+ * Where the words of a command lead, as real paths (`~` as the home folder). A word that may lead
+ * anywhere (another process's folders, a descriptor link) is returned as written, marked by
+ * ANYWHERE, so the kept-path checks see it. Globs are left to `globReaches`.
+ */
+function resolvedPaths(input: GateInput, words: readonly PathWord[]): string[] {
   const home = input.home ?? os.homedir();
   const real = input.realpath ?? ((p: string) => p);
-  return pathWords(input.command).map((w) => real(path.resolve(input.root, w.replace(/^~(?=\/|$)/, home))));
+  const resolve = input.resolve ?? ((given: string, root: string) => ({ abs: real(path.resolve(root, given)) }));
+  return words.filter((w) => !w.glob).map((w) => {
+    const r = resolve(w.text.replace(/^~(?=\/|$)/, home), input.root);
+    return 'abs' in r ? r.abs : `${ANYWHERE}${r.anywhere}`;
+  });
+}
+const ANYWHERE = '\u0000';
+
+/** Glob words resolved against the root (`~` as home), as absolute patterns. */
+function globPatterns(input: GateInput, words: readonly PathWord[]): string[] {
+  const home = input.home ?? os.homedir();
+  return words.filter((w) => w.glob).map((w) => path.resolve(input.root, w.text.replace(/^~(?=\/|$)/, home)));
+}
+
+/** Whether a glob pattern can name `target` or a path below it (its first parts match target's). */
+function globReaches(pattern: string, target: string): boolean {
+  const p = pattern.split('/');
+  const t = target.split('/');
+  if (p.length < t.length) return false;
+  return t.every((part, i) => part === p[i] || (p[i] !== '' && picomatch.isMatch(part, p[i])));
 }
 
 const within = (abs: string, folder: string) => abs === folder || abs.startsWith(folder.endsWith(path.sep) ? folder : folder + path.sep);
 
 function isGuarded(abs: string, input: GateInput): boolean {
+  if (abs.startsWith(ANYWHERE)) return true;
   const real = input.realpath ?? ((p: string) => p);
   if (path.relative(input.root, abs).split(path.sep).includes('.git')) return true;
   return input.protectedFolders.some((folder) => within(abs, folder) || within(abs, real(folder)));
 }
 
 /**
- * The kept path a read-only command names: one inside a denied folder, or, for a program that
- * reads whole folders (`grep -r`, `rg`, `git grep`), a folder holding one (the workspace itself
- * counts for those, as their default).
+ * The kept path a command names: one inside a denied folder (on the path the command would
+ * really reach), one a glob of it can match, one reached through another process's folders or a
+ * descriptor link; for a program that reads whole folders (`grep -r`, `rg`, `git grep`), a folder
+ * holding one (the workspace itself counts, as their default), and where no sandbox runs, a
+ * symlink below such a folder that leads to one (or a folder too large to check).
  */
-function namedSecret(input: GateInput): string | undefined {
+function namedSecret(input: GateInput, line: ParsedLine): string | undefined {
   const denied = input.deniedReads ?? [];
-  if (input.command === undefined || denied.length === 0) return undefined;
-  const paths = commandPaths(input);
+  if (denied.length === 0) return undefined;
+  const words = pathWords(line);
+  const paths = resolvedPaths(input, words);
+  const anywhere = paths.find((p) => p.startsWith(ANYWHERE));
+  if (anywhere) return `${anywhere.slice(1)} (it may lead to any file)`;
   const inside = paths.find((p) => denied.some((d) => within(p, d)));
   if (inside) return inside;
-  const recursive = (splitCommands(input.command) ?? []).some((w) => RECURSIVE_READERS.has(w[0]));
+  const globbed = globPatterns(input, words).find((g) => denied.some((d) => globReaches(g, d)));
+  if (globbed) return `${globbed} (a pattern that can name a kept path)`;
+  const recursive = line.commands.some((c) => c.words[0] && RECURSIVE_READERS.has(baseName(c.words[0].text)));
   if (!recursive) return undefined;
-  return [input.root, ...paths].flatMap((p) => denied.filter((d) => within(d, p)))[0];
+  const holding = [input.root, ...paths].flatMap((p) => denied.filter((d) => within(d, p)))[0];
+  if (holding || !input.linksBelow) return holding;
+  const walks = paths.map((p) => ({ folder: p, links: input.linksBelow!(p) })).filter((w) => w.links !== 'missing');
+  if (walks.length === 0) walks.push({ folder: input.root, links: input.linksBelow(input.root) });
+  for (const { folder, links } of walks) {
+    if (links === 'missing') continue;
+    if (links === 'too-many') return `what is below ${folder} (too many files to check for links to kept paths)`;
+    for (const link of links) {
+      if ('anywhere' in link) return `${link.anywhere} (it may lead to any file)`;
+      if (denied.some((d) => within(link.abs, d) || within(d, link.abs))) return `${link.abs}, through a symlink below ${folder}`;
+    }
+  }
+  return undefined;
 }

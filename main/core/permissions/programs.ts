@@ -211,3 +211,41 @@ export const READ_ONLY_PROGRAMS: ReadonlyMap<string, Check> = new Map(Object.ent
  * good as naming the secret. (`ls`, `find`, `du` and `tree` list names only.)
  */
 export const RECURSIVE_READERS = new Set(['grep', 'egrep', 'fgrep', 'rg', 'diff', 'git']);
+
+/**
+ * Programs that run no other program, whatever their arguments: what xargs may hand its input to
+ * with every program it runs still known.
+ */
+export const RUNS_NOTHING = new Set([
+  'rm', 'rmdir', 'mv', 'cp', 'ln', 'mkdir', 'touch', 'chmod', 'chown', 'chgrp', 'unlink', 'truncate', 'shred',
+  'cat', 'echo', 'printf', 'ls', 'wc', 'head', 'tail', 'grep', 'egrep', 'fgrep', 'stat', 'du', 'basename', 'dirname',
+  'realpath', 'readlink', 'md5sum', 'sha1sum', 'sha256sum', 'cut', 'tr', 'nl', 'kill', 'sleep', 'true', 'false', 'file',
+]);
+
+/**
+ * Why a program given these arguments may run a program they name (`git -c core.pager=…`,
+ * `rg --pre=…`, `sort --compress-program=…`, `tar -I …`, sed's `e`), or undefined. Such a
+ * program's runs are not all on the line.
+ */
+export function runsFromArguments(program: string, args: string[]): string | undefined {
+  const check = PROGRAM_OPTIONS.get(program);
+  return check?.(args) ? `${program} is given an option that runs a program` : undefined;
+}
+
+const GIT_RUNS = new Set(['bisect', 'difftool', 'mergetool', 'filter-branch', 'filter-repo', 'submodule', 'send-email', 'rebase', 'archive']);
+const PROGRAM_OPTIONS: ReadonlyMap<string, Check> = new Map(Object.entries({
+  git: (args) => args.some((w) => /^(-c|--config-env|--exec-path|-x|--exec|--extcmd|--upload-pack|--receive-pack|--open-files-in-pager|--ext-diff)/.test(w) || GIT_RUNS.has(w) || /^-[^-]*O/.test(w)),
+  rg: (args) => args.some((w) => longIs(w, 'pre', 'hostname-bin')),
+  sort: (args) => args.some((w) => longIs(w, 'compress-program')),
+  tar: (args) => args.some((w) => longIs(w, 'use-compress-program', 'to-command', 'checkpoint-action', 'info-script', 'new-volume-script', 'rsh-command', 'rmt-command') || clusterHas(w, 'IF')),
+  zip: (args) => args.some((w) => w === '-TT' || longIs(w, 'unzip-command')),
+  rsync: (args) => args.some((w) => longIs(w, 'rsh', 'rsync-path') || clusterHas(w, 'e')),
+  ssh: (args) => args.some((w) => clusterHas(w, 'oFS')),
+  scp: (args) => args.some((w) => clusterHas(w, 'oFS')),
+  man: (args) => args.some((w) => longIs(w, 'pager', 'html') || clusterHas(w, 'PH')),
+  less: always, more: always,
+  sed: (args) => {
+    const withoutInPlace = args.filter((w) => !longIs(w, 'in-place')).map((w) => (/^-[^-]*i/.test(w) ? w.slice(0, w.indexOf('i')) : w)).filter((w) => w !== '-');
+    return !sed(withoutInPlace);
+  },
+}));

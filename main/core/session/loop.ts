@@ -1,55 +1,16 @@
-import { loopConfig } from '../config.js';
+import { hooksConfig, loopConfig } from '../config.js';
 import type { Conversation, Engine, Generation, SaveOptions } from '../engine/types.js';
-import type { Inserted } from '../hygiene/types.js';
-import { stableJson } from '../hygiene/stableJson.js';
 import { readPrompt } from '../prompts/buildSystemPrompt.js';
-import { sha256 } from '../hash.js';
+import { RepeatCheck } from './calls.js';
 import { buildConversation } from './conversation.js';
+import type { RewindPlan } from '../checkpoints/types.js';
 import type { Session } from './session.js';
-import type { BreakCause, Mode, ReplyCall, RequestRow, SessionStore } from './types.js';
+import { RequestLog, unfinished } from './requests.js';
+import type { LoopEvent, LoopOptions } from './loopTypes.js';
+import type { BreakCause, Mode, ReplyCall, RequestRow } from './types.js';
 
-export type LoopEvent =
-  | { type: 'message'; sent: string }
-  | { type: 'text'; delta: string }
-  | { type: 'tool'; name: string; args: unknown; result: Inserted }
-  | { type: 'request'; request: RequestRow }
-  | { type: 'compacted'; text: string }
-  /** Something the person should know that is not part of the conversation (a saved state not used, say). */
-  | { type: 'notice'; text: string };
-
-export interface LoopOptions {
-  session: Session;
-  store: SessionStore;
-  engine: Engine;
-  promptsDir: string;
-  /** Where the engine's cache is saved between runs, so a resumed session need not re-read. */
-  stateFile?: string;
-  /** Replies to force, one per request (tests and benchmarks drive the real engine with them). */
-  script?: Script;
-  maxReplyTokens?: number;
-  maxSteps?: number;
-  temperature?: number;
-  /** Compact before a turn once the prompt would fill this share of the context. */
-  compactAt?: number;
-  onEvent?: (event: LoopEvent) => void;
-}
-
-/** Scripted replies (teacher forcing): each request's reply is given as the engine's text. */
-export interface Script {
-  next(): string | undefined;
-}
-
-/**
- * What the person is told about a reply that is not a plain answer: an empty one, or one cut before
- * its end (inside a call, whose call is then not run). The reply itself is stored as generated.
- */
-export function unfinished(r: Generation): string | undefined {
-  const cutCall = r.reply.raw !== undefined && r.reply.raw !== r.reply.words && r.reply.calls.length === 0 && r.stoppedBy !== 'end' && r.stoppedBy !== 'trigger';
-  const how = r.stoppedBy === 'limit' ? 'cut off at the reply token limit' : r.stoppedBy === 'stopped' ? 'stopped' : 'ended by the model';
-  if (cutCall) return `The model's reply was ${how} inside a tool call; the call was not run.`;
-  if (r.text.trim() === '' && r.reply.words === '') return `The model's reply was empty (${how}).`;
-  return undefined;
-}
+export type { LoopEvent, LoopOptions, Script } from './loopTypes.js';
+export { unfinished } from './requests.js';
 
 /** The context would overflow: Keel compacts rather than letting old history be dropped. */
 export class ContextFullError extends Error {}
@@ -61,11 +22,7 @@ export class ContextFullError extends Error {}
  * undo, a switch) name their cause; a loss nobody asked for is the engine's to explain.
  */
 export class AgentLoop {
-  private pendingCause?: BreakCause;
-  /** What the previous request left in the cache, when that cache is gone (switch, resume). */
-  private lostCache = 0;
-  /** Where the previous request's reply began: a loss after it is the reply's, not the template's. */
-  private lastReplyStart = Number.POSITIVE_INFINITY;
+  private readonly log: RequestLog;
   /**
    * What the last turn's final request measured — its prompt and its reply, in tokens — and the
    * history it was measured on. While the history is that one, the compaction check before the next
@@ -74,7 +31,8 @@ export class AgentLoop {
   private measured?: { tokens: number; key: string; system: string };
 
   constructor(private o: LoopOptions) {
-    if (o.session.history().length > 0 || o.session.epoch > 0) this.pendingCause = 'resumed without cache';
+    this.log = new RequestLog(o.store, o.session);
+    if (o.session.history().length > 0 || o.session.epoch > 0) this.log.pendingCause = 'resumed without cache';
   }
 
   get session(): Session {
@@ -90,11 +48,11 @@ export class AgentLoop {
     if (!this.o.stateFile) return false;
     const r = await this.o.engine.restoreState(this.o.stateFile);
     if (r.restored) {
-      this.pendingCause = r.meta.pendingCause;
+      this.log.pendingCause = r.meta.pendingCause;
       return true;
     }
     if (r.reason) {
-      this.pendingCause = 'saved state unusable';
+      this.log.pendingCause = 'saved state unusable';
       this.emit({ type: 'notice', text: `The saved cache of session ${this.o.session.id} was not used: ${r.reason}. The next request reads everything again.` });
     }
     return false;
@@ -102,15 +60,38 @@ export class AgentLoop {
 
   /** Saves the engine's cache for this session (at idle, before its cache is given away, at quit). */
   async saveState(options: SaveOptions = {}): Promise<void> {
-    if (this.o.stateFile) await this.o.engine.saveState(this.o.stateFile, { pendingCause: this.pendingCause }, options);
+    if (this.o.stateFile) await this.o.engine.saveState(this.o.stateFile, { pendingCause: this.log.pendingCause }, options);
   }
 
-  /** The person's message: the loop runs until the model answers without a tool call. */
+  /**
+   * The person's message: the loop runs until the model answers without a tool call. The person's
+   * UserPromptSubmit hooks add their note to it first; once the model answers, a Stop hook that
+   * exits 2 sends its text as the next message and the loop goes on (at most hooks.stop_limit times).
+   */
   async send(words: string, opts: { date?: string; mode?: Mode; signal?: AbortSignal } = {}): Promise<string> {
+    const hooks = this.o.session.hooks;
+    let r = await this.turn(words, opts, true);
+    for (let kept = 0; r.answered && !hooks.empty; kept++) {
+      const stop = await hooks.stop(kept > 0, opts.signal);
+      if (stop.runs.length) this.emit({ type: 'hook', event: 'Stop', runs: stop.runs });
+      if (stop.text === undefined) break;
+      if (kept === hooksConfig.stop_limit.value) {
+        this.emit({ type: 'notice', text: `A Stop hook kept the turn going ${kept} times; Keel let the model stop (loop.json hooks.stop_limit).` });
+        break;
+      }
+      r = await this.turn(stop.text, { signal: opts.signal }, false);
+    }
+    return r.words;
+  }
+
+  /** One message (the person's, with their UserPromptSubmit hooks; or a Stop hook's) and the requests that answer it. */
+  private async turn(words: string, opts: { date?: string; mode?: Mode; signal?: AbortSignal }, person: boolean): Promise<{ words: string; answered: boolean }> {
     if (await this.nextPromptTokens(words) > (this.o.compactAt ?? loopConfig.compactAt) * this.o.engine.contextSize) await this.compact(opts.signal);
     this.measured = undefined;
-    const { sent } = this.o.session.userMessage(words, opts);
+    const { sent, hooks } = person ? await this.o.session.hookedMessage(words, opts) : { ...this.o.session.userMessage(words, opts), hooks: [] };
+    if (hooks.length) this.emit({ type: 'hook', event: 'UserPromptSubmit', runs: hooks });
     this.emit({ type: 'message', sent });
+    this.fileNotices();
     try {
       return await this.loop(opts.signal);
     } finally {
@@ -119,10 +100,9 @@ export class AgentLoop {
     }
   }
 
-  private async loop(signal?: AbortSignal): Promise<string> {
-    const limit = loopConfig.repeatLimit;
-    let last = '';
-    let repeats = 0;
+  /** Requests until the model answers (`answered`), is stopped, or the step limit is reached. */
+  private async loop(signal?: AbortSignal): Promise<{ words: string; answered: boolean }> {
+    const repeats = new RepeatCheck();
     for (let step = 0; step < (this.o.maxSteps ?? loopConfig.maxSteps); step++) {
       const r = await this.request('turn', undefined, signal, step === 0 ? 'person' : 'results');
       const { reply } = r;
@@ -132,27 +112,23 @@ export class AgentLoop {
         if (r.usage.promptTokens > 0) this.measured = { tokens: r.usage.promptTokens + r.usage.outputTokens, key: this.historyKey(), system: this.o.session.systemPrompt };
         const why = unfinished(r);
         if (why) this.emit({ type: 'notice', text: why });
-        return reply.words;
+        return { words: reply.words, answered: !signal?.aborted && r.stoppedBy !== 'stopped' };
       }
       const calls: ReplyCall[] = [];
       for (const call of reply.calls) {
-        const signature = `${call.name} ${stableJson(call.args ?? null)}`;
-        repeats = signature === last ? repeats + 1 : 1;
-        last = signature;
-        const problem = call.problem ?? (repeats >= limit
-          ? `this is the same ${call.name} call ${repeats} times in a row; its result is above. Answer, or call something else.`
-          : undefined);
+        const problem = repeats.problem(call);
         const result = problem === undefined
           ? await this.o.session.callTool(call.name, call.args, signal)
           : await this.o.session.rejectCall(call.name, call.args ?? null, problem);
         this.o.store.setResultTokens(this.o.session.id, result.number, await this.o.engine.countTokens(result.text));
         calls.push({ name: call.name, args: call.args ?? null, number: result.number, raw: call.raw });
         this.emit({ type: 'tool', name: call.name, args: call.args, result });
+        this.fileNotices();
       }
       this.o.session.recordReply(reply.words, calls, reply.raw);
-      if (signal?.aborted || repeats >= 2 * limit) break;
+      if (signal?.aborted || repeats.exhausted) break;
     }
-    return '';
+    return { words: '', answered: false };
   }
 
   /**
@@ -167,46 +143,49 @@ export class AgentLoop {
       throw new Error(`Compaction was ${r.stoppedBy === 'stopped' ? 'stopped' : 'cut off at the token limit'}; the session is unchanged.`);
     }
     const text = this.o.session.compact(r.reply.words);
-    this.pendingCause = 'compaction';
-    this.measured = undefined;
+    this.changed('compaction');
     this.emit({ type: 'compacted', text });
     return text;
   }
 
   /** Moves the session to another engine: the prompt is rebuilt, and the next request is a full read. */
   async switchEngine(engine: Engine): Promise<void> {
-    this.lostCache = this.o.engine.cachedTokens();
+    this.log.lostCache = this.o.engine.cachedTokens();
     await this.o.engine.dispose();
     this.o.engine = engine;
     this.o.session.rebuildPrompt({ model: engine.id });
-    this.pendingCause = 'model switched';
-    this.measured = undefined;
+    this.changed('model switched');
   }
 
-  undo(): void {
-    this.o.session.undo();
-    this.pendingCause = 'undo';
-    this.measured = undefined;
+  /** Takes back the last turn; with `files`, what it changed in the workspace too (the plan says what). */
+  undo(o: { files?: boolean } = {}): RewindPlan | undefined {
+    const plan = o.files ? this.o.session.undoWithFiles().plan : (this.o.session.undo(), undefined);
+    this.changed('undo');
+    return plan;
   }
 
-  rewindTo(seq: number): void {
-    this.o.session.rewindTo(seq);
-    this.pendingCause = 'rewind';
-    this.measured = undefined;
+  /** A rewind to turn `seq`, with its files or not: the KV cache is reused up to there either way. */
+  rewindTo(seq: number, o: { files?: boolean } = {}): RewindPlan | undefined {
+    const plan = o.files ? this.o.session.rewindWithFiles(seq).plan : (this.o.session.rewindTo(seq), undefined);
+    this.changed('rewind');
+    return plan;
+  }
+
+  /** A snapshot that failed: the person is told, the turn goes on. */
+  private fileNotices(): void {
+    for (const text of this.o.session.files.takeNotices()) this.emit({ type: 'notice', text });
   }
 
   /** Takes back one turn where spec §7 allows; the next request re-reads from there. */
   deleteTurn(seq: number): void {
     this.o.session.deleteTurn(seq);
-    this.pendingCause = 'turn deleted';
-    this.measured = undefined;
+    this.changed('turn deleted');
   }
 
   /** Takes back the last turn and sends its message again. */
   async regenerate(opts: { signal?: AbortSignal } = {}): Promise<string> {
     const turn = this.o.session.undo();
-    this.pendingCause = 'regenerate';
-    this.measured = undefined;
+    this.changed('regenerate');
     return this.send(turn.words ?? '', { signal: opts.signal });
   }
 
@@ -255,6 +234,12 @@ export class AgentLoop {
     return `${this.o.engine.id} ${this.o.session.epoch} ${history.length} ${last?.seq} ${last?.replies.length}`;
   }
 
+  /** Keel changed the history itself: the next request's loss is owed to `cause`, and the next compaction check counts anew. */
+  private changed(cause: BreakCause): void {
+    this.log.pendingCause = cause;
+    this.measured = undefined;
+  }
+
   private emit(event: LoopEvent): void {
     this.o.onEvent?.(event);
   }
@@ -270,48 +255,8 @@ export class AgentLoop {
       onText: (delta) => this.emit({ type: 'text', delta }),
       scripted: this.o.script?.next(),
     });
-    const u = r.usage;
-    const cachedBefore = Math.max(u.cachedBefore, this.lostCache);
-    const lost = u.reusedTokens < cachedBefore;
-    const cause = lost || this.pendingCause ? this.pendingCause ?? this.unaskedCause(r) : undefined;
-    const request = this.o.store.insertRequest({
-      sessionId: this.o.session.id,
-      kind,
-      model: this.o.engine.id,
-      promptTokens: u.promptTokens,
-      reusedTokens: u.reusedTokens,
-      newTokens: u.newTokens,
-      outputTokens: u.outputTokens,
-      cachedBefore,
-      prefillMs: u.prefillMs,
-      generationMs: u.generationMs,
-      systemSha: sha256(conversation.system),
-      toolsSha: sha256(JSON.stringify(conversation.tools)),
-      firstDiff: cause ? u.reusedTokens : undefined,
-      cause,
-      turn: this.o.session.history().at(-1)?.seq,
-      answers,
-      contextSize: this.o.engine.contextSize,
-      createdAt: new Date().toISOString(),
-      ...(u.server ? { server: u.server } : {}),
-    });
-    this.pendingCause = undefined;
-    this.lostCache = 0;
-    this.lastReplyStart = u.promptTokens;
+    const request = this.log.record(this.o.engine, conversation, r, kind, answers);
     this.emit({ type: 'request', request });
     return r;
-  }
-
-  /**
-   * A loss nobody asked for: one the engine names itself (a server that evicted the prefix); the same
-   * text inside the last reply tokenized otherwise (a reply cut off mid-character, say); else a chat
-   * dropped earlier results, or the template re-rendered.
-   */
-  private unaskedCause(r: Generation): BreakCause {
-    const u = r.usage;
-    if (u.lossCause) return u.lossCause;
-    if (u.rewritten === false && u.reusedTokens >= this.lastReplyStart) return 'reply re-tokenized';
-    if (this.o.session.kind === 'chat' && u.reusedTokens < this.lastReplyStart) return 'chat reply results not carried';
-    return 'template re-rendered earlier text';
   }
 }

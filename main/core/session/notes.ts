@@ -1,5 +1,8 @@
 import { contextConfig, fill } from '../config.js';
-import type { Mode, Note, Turn } from './types.js';
+import { modeText, readInstructions } from '../prompts/buildSystemPrompt.js';
+import type { ServerInstructions } from '../tools/external.js';
+import { formatPlan } from '../tools/planWrite.js';
+import type { Mode, Note, SessionRow, Turn } from './types.js';
 
 /** What the model was last told, read from the history the next request carries. */
 export interface Told {
@@ -25,6 +28,41 @@ export function lastTold(
   return told;
 }
 
+/** What the next message's notes are worked out from. */
+export interface NoteInputs {
+  row: SessionRow;
+  /** The turns the request carries (what the model was told is read from their notes). */
+  history: readonly Turn[];
+  /** The person's local date now. */
+  date: string;
+  promptsDir: string;
+  /** The MCP servers' instructions as they stand now. */
+  servers: readonly ServerInstructions[];
+}
+
+/**
+ * The notes a person's message carries (spec §10.3): the date when the history carries no date or
+ * another one, the mode when it differs from what the model was last told, an edited instruction
+ * file, a plan the person changed, an MCP server's instructions the model has not had.
+ */
+export function messageNotes({ row, history, date, promptsDir, servers }: NoteInputs): Note[] {
+  const told = lastTold(history, { mode: row.promptMode, instructionsHash: row.promptInstructionsHash, servers: row.serverInstructions });
+  const notes: Note[] = [];
+  if (told.date !== date) notes.push({ kind: 'date', date });
+  if (told.mode !== row.mode) notes.push({ kind: 'mode', mode: row.mode, body: modeText(promptsDir, row.mode) });
+  const instructions = readInstructions(row.root);
+  if (instructions.hash !== told.instructionsHash) notes.push({ kind: 'instructions', ...instructions });
+  if (row.planNotePending) notes.push({ kind: 'plan', body: formatPlan(row.plan) });
+  for (const s of sortedServers(servers)) {
+    if (told.servers[s.server] !== s.text) notes.push({ kind: 'server', server: s.server, body: s.text });
+  }
+  return notes;
+}
+
+function sortedServers(list: readonly ServerInstructions[]): ServerInstructions[] {
+  return [...list].sort((a, b) => (a.server < b.server ? -1 : a.server > b.server ? 1 : 0));
+}
+
 /** The message as sent: the person's words, then each note as its own paragraph. */
 export function messageWithNotes(words: string, notes: readonly Note[]): string {
   const c = contextConfig.note;
@@ -40,6 +78,8 @@ export function messageWithNotes(words: string, notes: readonly Note[]): string 
         return fill(c.plan, { body: note.body });
       case 'server':
         return fill(c.server, { server: note.server, body: note.body });
+      case 'hook':
+        return fill(c.hook, { body: note.body });
     }
   });
   return [words, ...paragraphs].filter((p) => p !== '').join(c.separator);

@@ -1,5 +1,5 @@
 import type { Inserted } from '../hygiene/types.js';
-import type { ReplyRow, ResultRow, Turn, TurnRow } from './types.js';
+import type { ReplyRow, ResultRow, SessionStore, Turn, TurnRow } from './types.js';
 
 /**
  * What a stored result contributes to its turn's state: its dedupe-table entry and its read
@@ -63,4 +63,10 @@ export function restoreKnownHashes(results: ResultRow[]): Map<string, string> {
     }
   }
   return known;
+}
+
+/** What the session knew of each file when turn `seq` began: from the results of the turns before it. */
+export function knownBefore(store: SessionStore, sessionId: number, seq: number): Map<string, string> {
+  const before = new Set(store.listTurns(sessionId).filter((t) => t.seq < seq).map((t) => t.id));
+  return restoreKnownHashes(store.listResults(sessionId).filter((r) => before.has(r.turnId)));
 }

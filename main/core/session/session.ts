@@ -1,68 +1,64 @@
 import fs from 'node:fs';
-import { insertResult } from '../hygiene/insert.js';
-import { compactionText } from '../hygiene/compactionTable.js';
+import { Hooks } from '../hooks/hooks.js';
+import type { HookRun } from '../hooks/run.js';
+import { formatId } from '../hygiene/ids.js';
 import type { Inserted, TableEntry } from '../hygiene/types.js';
-import { validateArgs } from '../validate.js';
-import { buildSystemPrompt, modeText, readInstructions } from '../prompts/buildSystemPrompt.js';
-import { fill, mcpConfig } from '../config.js';
-import { parseExternalName, unavailable, type ExternalTools, type ServerInstructions } from '../tools/external.js';
-import { formatPlan } from '../tools/planWrite.js';
-import type { ToolRegistry } from '../tools/registry.js';
-import type { CommandRunner } from '../tools/commandRunner.js';
-import type { ToolContext } from '../tools/types.js';
-import { ToolError, type PlanItem, type RawOutput, type ToolSpec } from '../types.js';
-import { passExternalGate, passGate, type PermissionOptions } from '../permissions/approval.js';
-import { lastTold, localDate, messageWithNotes } from './notes.js';
-import { applyToTurn, restoreKnownHashes, restoreTurns } from './restore.js';
-import { deleteProblem, lastPlanNote } from './takeBack.js';
+import { NO_RUNNER } from '../tools/commandRunner.js';
+import type { PlanItem, RawOutput, ToolSpec } from '../types.js';
+import { Compaction } from './compaction.js';
+import { SessionError, type NewSession, type SessionDeps } from './deps.js';
+import { Dispatch } from './dispatch.js';
+import { Insertion } from './insertion.js';
+import { localDate, messageNotes, messageWithNotes } from './notes.js';
+import { KeptPrompt, newPromptFields } from './prompt.js';
+import { SessionRecord } from './record.js';
+import { Replies } from './replies.js';
+import { knownBefore, restoreKnownHashes, restoreTurns } from './restore.js';
+import { SessionFiles } from './files.js';
+import type { RewindPlan } from '../checkpoints/types.js';
+import { TakeBacks } from './takeBack.js';
 import { builtinSpecs, sessionToolList } from './toolList.js';
-import type { Mode, Note, ReplyCall, ReplyRow, SessionKind, SessionRow, SessionStore, Turn } from './types.js';
+import { Turns } from './turns.js';
+import type { Mode, Note, ReplyCall, ReplyRow, SessionKind, SessionRow, Turn } from './types.js';
 
-export interface SessionDeps {
-  store: SessionStore;
-  tools: ToolRegistry;
-  promptsDir: string;
-  /** The clock: the date note's only source. */
-  now: () => Date;
-  /** The permission gate's inputs: the person's rules and who approves. */
-  permissions?: PermissionOptions;
-  /** Runs bash's commands: the OS sandbox (main/sandbox). Without one, every command not judged read-only asks. */
-  commands?: CommandRunner;
-  /**
-   * Tools from MCP servers (main/mcp), for the workspace's servers as they stand now. A new
-   * session's list takes what they list; without it, a listed MCP tool answers its unavailable text.
-   */
-  external?: ExternalTools;
-}
+export { SessionError, type NewSession, type SessionDeps } from './deps.js';
 
-export interface NewSession {
-  root: string;
-  kind: SessionKind;
-  mode?: Mode;
-  title?: string;
-  model?: string;
-}
-
-/** A session's misuse by its caller (not the model's): undo with nothing to undo, say. */
-export class SessionError extends Error {}
+/** A call's result, with the hooks that ran for it (shown to the person; the model got only `text`). */
+export type CallResult = Inserted & { hooks?: HookRun[] };
 
 /**
- * One session: its turns, the dedupe table of the request being built, the kept system prompt,
- * notes, undo and compaction. It knows nothing of models: the engine (main/llm) asks it for the
- * system prompt and the history, and hands it the model's tool calls.
+ * One session, as its callers see it: the engine (main/llm) asks it for the system prompt and the
+ * history, and hands it the model's tool calls; the app and the CLI hand it the person's messages
+ * and take-backs. It knows nothing of models. Each job is its own module, and this class only
+ * joins them: turns (turns.ts), tool dispatch and the gate (dispatch.ts), insertion
+ * (insertion.ts), notes (notes.ts), the kept system prompt (prompt.ts), take-backs (takeBack.ts),
+ * compaction (compaction.ts) and replies (replies.ts), all on one row (record.ts).
  */
 export class Session {
-  private constructor(
-    private readonly deps: SessionDeps,
-    private row: SessionRow,
-    private readonly turns: Turn[],
-    private nextNumber: number,
-    private readonly known: Map<string, string>,
-    /** The system prompt the first request since the last (re)build sent. */
-    private promptAtFirstRequest: string | undefined,
-    /** "Always for this session" approvals: tool and target. */
-    private readonly grants = new Set<string>(),
-  ) {}
+  private readonly turns: Turns;
+  private readonly insertion: Insertion;
+  private readonly dispatch: Dispatch;
+  private readonly prompt: KeptPrompt;
+  private readonly takeBacks: TakeBacks;
+  private readonly compaction: Compaction;
+  private readonly replies: Replies;
+  /** The workspace's checkpoints: rewinds with files, the changes the session made, reverts (files.ts). */
+  readonly files: SessionFiles;
+  readonly hooks: Hooks;
+
+  private constructor(private readonly deps: SessionDeps, private readonly record: SessionRecord, turns: Turn[], nextNumber: number, known: Map<string, string>, fresh: boolean) {
+    const { store, now } = deps;
+    const id = record.row.id;
+    this.files = new SessionFiles(deps.checkpoints?.(id, record.row.root, { fresh }));
+    this.turns = new Turns(store, record, now, turns, (turn) => this.files.turnStarted(turn.seq));
+    this.insertion = new Insertion(store, id, now, nextNumber, known);
+    this.hooks = new Hooks(() => deps.hooks?.(record.row.root) ?? [], () => ({ sessionId: id, root: record.row.root, runner: deps.commands ?? NO_RUNNER, mode: record.row.mode }));
+    this.dispatch = new Dispatch(deps, record, (absPath) => this.insertion.knownHash(absPath), this.hooks, () => this.files.beforeWrite(this.turns.current().seq));
+    this.prompt = new KeptPrompt(deps, record, () => this.turns.history());
+    this.takeBacks = new TakeBacks(store, record, this.turns);
+    this.compaction = new Compaction(store, record, this.turns, this.prompt, now);
+    this.replies = new Replies(store, id, this.turns, now);
+  }
 
   static create(deps: SessionDeps, opts: NewSession): Session {
     let root: string;
@@ -73,15 +69,14 @@ export class Session {
     }
     if (!fs.statSync(root).isDirectory()) throw new SessionError(`The workspace ${root} is not a folder.`);
     const mode = opts.mode ?? 'ask';
-    const servers = deps.external?.instructions() ?? [];
-    const prompt = buildSystemPrompt({ promptsDir: deps.promptsDir, root, mode, kind: opts.kind, servers });
+    const prompt = newPromptFields(deps, root, mode, opts.kind);
     const tools = sessionToolList(builtinSpecs(deps.promptsDir, deps.tools), deps.external?.specs() ?? []);
     const row = deps.store.createSession({
-      kind: opts.kind, root, title: opts.title ?? '', mode, systemPrompt: prompt.text, promptMode: mode,
-      promptInstructionsHash: prompt.instructionsHash, epoch: 0, plan: [], model: opts.model ?? '',
-      promptDate: localDate(deps.now()), planNotePending: false, createdAt: deps.now().toISOString(), tools, serverInstructions: byServer(servers),
+      kind: opts.kind, root, title: opts.title ?? '', mode, systemPrompt: prompt.systemPrompt, promptMode: prompt.promptMode,
+      promptInstructionsHash: prompt.promptInstructionsHash, epoch: 0, plan: [], model: opts.model ?? '',
+      promptDate: prompt.promptDate, planNotePending: false, createdAt: deps.now().toISOString(), tools, serverInstructions: prompt.serverInstructions,
     });
-    return new Session(deps, row, [], 1, new Map(), undefined);
+    return new Session(deps, new SessionRecord(deps.store, row), [], 1, new Map(), true);
   }
 
   /**
@@ -99,9 +94,16 @@ export class Session {
     }
     const results = deps.store.listResults(id);
     const turns = restoreTurns(deps.store.listTurns(id), deps.store.listReplies(id), results);
-    return new Session(deps, row, turns, deps.store.lastResultNumber(id) + 1, restoreKnownHashes(results), undefined);
+    const session = new Session(deps, new SessionRecord(deps.store, row), turns, deps.store.lastResultNumber(id) + 1, restoreKnownHashes(results), false);
+    // A rewind with files a crash interrupted is finished: its files, then its turns (if still there).
+    session.files.recover((seq) => {
+      if (session.history().some((t) => t.seq === seq)) session.takeBacks.rewindTo(seq);
+      session.insertion.setKnown(knownBefore(deps.store, id, seq));
+    });
+    return session;
   }
 
+  private get row(): SessionRow { return this.record.row; }
   get id(): number { return this.row.id; }
   get kind(): SessionKind { return this.row.kind; }
   get root(): string { return this.row.root; }
@@ -118,323 +120,160 @@ export class Session {
 
   /** The system prompt a request sends. The first request after a (re)build fixes the reference. */
   systemPromptForRequest(): string {
-    this.promptAtFirstRequest ??= this.row.systemPrompt;
-    return this.row.systemPrompt;
+    return this.prompt.forRequest();
   }
 
   /** Whether the system prompt is byte-equal to what the first request since its (re)build sent. */
   systemPromptUnchanged(): boolean {
-    return this.promptAtFirstRequest === undefined || this.promptAtFirstRequest === this.row.systemPrompt;
+    return this.prompt.unchanged();
   }
 
   /** Turns the next request carries: this epoch's, not taken back. */
   history(): Turn[] {
-    return this.turns.filter((t) => t.epoch === this.row.epoch && t.status !== 'undone');
+    return this.turns.history();
   }
 
   /** The dedupe table: full results the request being built carries (spec §2). */
   table(): TableEntry[] {
-    const open = this.openTurn();
-    const carried = this.kind === 'chat' ? (open ? [open] : []) : this.history();
-    return carried.flatMap((t) => t.entries);
-  }
-
-  private openTurn(): Turn | undefined {
-    const last = this.turns[this.turns.length - 1];
-    return last && last.status === 'open' && last.epoch === this.row.epoch ? last : undefined;
-  }
-
-  private startTurn(): Turn {
-    const row = this.deps.store.insertTurn({
-      sessionId: this.row.id, seq: this.turns.length + 1, epoch: this.row.epoch, status: 'open', notes: [],
-      createdAt: this.deps.now().toISOString(),
-    });
-    const turn: Turn = { ...row, replies: [], entries: [], reads: [], calls: 0 };
-    this.turns.push(turn);
-    return turn;
-  }
-
-  /** A tool call as the model made it: validated, run, turned into its inserted text, stored. */
-  async callTool(name: string, args: unknown, signal?: AbortSignal): Promise<Inserted> {
-    return this.insert(name, args, await this.run(name, args, signal));
-  }
-
-  /** A call the model made that could not be read (malformed arguments): answered with an error. */
-  rejectCall(name: string, args: unknown, problem: string): Promise<Inserted> {
-    return this.insert(name, args, { kind: 'error', message: `Error: ${problem}` });
-  }
-
-  private async insert(name: string, args: unknown, raw: RawOutput): Promise<Inserted> {
-    const turn = this.openTurn() ?? this.startTurn();
-    this.systemPromptForRequest();
-    const inserted = insertResult({ number: this.nextNumber, tool: name, args, raw, table: this.table() });
-    this.deps.store.insertResult({
-      sessionId: this.row.id, number: inserted.number, turnId: turn.id, tool: name, args: JSON.stringify(args ?? null),
-      kind: inserted.kind, pathGiven: inserted.read?.pathGiven, pathResolved: inserted.read?.absPath,
-      fileHash: inserted.read?.hash, lineStart: inserted.read?.start, lineEnd: inserted.read?.end,
-      lineTotal: inserted.read?.total, files: inserted.wrote && JSON.stringify(inserted.wrote),
-      argsKey: inserted.entry?.kind === 'result' ? inserted.entry.argsKey : undefined,
-      body: inserted.body, inserted: inserted.text, createdAt: this.deps.now().toISOString(),
-    }, raw.kind === 'text' ? raw.attachments : undefined);
-    this.nextNumber++;
-    applyToTurn(turn, inserted);
-    if (inserted.read) this.known.set(inserted.read.absPath, inserted.read.hash);
-    for (const f of inserted.wrote ?? []) {
-      if (f.hash) this.known.set(f.absPath, f.hash);
-      else this.known.delete(f.absPath);
-    }
-    return inserted;
-  }
-
-  private async run(name: string, args: unknown, signal?: AbortSignal): Promise<RawOutput> {
-    const listed = this.tools.some((t) => t.name === name);
-    const external = listed ? parseExternalName(name) : undefined;
-    if (external) return this.runExternal(name, external.server, args, signal);
-    const tool = listed ? this.deps.tools.get(name) : undefined;
-    if (!tool) {
-      return { kind: 'error', message: `Error: there is no tool "${name}". The tools are: ${this.tools.map((t) => t.name).join(', ')}.` };
-    }
-    const problem = validateArgs(tool.parameters, args);
-    if (problem) return { kind: 'error', message: `Error: invalid arguments for ${name}: ${problem}.` };
-    const ctx = this.toolContext(signal);
-    try {
-      const gate = await passGate({ sessionId: this.id, mode: this.mode }, tool, args as Record<string, unknown>, ctx, this.deps.permissions ?? {}, this.grants);
-      return gate.kind === 'refused' ? gate.output : await tool.run(args as Record<string, unknown>, { ...ctx, access: gate.access });
-    } catch (err) {
-      if (err instanceof ToolError) return { kind: 'error', message: err.message };
-      return { kind: 'error', message: `Error: ${name} failed: ${(err as Error)?.message ?? String(err)}` };
-    }
+    return this.turns.table();
   }
 
   /**
-   * An MCP tool of the session's list: its server answers it, after the gate; a server that is not
-   * there answers the unavailable text without asking anyone (there is nothing to approve).
+   * A tool call as the model made it: dispatched (validated, gated, run), then inserted and
+   * stored. A step on the raw result before insertion (what it may add or replace) goes between the two.
    */
-  private async runExternal(name: string, server: string, args: unknown, signal?: AbortSignal): Promise<RawOutput> {
-    if (!args || typeof args !== 'object' || Array.isArray(args)) return { kind: 'error', message: fill(mcpConfig.texts.not_object, { name }) };
-    const external = this.deps.external;
-    if (!external) return unavailable(name, server, 'not configured here');
-    const info = external.describe(name);
-    if ('kind' in info) return info;
-    const gate = await passExternalGate({ sessionId: this.id, mode: this.mode, root: this.row.root }, name, info, args as Record<string, unknown>, this.deps.permissions ?? {}, this.grants);
-    return gate.kind === 'refused' ? gate.output : external.call(name, args as Record<string, unknown>, { sessionId: this.row.id, signal });
+  async callTool(name: string, args: unknown, signal?: AbortSignal): Promise<CallResult> {
+    const runs: HookRun[] = [];
+    const raw = await this.dispatch.run(name, args, signal, runs);
+    const turn = this.turns.current();
+    this.prompt.forRequest();
+    let inserted = this.insertion.compute(this.turns.table(), name, args, raw);
+    // PostToolUse sees the result as it will be inserted; its feedback joins it before it is first sent (contract.md, Hooks).
+    if (raw.kind !== 'error' && !this.hooks.empty) {
+      const post = await this.hooks.postToolUse(name, args, inserted.text, formatId(inserted.number), signal);
+      runs.push(...post.runs);
+      if (post.text) inserted = { ...inserted, text: inserted.text + post.text };
+    }
+    const stored = this.insertion.commit(turn, name, args, raw, inserted);
+    this.files.afterCall(turn.seq, stored);
+    return runs.length === 0 ? stored : { ...stored, hooks: runs };
   }
 
-  private toolContext(signal?: AbortSignal): ToolContext {
-    return {
-      root: this.row.root,
-      knownHash: (absPath) => this.known.get(absPath),
-      storedBody: (number) => this.deps.store.getResult(this.row.id, number)?.body,
-      plan: this.row.plan,
-      setPlan: (items) => this.updateRow({ plan: items }),
-      mode: this.row.mode,
-      signal,
-      commands: this.deps.commands,
-      askPerson: async (preview, reason) => {
-        const approve = this.deps.permissions?.approve;
-        return approve?.({ sessionId: this.row.id, tool: 'plan_submit', args: {}, paths: [], preview, reason });
-      },
-      setMode: (mode) => this.setMode(mode),
-    };
+  /** A call the model made that could not be read (malformed arguments): answered with an error. */
+  async rejectCall(name: string, args: unknown, problem: string): Promise<Inserted> {
+    return this.insert(name, args, { kind: 'error', message: `Error: ${problem}` });
   }
 
-  private updateRow(fields: Partial<SessionRow>): void {
-    this.deps.store.updateSession(this.row.id, fields);
-    this.row = { ...this.row, ...fields };
+  private insert(name: string, args: unknown, raw: RawOutput): Inserted {
+    const turn = this.turns.current();
+    this.prompt.forRequest();
+    const inserted = this.insertion.insert(turn, this.turns.table(), name, args, raw);
+    this.files.afterCall(turn.seq, inserted);
+    return inserted;
   }
 
   /** The model's reply ended: the open turn is complete. */
   endReply(): void {
-    const open = this.openTurn();
-    if (!open) return;
-    open.status = 'done';
-    this.deps.store.updateTurn(open.id, { status: 'done' });
+    this.turns.end();
   }
 
   /** The person changed the permission mode; the model hears of it as a note on the next message. */
   setMode(mode: Mode): void {
-    if (mode !== this.row.mode) this.updateRow({ mode });
+    this.record.setMode(mode);
   }
 
   /** The person edited the plan; the next message carries it as a note (stored until then). */
   setPlanByPerson(items: PlanItem[]): void {
-    this.updateRow({ plan: items, planNotePending: true });
+    this.record.update({ plan: items, planNotePending: true });
   }
 
   /**
-   * A person's message: starts a turn (ending a reply still open) and appends the notes it needs:
-   * the date when the history carries no date or another one, the mode when it differs from what
-   * the model was last told, an edited instruction file, a plan the person changed.
-   * Returns the message as sent.
+   * A person's message: starts a turn (ending a reply still open) and appends the notes it needs
+   * (see messageNotes). Returns the message as sent.
    */
-  userMessage(words: string, opts: { date?: string; mode?: Mode } = {}): { sent: string; notes: Note[] } {
+  userMessage(words: string, opts: { date?: string; mode?: Mode; hookNote?: string } = {}): { sent: string; notes: Note[] } {
     if (opts.mode) this.setMode(opts.mode);
-    const open = this.openTurn();
-    if (open && (open.calls > 0 || open.words !== undefined)) this.endReply();
-    const told = lastTold(this.history(), {
-      mode: this.row.promptMode, instructionsHash: this.row.promptInstructionsHash, servers: this.row.serverInstructions,
+    if (this.turns.busy()) this.endReply();
+    const notes = messageNotes({
+      row: this.row, history: this.history(), date: opts.date ?? localDate(this.deps.now()), promptsDir: this.deps.promptsDir,
+      servers: this.deps.external?.instructions(this.row.tools) ?? [],
     });
-    const date = opts.date ?? localDate(this.deps.now());
-    const notes: Note[] = [];
-    if (told.date !== date) notes.push({ kind: 'date', date });
-    if (told.mode !== this.row.mode) notes.push({ kind: 'mode', mode: this.row.mode, body: modeText(this.deps.promptsDir, this.row.mode) });
-    const instructions = readInstructions(this.row.root);
-    if (instructions.hash !== told.instructionsHash) notes.push({ kind: 'instructions', ...instructions });
-    if (this.row.planNotePending) notes.push({ kind: 'plan', body: formatPlan(this.row.plan) });
-    for (const s of sortedServers(this.deps.external?.instructions() ?? [])) {
-      if (told.servers[s.server] !== s.text) notes.push({ kind: 'server', server: s.server, body: s.text });
-    }
-
-    const turn = this.openTurn() ?? this.startTurn();
-    turn.words = words;
-    turn.notes = notes;
-    this.deps.store.updateTurn(turn.id, { words, notes });
+    if (opts.hookNote) notes.push({ kind: 'hook', body: opts.hookNote });
+    this.turns.setMessage(this.turns.current(), words, notes);
     // Cleared only once the message holding the note is stored: a crash between repeats it, never loses it.
-    if (this.row.planNotePending) this.updateRow({ planNotePending: false });
-    this.systemPromptForRequest();
+    if (this.row.planNotePending) this.record.update({ planNotePending: false });
+    this.prompt.forRequest();
     return { sent: messageWithNotes(words, notes), notes };
+  }
+
+  /**
+   * A person's message after their UserPromptSubmit hooks: what those print joins it as a note
+   * (see userMessage). Returns the hooks' runs too, for the person.
+   */
+  async hookedMessage(words: string, opts: { date?: string; mode?: Mode; signal?: AbortSignal } = {}): Promise<{ sent: string; notes: Note[]; hooks: HookRun[] }> {
+    const prompt = this.hooks.empty ? undefined : await this.hooks.userPromptSubmit(words, opts.signal);
+    return { ...this.userMessage(words, { ...opts, hookNote: prompt?.text }), hooks: prompt?.runs ?? [] };
   }
 
   /** Takes back the last completed turn: its messages and results leave the request. */
   undo(): Turn {
-    const open = this.openTurn();
-    if (open && (open.calls > 0 || open.words !== undefined)) throw new SessionError('A reply is still running; stop it before undoing.');
-    const last = this.history().filter((t) => t.status === 'done').pop();
-    if (!last) throw new SessionError('There is no completed turn to undo since the session began or was last compacted.');
-    this.takeBack([last]);
-    return last;
+    return this.takeBacks.undo();
   }
 
   /**
-   * Rewinds to the person's message of turn `seq`: that turn and every later one are taken back,
-   * as an undo takes back one (their messages, replies and results leave the request, so the
-   * dedupe table and the compaction table; files on disk stay as they are). Sending the message
-   * again, or another text, is an edit and resend. Returns the turns taken back, oldest first.
+   * Rewinds to the person's message of turn `seq`: that turn and every later one are taken back
+   * (files on disk stay as they are). Sending the message again, or another text, is an edit and
+   * resend. Returns the turns taken back, oldest first.
    */
   rewindTo(seq: number): Turn[] {
-    const history = this.history();
-    const at = history.findIndex((t) => t.seq === seq);
-    if (at < 0) throw new SessionError(this.notInHistory(seq));
-    const later = history.slice(at);
-    if (later.some((t) => t.status === 'open')) throw new SessionError('A reply is still running; stop it before rewinding.');
-    this.takeBack(later);
-    return later;
+    return this.takeBacks.rewindTo(seq);
   }
 
-  /**
-   * Deletes one completed turn, keeping those after it: it is taken back as an undo takes back
-   * the last (its reads leave the compaction table, spec §7). Refused where a later result would
-   * then name a result the request no longer carries (see deleteProblem).
-   */
+  /** A rewind with files (contract.md "Checkpoints"): files, then turns; each file then known as before turn `seq`. */
+  rewindWithFiles(seq: number): { turns: Turn[]; plan: RewindPlan } {
+    let plan: RewindPlan | undefined;
+    const turns = this.takeBacks.rewindTo(seq, (takeBack) => {
+      plan = this.files.rewind(seq, takeBack);
+    });
+    this.insertion.setKnown(knownBefore(this.deps.store, this.id, seq));
+    return { turns, plan: plan! };
+  }
+
+  /** The last completed turn, as an undo takes it back, with its files (see rewindWithFiles). */
+  undoWithFiles(): { turns: Turn[]; plan: RewindPlan } {
+    return this.rewindWithFiles(this.takeBacks.lastDone().seq);
+  }
+
+  /** Deletes one completed turn, keeping those after it, where spec §7 allows (see TakeBacks.deleteTurn). */
   deleteTurn(seq: number): Turn {
-    const history = this.history();
-    const turn = history.find((t) => t.seq === seq);
-    if (!turn) throw new SessionError(this.notInHistory(seq));
-    if (turn.status === 'open') throw new SessionError('A reply is still running; stop it before deleting a turn.');
-    const later = history.filter((t) => t.seq > seq);
-    const problem = deleteProblem(turn, later, this.deps.store.listResults(this.row.id));
-    if (problem) throw new SessionError(`Turn ${seq} cannot be deleted: ${problem}.`);
-    this.takeBack([turn]);
-    return turn;
+    return this.takeBacks.deleteTurn(seq);
   }
 
-  private notInHistory(seq: number): string {
-    const seqs = this.history().map((t) => t.seq);
-    const range = seqs.length === 0 ? 'there are none' : `they are ${seqs.join(', ')}`;
-    return `There is no turn ${seq} in the history since the session began or was last compacted (${range}).`;
-  }
-
-  /**
-   * Marks turns taken back. A plan change the person made travels again with the next message
-   * when the message that carried it is among them, as the date and mode notes do.
-   */
-  private takeBack(turns: Turn[]): void {
-    const carriedPlan = lastPlanNote(this.history());
-    for (const turn of turns) {
-      turn.status = 'undone';
-      this.deps.store.updateTurn(turn.id, { status: 'undone' });
-    }
-    if (carriedPlan && turns.includes(carriedPlan) && !this.row.planNotePending) this.updateRow({ planNotePending: true });
-  }
-
-  /**
-   * Spec §7: the model's reply to the compaction request becomes the summary: its words, the text
-   * before any tool call (which is not run), as the engine read them in the model family's own
-   * format (the core knows no call syntax). An empty summary fails and changes nothing. Otherwise the
-   * summary and the table of the reads it covers replace the history, the system prompt is
-   * rebuilt, the dedupe table is emptied, and ids go on.
-   */
+  /** Spec §7: the model's summary replaces the history (see Compaction.compact). */
   compact(words: string): string {
-    const summary = words.trim();
-    if (summary === '') throw new SessionError('Compaction failed: the summary is empty; the session is unchanged.');
-    this.endReply();
-    const reads = this.history().flatMap((t) => t.reads);
-    const text = compactionText(summary, reads);
-    const epoch = this.row.epoch + 1;
-    this.deps.store.insertCompaction({ sessionId: this.row.id, epoch, summary, text, createdAt: this.deps.now().toISOString() });
-    this.rebuildPrompt({ epoch });
-    return text;
+    return this.compaction.compact(words);
   }
 
   /**
    * Builds the system prompt again: only where everything is read again anyway (after a
-   * compaction, or when the session moves to another model). The date templates see moves with it.
+   * compaction, or when the session moves to another model).
    */
   rebuildPrompt(fields: Partial<Pick<SessionRow, 'epoch' | 'model'>> = {}): void {
-    // A server that is not connected now keeps the instructions the model last got from it: its tools are still listed.
-    const told = lastTold(this.history(), {
-      mode: this.row.promptMode, instructionsHash: this.row.promptInstructionsHash, servers: this.row.serverInstructions,
-    }).servers;
-    const servers = { ...told, ...byServer(this.deps.external?.instructions() ?? []) };
-    const prompt = buildSystemPrompt({
-      promptsDir: this.deps.promptsDir, root: this.row.root, mode: this.row.mode, kind: this.row.kind,
-      servers: Object.entries(servers).map(([server, text]) => ({ server, text })),
-    });
-    this.updateRow({
-      ...fields, systemPrompt: prompt.text, promptMode: this.row.mode, promptInstructionsHash: prompt.instructionsHash,
-      promptDate: localDate(this.deps.now()), serverInstructions: servers,
-    });
-    this.promptAtFirstRequest = undefined;
+    this.prompt.rebuild(fields);
   }
 
   /** Records a model reply of the open turn: its words, its calls with their result numbers, and its raw text (see ReplyRow). */
   recordReply(text: string, calls: ReplyCall[], raw?: string): ReplyRow {
-    const turn = this.openTurn() ?? this.startTurn();
-    const reply = this.deps.store.insertReply({
-      sessionId: this.row.id, turnId: turn.id, seq: turn.replies.length + 1, text, ...(raw === undefined ? {} : { raw }), calls,
-      createdAt: this.deps.now().toISOString(),
-    });
-    turn.replies.push(reply);
-    return reply;
+    return this.replies.record(text, calls, raw);
   }
 
-  /**
-   * The text a result was inserted as (what the model got). A result's text never changes once
-   * stored, so each is read from the store once: a request carries every result of the history, and
-   * reading them all again (with their full bodies) on every request cost time that grew with it.
-   */
+  /** The text a result was inserted as (what the model got). */
   insertedText(number: number): string {
-    const kept = this.inserted.get(number);
-    if (kept !== undefined) return kept;
-    const row = this.deps.store.getResult(this.row.id, number);
-    if (!row) throw new SessionError(`No result #${number} in session ${this.row.id}.`);
-    this.inserted.set(number, row.inserted);
-    return row.inserted;
+    return this.insertion.text(number);
   }
-
-  /** Results' inserted text, by number, as read from the store (see insertedText). */
-  private readonly inserted = new Map<number, string>();
 
   /** The summary and table the history starts with since the last compaction, if any. */
   compactedHistory(): string | undefined {
-    return this.row.epoch === 0 ? undefined : this.deps.store.lastCompaction(this.row.id)?.text;
+    return this.compaction.history();
   }
-}
-
-function byServer(list: readonly ServerInstructions[]): Record<string, string> {
-  return Object.fromEntries(list.map((s) => [s.server, s.text]));
-}
-
-function sortedServers(list: readonly ServerInstructions[]): ServerInstructions[] {
-  return [...list].sort((a, b) => (a.server < b.server ? -1 : a.server > b.server ? 1 : 0));
 }

@@ -1,10 +1,12 @@
 import type { Attachment, Mode, PlanItem, ToolSpec } from '../types.js';
 import type { ReadRecord, ResultKind, TableEntry } from '../hygiene/types.js';
+import type { BreakCause, ServerRequestRecord } from '../engine/breaks.js';
 
 /** A session's kind; a value as well as a type, so the UI contract can check it without copying it. */
 export const SESSION_KINDS = ['agent', 'chat'] as const;
 export type SessionKind = (typeof SESSION_KINDS)[number];
 export { MODES, type Mode } from '../types.js';
+export { BREAK_CAUSES, type BreakCause, type ServerRequestRecord } from '../engine/breaks.js';
 
 /** A note Keel appends to a person's message (spec §10.3). */
 export type Note =
@@ -13,7 +15,9 @@ export type Note =
   | { kind: 'instructions'; path: string; hash: string; body: string }
   | { kind: 'plan'; body: string }
   /** An MCP server's instructions that were not in the system prompt (they arrived later, or changed). */
-  | { kind: 'server'; server: string; body: string };
+  | { kind: 'server'; server: string; body: string }
+  /** What the person's UserPromptSubmit hooks printed for this message. */
+  | { kind: 'hook'; body: string };
 
 export interface SessionRow {
   id: number;
@@ -116,14 +120,6 @@ export interface ReplyRow {
   createdAt: string;
 }
 
-/** Why a request reused less of the KV cache than the previous request left there. */
-export const BREAK_CAUSES = [
-  'compaction', 'model switched', 'undo', 'rewind', 'regenerate', 'resumed without cache',
-  'template re-rendered earlier text', 'reply re-tokenized', 'chat reply results not carried', 'context full',
-  'server evicted the prefix', 'saved state unusable', 'turn deleted', 'something else',
-] as const;
-export type BreakCause = (typeof BREAK_CAUSES)[number];
-
 /** One request to the model and how much of it came from the KV cache. */
 export interface RequestRow {
   id: number;
@@ -184,19 +180,4 @@ export interface Turn extends TurnRow {
   entries: TableEntry[];
   reads: ReadRecord[];
   calls: number;
-}
-
-/** What a server engine records beside a request's figures. */
-export interface ServerRequestRecord {
-  /** The server's base URL. */
-  url: string;
-  /** The prompt tokens the server reports it took from its cache; null: it did not report them. */
-  cachedTokens: number | null;
-  /**
-   * The first message sent before that this request sent otherwise (-1: the tools array), and the
-   * byte in that message's JSON where it differs; null: every earlier message went out the same.
-   */
-  change: { message: number; byte: number } | null;
-  /** The llama-server slot the request ran in. */
-  slot?: number;
 }

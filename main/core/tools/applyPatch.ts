@@ -17,6 +17,7 @@ interface Planned { target: Editable; action: 'create' | 'modify' | 'delete'; ne
  */
 export const applyPatchTool: Tool<Args> = {
   name: 'apply_patch',
+  access: { reads: true, writes: true, runs: false, network: false, paths: [{ arg: 'patch', kind: 'patch' }] },
   parameters: toolParameters(Args),
   async run(args, ctx) {
     let patches: StructuredPatch[];

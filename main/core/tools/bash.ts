@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { z } from 'zod';
 import { contextConfig, fill, toolConfig } from '../config.js';
-import { commandEnv, NO_RUNNER, type PreparedCommand } from './commandRunner.js';
+import { CLOSE_INHERITED_FDS, commandEnv, NO_RUNNER, type PreparedCommand } from './commandRunner.js';
 import { toolParameters } from './schema.js';
 import { ToolError, type Tool } from './types.js';
 
@@ -23,9 +23,11 @@ const PIPE_GRACE_MS = 500;
 /**
  * Two pipes cannot keep the order of writes across them (`echo a; echo b >&2; echo c` came back
  * `a c b` in 21 of 50 runs), so the command runs with stderr on the stdout pipe: a first bash
- * points fd 2 at fd 1, then execs `bash -c COMMAND` (same pid, `$0` and error texts as usual).
+ * points fd 2 at fd 1, closes every other descriptor it inherited from Keel (fd 200 of whoever
+ * started Keel must not reach a command), then execs `bash -c COMMAND` (same pid, `$0` and error
+ * texts as usual).
  */
-const MERGE_STDERR = 'exec 2>&1; exec bash -c "$1"';
+const MERGE_STDERR = `exec 2>&1; ${CLOSE_INHERITED_FDS}exec bash -c "$1"`;
 
 /**
  * Runs `bash -c COMMAND` in the workspace root through the session's command runner (the OS
@@ -34,10 +36,12 @@ const MERGE_STDERR = 'exec 2>&1; exec bash -c "$1"';
  * they were written, captured whole up to `max_output_bytes` (hygiene caps what the model sees;
  * the whole text is stored for recall), decoded as UTF-8; one trailing newline is removed. Past
  * the limit the command is stopped. A non-zero exit, a timeout, a signal, the stop, and what the
- * sandbox refused a failed command each add their line (loop.json context.texts).
+ * sandbox refused a failed command each add their line (loop.json context.texts); so does what the
+ * runner undid or saw changed in a git folder afterwards (`[git check: …]`).
  */
 export const bashTool: Tool<BashArgs> = {
   name: 'bash',
+  access: { reads: true, writes: true, runs: true, network: true, paths: [], command: 'command' },
   parameters: toolParameters(BashArgs),
   async run(args, ctx) {
     if (typeof args.command !== 'string') throw new ToolError('Error: the command is missing.');
@@ -98,7 +102,8 @@ function runCommand(prepared: PreparedCommand, cwd: string, timeoutMs: number, s
       child.stderr.destroy();
       const ended = exit;
       void prepared.finish(ended).catch(() => []).then((refused) => {
-        resolve(formatResult(stoppedAt === undefined ? Buffer.concat(chunks).toString('utf8') : decodeCut(Buffer.concat(chunks)), ended, { timedOut, timeoutMs, stoppedAt, refused }));
+        const notes = prepared.notes?.() ?? [];
+        resolve(formatResult(stoppedAt === undefined ? Buffer.concat(chunks).toString('utf8') : decodeCut(Buffer.concat(chunks)), ended, { timedOut, timeoutMs, stoppedAt, refused, notes }));
       });
     };
 
@@ -150,7 +155,7 @@ function decodeCut(raw: Buffer): string {
 function formatResult(
   output: string,
   exit: Exit,
-  o: { timedOut: boolean; timeoutMs: number; stoppedAt?: number; refused: string[] },
+  o: { timedOut: boolean; timeoutMs: number; stoppedAt?: number; refused: string[]; notes?: string[] },
 ): string {
   const body = output.endsWith('\n') ? output.slice(0, -1) : output;
   const lines: string[] = [];
@@ -160,5 +165,6 @@ function formatResult(
   else if (exit.code !== 0 && exit.code !== null) lines.push(fill(contextConfig.texts.exit_code, { code: exit.code }));
   const failed = lines.length > 0;
   if (failed) for (const what of new Set(o.refused)) lines.push(fill(contextConfig.texts.sandbox_refused, { what }));
+  for (const note of o.notes ?? []) lines.push(`[git check: ${note}]`);
   return [...(body === '' ? [] : [body]), ...lines].join('\n');
 }

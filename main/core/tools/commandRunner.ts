@@ -4,6 +4,7 @@
  * The bash tool keeps the process itself (spawn, merged output, limits, timeout, kill); a runner
  * only says what line bash runs and what the sandbox refused while it ran.
  */
+import { neutralGitEnv } from './gitConfigGuard.js';
 
 /**
  * What a command may do; every level reads all but the denied paths and writes nothing outside the
@@ -12,15 +13,17 @@
  *   no network.
  * - `workspace-write`: commands `auto` mode lets through. Writes inside the workspace, never in
  *   `.git` or Keel's data folder; network only to the domains the person allowed.
- * - `git-write`: commands the person approved, or allowed by a rule. As workspace-write, and
- *   `.git` too, but never `.git/hooks` or `.git/config` (they would run code later).
+ * - `git-write`: commands the person approved, or allowed by a rule. As workspace-write, and the
+ *   workspace's own `.git` too, but never what git executes or follows later (`config`, `hooks`,
+ *   `commondir`, `info`, `modules`, `worktrees`…: main/sandbox/gitGuard.ts), nor another repository.
  */
 export type CommandAccess = 'read-only' | 'workspace-write' | 'git-write';
 
 /** Whether commands run in an OS sandbox here, and if not, why: shown to the person as is. */
 export type SandboxStatus =
   | { kind: 'sandboxed'; how: string }
-  | { kind: 'none'; reason: string };
+  /** `transient`: the machine was too busy to tell (a lookup timed out); the next status call tries again. */
+  | { kind: 'none'; reason: string; transient?: boolean };
 
 export interface PreparedCommand {
   /** The line `bash -c` runs in place of the command: the command itself when nothing wraps it. */
@@ -33,10 +36,15 @@ export interface PreparedCommand {
    * while it ran, one line each (`deny openat /etc/x`), [] for nothing.
    */
   finish(exit: { code: number | null; signal: string | null }): Promise<string[]>;
+  /**
+   * After `finish`: what the runner did about the command once it had ended, one line each
+   * (what it undid in a git folder, what the command changed there), shown whatever the exit.
+   */
+  notes?(): string[];
 }
 
 export interface CommandRunner {
-  /** Decided once (the first call probes the sandbox), then the same answer. */
+  /** Decided once (the first call probes the sandbox), then the same answer; a transient "none" is asked again. */
   status(): Promise<SandboxStatus>;
   /** Absolute paths no command may read (secrets, Keel's data): the judge refuses to name them too. */
   readonly deniedReads: readonly string[];
@@ -53,19 +61,27 @@ export function unsandboxedRunner(reason: string, deniedReads: readonly string[]
   return {
     status: async () => ({ kind: 'none', reason }),
     deniedReads,
-    prepare: async (command) => ({ line: command, finish: async () => [] }),
+    prepare: async (command, { root }) => ({ line: command, env: { ...commandEnv(process.env), ...neutralGitEnv(root) }, finish: async () => [] }),
   };
 }
 
 /**
- * Keel's environment for a command, without the variables that hold credentials by their names
- * (`GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`, `SSH_AUTH_SOCK`…): a command has no use for them
- * that the person did not set up elsewhere, and `env` would print them into the transcript.
+ * Keel's environment for a command, as an allow list: PATH, HOME, who the user is, the shell, the
+ * terminal, the locale and the time zone, and the names the person lists (settings.json
+ * `sandbox.env`). Nothing else reaches a command: a credential has any name (`MYSQL_PWD`,
+ * `DATABASE_URL=postgres://u:pw@…`), and `env` would print it into the transcript.
  */
-export function commandEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(env).filter(([name]) => !CREDENTIAL_NAME.test(name)));
+export function commandEnv(env: NodeJS.ProcessEnv, allowed: readonly string[] = []): NodeJS.ProcessEnv {
+  const extra = new Set(allowed);
+  return Object.fromEntries(Object.entries(env).filter(([name]) => PASSED.has(name) || /^LC_[A-Z]+$/.test(name) || extra.has(name)));
 }
-const CREDENTIAL_NAME = /TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|AUTH/i;
+const PASSED = new Set(['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TERM', 'COLORTERM', 'NO_COLOR', 'LANG', 'LANGUAGE', 'TZ']);
+
+/**
+ * Shell text that closes every descriptor but 0–2 of the shell running it, before it starts the
+ * command: a descriptor Keel inherited (`keel exec … 200>file`) must not reach a command.
+ */
+export const CLOSE_INHERITED_FDS = 'for f in /proc/$$/fd/*; do n=${f##*/}; if [ "$n" -gt 2 ] && [ -e "$f" ]; then eval "exec $n>&-"; fi; done; ';
 
 /** What a session without an injected runner uses. */
 export const NO_RUNNER = unsandboxedRunner('no sandbox was given to this session');
@@ -74,5 +90,5 @@ export const NO_RUNNER = unsandboxedRunner('no sandbox was given to this session
 export function describeSandbox(status: SandboxStatus): string {
   return status.kind === 'sandboxed'
     ? `Commands run in a ${status.how} sandbox.`
-    : `No sandbox for commands: ${status.reason}. Every command that is not read-only asks, in every mode.`;
+    : `No sandbox for commands: ${status.reason}. Every command that is not read-only asks, in every mode${status.transient ? ' (Keel checks again)' : ''}.`;
 }

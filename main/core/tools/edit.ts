@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { commitChange, openForChange, replaceIn } from './fileChange.js';
 import { toolParameters } from './schema.js';
 import type { Tool } from './types.js';
+import { WRITES_PATH } from './access.js';
 
 const Args = z.strictObject({
   path: z.string().describe('File path, relative to the workspace root or absolute.'),
@@ -14,6 +15,7 @@ type Args = z.infer<typeof Args>;
 /** Replaces one exact occurrence of `old_string` (or all, with `replace_all`); fails changing nothing. */
 export const editTool: Tool<Args> = {
   name: 'edit',
+  access: WRITES_PATH,
   parameters: toolParameters(Args),
   async run(args, ctx) {
     const target = openForChange(ctx, args.path, true);

@@ -14,6 +14,8 @@ export interface ExternalToolInfo {
   tool: string;
   /** The server marks the tool `readOnlyHint` (a claim: it counts only when the person trusts the server). */
   readOnly: boolean;
+  /** The server's `openWorldHint` (undefined: not given, taken as true). */
+  openWorld?: boolean;
   /** The person trusts this server's hints. */
   trusted: boolean;
 }
@@ -27,8 +29,11 @@ export interface ServerInstructions {
 export interface ExternalTools {
   /** Every tool the connected servers list now, named `mcp__SERVER__TOOL`: a new session's list takes them. */
   specs(): ToolSpec[];
-  /** The non-empty instructions of the servers connected now. */
-  instructions(): ServerInstructions[];
+  /**
+   * The non-empty instructions of the servers connected now; with a session's tool list, only of
+   * servers that list has tools of (a server that joined later is not the session's).
+   */
+  instructions(sessionTools?: readonly ToolSpec[]): ServerInstructions[];
   /**
    * A tool of the session's list as its server lists it now, or the unavailable text (a refusal
    * to answer the model with) when the server is not connected or no longer lists the tool.

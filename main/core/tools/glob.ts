@@ -4,6 +4,7 @@ import { resolveInWorkspace } from '../workspace/paths.js';
 import { relativeSlash, statPath, walkFiles } from '../workspace/walk.js';
 import { toolParameters } from './schema.js';
 import { ToolError, type Tool } from './types.js';
+import { READS_PATH } from './access.js';
 
 export const GlobArgs = z.strictObject({
   pattern: z.string().describe('A glob such as `**/*.ts`, matched against paths relative to `path`.'),
@@ -18,6 +19,7 @@ export type GlobArgs = z.infer<typeof GlobArgs>;
  */
 export const globTool: Tool<GlobArgs> = {
   name: 'glob',
+  access: READS_PATH,
   parameters: toolParameters(GlobArgs),
   async run(args, ctx) {
     const base = resolveInWorkspace(ctx.root, args.path ?? '.');

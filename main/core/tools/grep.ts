@@ -7,6 +7,7 @@ import { relativeSlash, statPath, walkFiles } from '../workspace/walk.js';
 import { compileGlob } from './glob.js';
 import { toolParameters } from './schema.js';
 import { ToolError, type Tool } from './types.js';
+import { READS_PATH } from './access.js';
 
 export const GrepArgs = z.strictObject({
   pattern: z.string().describe('A JavaScript regular expression, matched against each line.'),
@@ -22,6 +23,7 @@ export type GrepArgs = z.infer<typeof GrepArgs>;
  */
 export const grepTool: Tool<GrepArgs> = {
   name: 'grep',
+  access: READS_PATH,
   parameters: toolParameters(GrepArgs),
   async run(args, ctx) {
     const regex = compileRegex(args.pattern);

@@ -6,6 +6,7 @@ import { fileError } from '../workspace/files.js';
 import { linkTargetInside, statPath } from '../workspace/walk.js';
 import { toolParameters } from './schema.js';
 import { ToolError, type Tool } from './types.js';
+import { READS_PATH } from './access.js';
 
 export const ListArgs = z.strictObject({
   path: z.string().describe('The folder to list (default: the workspace root).').optional(),
@@ -19,6 +20,7 @@ export type ListArgs = z.infer<typeof ListArgs>;
  */
 export const listTool: Tool<ListArgs> = {
   name: 'list',
+  access: READS_PATH,
   parameters: toolParameters(ListArgs),
   async run(args, ctx) {
     const abs = resolveInWorkspace(ctx.root, args.path ?? '.');

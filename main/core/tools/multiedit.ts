@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { commitChange, openForChange, replaceIn } from './fileChange.js';
 import { toolParameters } from './schema.js';
 import { ToolError, type Tool } from './types.js';
+import { WRITES_PATH } from './access.js';
 
 const Edit = z.strictObject({ old_string: z.string(), new_string: z.string(), replace_all: z.boolean().optional() });
 const Args = z.strictObject({
@@ -14,6 +15,7 @@ type Args = z.infer<typeof Args>;
 /** Several edits to one file, each applied to the result of the one before; all or nothing. */
 export const multieditTool: Tool<Args> = {
   name: 'multiedit',
+  access: WRITES_PATH,
   parameters: toolParameters(Args),
   async run(args, ctx) {
     const target = openForChange(ctx, args.path, true);

@@ -3,6 +3,7 @@ import { readDecision } from '../permissions/approval.js';
 import { formatPlan } from './planWrite.js';
 import { toolParameters } from './schema.js';
 import type { Tool } from './types.js';
+import { SESSION_ONLY } from './access.js';
 
 const Args = z.strictObject({ summary: z.string() });
 type Args = z.infer<typeof Args>;
@@ -17,6 +18,7 @@ export const PLAN_SUBMIT_UNAVAILABLE = 'plan_submit is only available in plan mo
  */
 export const planSubmitTool: Tool<Args> = {
   name: 'plan_submit',
+  access: SESSION_ONLY,
   parameters: toolParameters(Args),
   async run(args, ctx) {
     if (ctx.mode !== 'plan') return { kind: 'text', body: PLAN_SUBMIT_UNAVAILABLE };

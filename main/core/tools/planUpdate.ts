@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { formatPlan, STATUSES } from './planWrite.js';
 import { toolParameters } from './schema.js';
 import { ToolError, type Tool } from './types.js';
+import { SESSION_ONLY } from './access.js';
 
 const Args = z.strictObject({
   index: z.int().min(1),
@@ -13,6 +14,7 @@ type Args = z.infer<typeof Args>;
 /** Changes one item of the plan (1-based) and answers the whole plan. */
 export const planUpdateTool: Tool<Args> = {
   name: 'plan_update',
+  access: SESSION_ONLY,
   parameters: toolParameters(Args),
   async run(args, ctx) {
     const item = ctx.plan[args.index - 1];

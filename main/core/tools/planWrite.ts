@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { toolParameters } from './schema.js';
 import { PLAN_STATUSES, type PlanItem } from '../types.js';
 import type { Tool } from './types.js';
+import { SESSION_ONLY } from './access.js';
 
 export const STATUSES = PLAN_STATUSES;
 
@@ -19,6 +20,7 @@ export function formatPlan(items: readonly PlanItem[]): string {
 /** Replaces the session's plan with these items. */
 export const planWriteTool: Tool<Args> = {
   name: 'plan_write',
+  access: SESSION_ONLY,
   parameters: toolParameters(Args),
   async run(args, ctx) {
     const plan = args.items.map((item) => ({ text: item.text, status: item.status ?? 'todo' }));

@@ -5,6 +5,7 @@ import { resolveInWorkspace } from '../workspace/paths.js';
 import { splitLines } from '../workspace/text.js';
 import { toolParameters } from './schema.js';
 import { ToolError, type Tool } from './types.js';
+import { READS_PATH } from './access.js';
 
 const Args = z.strictObject({
   path: z.string().describe('File path, relative to the workspace root or absolute.'),
@@ -16,6 +17,7 @@ type Args = z.infer<typeof Args>;
 /** Shows up to `read.max_lines` lines of a text file from `offset`; hygiene numbers and brackets them. */
 export const readTool: Tool<Args> = {
   name: 'read',
+  access: READS_PATH,
   parameters: toolParameters(Args),
   async run(args, ctx) {
     const absPath = resolveInWorkspace(ctx.root, args.path);

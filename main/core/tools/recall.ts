@@ -3,6 +3,7 @@ import { contextConfig } from '../config.js';
 import { parseId } from '../hygiene/ids.js';
 import { toolParameters } from './schema.js';
 import type { Tool } from './types.js';
+import { SESSION_ONLY } from './access.js';
 
 const Args = z.strictObject({
   id: z.string().describe('The result id, e.g. #0012 (the # may be left out).'),
@@ -14,6 +15,7 @@ type Args = z.infer<typeof Args>;
 /** Shows a stored result again, in full, in a window of `recall.max_lines` lines from `offset`. */
 export const recallTool: Tool<Args> = {
   name: 'recall',
+  access: SESSION_ONLY,
   parameters: toolParameters(Args),
   async run(args, ctx) {
     const { number, label } = parseId(String(args.id));

@@ -1,3 +1,4 @@
+import { checkAccess } from './access.js';
 import { applyPatchTool } from './applyPatch.js';
 import { bashTool } from './bash.js';
 import { editTool } from './edit.js';
@@ -29,7 +30,19 @@ export class ToolRegistry {
   private readonly tools: Map<string, Tool>;
 
   constructor(names: readonly ToolName[] = Object.keys(ALL) as ToolName[]) {
-    this.tools = new Map(names.map((name) => [name, ALL[name] as unknown as Tool]));
+    this.tools = new Map();
+    for (const name of names) this.register(ALL[name] as unknown as Tool);
+  }
+
+  /**
+   * Adds a tool. A tool must declare its access (the type says so; this checks it at run time
+   * too, for a tool built outside the type system): one without is refused, never taken for a
+   * reader. A name already registered is refused as well.
+   */
+  register(tool: Tool): void {
+    checkAccess(tool.name, (tool as Partial<Tool>).access);
+    if (this.tools.has(tool.name)) throw new Error(`The tool ${tool.name} is registered already.`);
+    this.tools.set(tool.name, tool);
   }
 
   get(name: string): Tool | undefined {

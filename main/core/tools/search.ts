@@ -6,6 +6,7 @@ import { resolveInWorkspace } from '../workspace/paths.js';
 import { statPath, walkFiles } from '../workspace/walk.js';
 import { toolParameters } from './schema.js';
 import { ToolError, type Tool } from './types.js';
+import { READS_PATH } from './access.js';
 
 export const SearchArgs = z.strictObject({
   query: z.string().describe('Words to look for in file names and contents.'),
@@ -21,6 +22,7 @@ export type SearchArgs = z.infer<typeof SearchArgs>;
  */
 export const searchTool: Tool<SearchArgs> = {
   name: 'search',
+  access: READS_PATH,
   parameters: toolParameters(SearchArgs),
   async run(args, ctx) {
     const words = typeof args.query === 'string' ? args.query.toLowerCase().split(/\s+/).filter(Boolean) : [];

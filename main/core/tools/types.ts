@@ -4,6 +4,7 @@
  */
 import type { ApprovalAnswer, ApprovalDecision } from '../permissions/types.js';
 import type { JsonSchema, RawOutput, PlanItem } from '../types.js';
+import type { ToolAccess } from './access.js';
 import type { CommandAccess, CommandRunner } from './commandRunner.js';
 
 // The shared vocabulary lives in the leaf module ../types.ts; re-exported for the tools' importers.
@@ -49,5 +50,7 @@ export interface Tool<A = Record<string, unknown>> {
   name: ToolName;
   /** The long description is prompts/tools/NAME.md; this is the first line, for lists. */
   parameters: JsonSchema;
+  /** What it may do, and which arguments name the files it touches: the gate and the approval read this. */
+  access: ToolAccess;
   run(args: A, ctx: ToolContext): Promise<RawOutput>;
 }

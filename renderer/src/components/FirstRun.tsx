@@ -6,7 +6,8 @@ export function FirstRun() {
   const download = useModel((s) => s.download);
   const busy = useModel((s) => s.progress !== undefined);
   return (
-    <div className="first-run" data-testid="first-run">
+    <div className="first-run-pane" data-testid="first-run">
+      <div className="first-run">
       <h2>Choose a model to start</h2>
       <p className="muted">
         Keel runs a GGUF model on this computer; nothing leaves it. Pick one from your models folder, or type the path of a <code>.gguf</code> file.
@@ -19,6 +20,7 @@ export function FirstRun() {
         <p id="download-why" className="muted small">
           Qwen2.5-Coder 1.5B Instruct (Q4_K_M, about 1 GB) into the models folder. Downloading needs a network connection; an interrupted download resumes where it stopped.
         </p>
+      </div>
       </div>
     </div>
   );

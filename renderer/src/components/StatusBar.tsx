@@ -29,7 +29,7 @@ export function StatusBar() {
         </span>
       )}
       {last && (
-        <span data-testid="status-last-request">
+        <span className="last-request" data-testid="status-last-request">
           Last request #{rows.length} · {n(last.reusedTokens)} reused · {n(last.newTokens)} new · prefill {seconds(last.prefillMs)} · {n(last.outputTokens)} tokens in {seconds(last.generationMs)}
           {last.cause && <span className="tag amber">{last.cause}</span>}
         </span>
@@ -49,7 +49,7 @@ export function StatusBar() {
         </span>
       )}
       <span className="grow" />
-      {sha && <span className="mono muted">system prompt {sha.slice(0, 8)}</span>}
+      {sha && <span className="mono muted prompt-sha">system prompt {sha.slice(0, 8)}</span>}
     </footer>
   );
 }

@@ -3,6 +3,7 @@ import type { SessionSummary } from '../../../../main/contract.js';
 import { shortDate } from '../../lib/format.js';
 import { useApprovals } from '../../stores/useApprovals.js';
 import { useSessions } from '../../stores/useSessions.js';
+import { useUi } from '../../stores/useUi.js';
 
 /** Sessions grouped by workspace folder, newest group first; a chat without a folder goes last. */
 export function groupByWorkspace(list: SessionSummary[]): { workspace: string; sessions: SessionSummary[] }[] {
@@ -62,7 +63,10 @@ function SessionItem({ session }: { session: SessionSummary }) {
   const active = currentId === session.id;
   return (
     <li className={`session-item${active ? ' active' : ''}`} data-testid={`session-item-${session.id}`} data-kind={session.kind}>
-      <button type="button" className="session-open" onClick={() => void useSessions.getState().open(session.id)} aria-current={active}>
+      <button type="button" className="session-open" onClick={() => {
+          useUi.getState().sessionChosen();
+          void useSessions.getState().open(session.id);
+        }} aria-current={active}>
         <span className="session-title">{session.title}</span>
         <span className="session-meta">
           <span className={`kind kind-${session.kind}`}>{session.kind === 'agent' ? 'AGENT' : 'CHAT'}</span>

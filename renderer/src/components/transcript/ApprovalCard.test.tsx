@@ -40,4 +40,15 @@ describe('ApprovalCard', () => {
     });
     expect(answers).toEqual([[7, 'deny'], [7, 'allow']]);
   });
+
+  it('shows a disguised command, its path and reason with every control and bidi character named, never raw', () => {
+    const raw = 'bash evil.sh\r\x1b[2Kls -la \u202Egnp.exe';
+    render(<ApprovalCard approval={{ ...approval, command: raw, preview: raw, args: { command: raw }, paths: ['/w/x\u202Ey'], reason: 'why\x1b[0m' }} />);
+    expect(screen.getByTestId('approval-command').textContent).toBe('bash evil.sh⟨CR⟩⟨ESC⟩[2Kls -la ⟨U+202E⟩gnp.exe');
+    expect(screen.getAllByTestId('escaped-char').map((e) => e.textContent)).toEqual(['⟨ESC⟩', '⟨CR⟩', '⟨ESC⟩', '⟨U+202E⟩', '⟨U+202E⟩']);
+    expect(screen.getByTestId('approval-path').textContent).toBe('→ /w/x⟨U+202E⟩y');
+    expect(screen.getByTestId('approval-preview').textContent).toBe('bash evil.sh⟨CR⟩⟨ESC⟩[2Kls -la ⟨U+202E⟩gnp.exe');
+    const card = screen.getByTestId('approval-card').textContent ?? '';
+    expect(card).not.toMatch(/(?![\n\t])[\p{Cc}\u202E]/u);
+  });
 });

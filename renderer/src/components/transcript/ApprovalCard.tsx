@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { ApprovalView } from '../../../../main/contract.js';
+import { visibleParts, visibleText, type ApprovalView } from '../../../../main/contract.js';
 import { argsLine } from '../../lib/format.js';
 import { diffClass, isDiff } from '../../lib/resultBlocks.js';
 import { useApprovals } from '../../stores/useApprovals.js';
@@ -23,27 +23,33 @@ export function ApprovalCard({ approval }: { approval: ApprovalView }) {
   return (
     <section className="approval" data-testid="approval-card" data-approval-id={approval.approvalId} aria-label="Approval">
       <header>
-        <strong>{approval.server !== undefined ? `Allow ${approval.serverTool} of the MCP server ${approval.server}?` : `Allow this ${approval.tool}?`}</strong>
+        <strong>{visibleText(approval.server !== undefined ? `Allow ${approval.serverTool} of the MCP server ${approval.server}?` : `Allow this ${approval.tool}?`)}</strong>
         <span className="tag amber">waiting</span>
-        <span className="muted small">{approval.reason}</span>
+        <span className="muted small">
+          <Shown text={approval.reason} />
+        </span>
       </header>
       <div className="approval-what">
         <span className="tool-name">{approval.tool}</span>
         {approval.command !== undefined ? (
-          <code className="mono">{approval.command}</code>
+          <code className="mono" data-testid="approval-command">
+            <Shown text={approval.command} />
+          </code>
         ) : (
-          <span className="mono muted">{argsLine(approval.args)}</span>
+          <span className="mono muted">
+            <Shown text={argsLine(approval.args)} />
+          </span>
         )}
         {approval.paths.map((p) => (
           <span key={p} className="mono approval-path" data-testid="approval-path">
-            → {p}
+            → <Shown text={p} />
           </span>
         ))}
       </div>
       <div className="approval-preview result-text mono" data-testid="approval-preview">
         {approval.preview.split('\n').map((line, i) => (
           <div key={i} className={`line ${diff ? (diffClass(line) ?? '') : ''}`}>
-            <Linkified text={line} />
+            <Linkified text={visibleText(line)} />
           </div>
         ))}
       </div>
@@ -73,5 +79,25 @@ export function ApprovalCard({ approval }: { approval: ApprovalView }) {
         </button>
       </footer>
     </section>
+  );
+}
+
+/**
+ * Text as an approval must show it: control, escape and bidi characters named (⟨ESC⟩, ⟨U+202E⟩),
+ * marked so they stand out; the CLI shows the same names (main/core/permissions/visible.ts).
+ */
+function Shown({ text }: { text: string }) {
+  return (
+    <>
+      {visibleParts(text).map((part, i) =>
+        part.escaped ? (
+          <mark key={i} className="escaped-char" data-testid="escaped-char">
+            {part.text}
+          </mark>
+        ) : (
+          part.text
+        ),
+      )}
+    </>
   );
 }

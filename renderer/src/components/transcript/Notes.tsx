@@ -7,6 +7,7 @@ const LABEL = {
   instructions: 'instructions',
   plan: 'plan',
   server: 'MCP server',
+  hook: 'UserPromptSubmit hook',
 } as const satisfies Record<NoteView['kind'], string>;
 
 /** What Keel appended to the person's message: apart from their words, labelled as Keel's. */

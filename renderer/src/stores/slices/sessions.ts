@@ -34,6 +34,7 @@ export function sessionsSlice({ get, set, root, call }: SliceContext<SessionsSli
       if (!got.ok) return undefined;
       await get().refresh();
       await get().open(got.value.id);
+      root().ui.sessionChosen();
       return got.value;
     },
     async remove(id) {

@@ -7,10 +7,10 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Transport } from '../config.js';
+import type { Transport } from '../../main/mcp/config.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const modules = path.resolve(here, '../../../node_modules');
+const modules = path.resolve(here, '../../node_modules');
 
 export const EVERYTHING = path.join(modules, '@modelcontextprotocol/server-everything/dist/index.js');
 export const FILESYSTEM = path.join(modules, '@modelcontextprotocol/server-filesystem/dist/index.js');

@@ -1,13 +1,15 @@
-import { permissionRules, sandboxOptions } from '../../app/settings.js';
+/**
+ * A command-line session's dependencies: the app's one builder (main/sessionDeps.ts) on Keel's data
+ * folder, its errors as the CLI says them, and who answers the gate (the chat prompt, once it runs).
+ * Kept apart from conversation.ts so `keel exec` loads no engine.
+ */
 import type { Approver } from '../../core/permissions/approval.js';
-import { DEFAULT_PROMPTS_DIR } from '../../core/prompts/buildSystemPrompt.js';
 import type { SessionDeps } from '../../core/session/session.js';
 import { describeSandbox } from '../../core/tools/commandRunner.js';
 import type { ExternalTools } from '../../core/tools/external.js';
-import { ToolRegistry } from '../../core/tools/registry.js';
 import type { SqliteStore } from '../../db/store.js';
 import { keelHome } from '../../keelHome.js';
-import { createSandboxRunner } from '../../sandbox/runner.js';
+import { buildSessionDeps } from '../../sessionDeps.js';
 import { CliError, type Writer } from '../io.js';
 
 /** Who answers the gate's questions: the chat prompt sets it; without one, whatever asks is denied. */
@@ -15,23 +17,16 @@ export interface Approvals {
   approve?: Approver;
 }
 
-/** What a session of the command line runs on: the store, the real tools, the OS sandbox, Keel's data guarded. */
-export function sessionDeps(store: SqliteStore, approvals: Approvals, external?: ExternalTools): SessionDeps {
-  let rules;
+/** A session of the command line: the app's dependencies (sessionDeps.ts) on Keel's data folder. */
+export function cliSessionDeps(store: SqliteStore, approvals: Approvals, external?: ExternalTools): SessionDeps {
   try {
-    rules = permissionRules(keelHome());
+    return buildSessionDeps({
+      store, dataFolder: keelHome(), external,
+      approve: (request) => (approvals.approve ? approvals.approve(request) : Promise.resolve('deny')),
+    });
   } catch (e) {
     throw new CliError((e as Error).message);
   }
-  return {
-    store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, now: () => new Date(), external,
-    commands: createSandboxRunner(sandboxOptions(keelHome())),
-    permissions: {
-      approve: (request) => (approvals.approve ? approvals.approve(request) : Promise.resolve('deny')),
-      protectedFolders: [keelHome()],
-      rules,
-    },
-  };
 }
 
 /** Says so on stderr when commands cannot be sandboxed here (nothing when they can). */

@@ -1,0 +1,76 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { checkpointsIn } from '../checkpoints/open.js';
+import { DEFAULT_PROMPTS_DIR } from '../core/prompts/buildSystemPrompt.js';
+import { Session, type SessionDeps } from '../core/session/session.js';
+import { ToolRegistry } from '../core/tools/registry.js';
+import { SqliteStore } from '../db/store.js';
+import { databasePath, keelHome } from '../keelHome.js';
+import { runCli } from './index.js';
+
+function collector() {
+  const chunks: string[] = [];
+  return { write: (text: string) => chunks.push(text), get text() { return chunks.join(''); } };
+}
+
+async function cli(...argv: string[]) {
+  const out = collector();
+  const err = collector();
+  const code = await runCli(argv, { out, err });
+  return { code, out: out.text, err: err.text };
+}
+
+let tmp: string;
+let root: string;
+let store: SqliteStore;
+let deps: SessionDeps;
+let savedHome: string | undefined;
+
+beforeEach(() => {
+  tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-changes-')));
+  savedHome = process.env.KEEL_HOME;
+  process.env.KEEL_HOME = path.join(tmp, 'home');
+  root = path.join(tmp, 'ws');
+  fs.mkdirSync(root);
+  fs.writeFileSync(path.join(root, 'a.ts'), 'one\ntwo\nthree\n');
+  store = new SqliteStore(databasePath());
+  deps = { store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, now: () => new Date(), checkpoints: checkpointsIn(keelHome()) };
+});
+
+afterEach(() => {
+  store.close();
+  if (savedHome === undefined) delete process.env.KEEL_HOME;
+  else process.env.KEEL_HOME = savedHome;
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+it('keel changes lists what the session changed with its diff (and as JSON); keel revert puts a file back, and delete removes the checkpoints', async () => {
+  const s = Session.create(deps, { root, kind: 'agent', mode: 'auto' });
+  s.userMessage('edit');
+  await s.callTool('edit', { path: 'a.ts', old_string: 'two', new_string: 'TWO' });
+  await s.callTool('write', { path: 'b.ts', content: 'new\n' });
+  s.endReply();
+  s.userMessage('more');
+  await s.callTool('write', { path: 'c.ts', content: 'c\n' });
+  s.endReply();
+
+  const all = await cli('changes', String(s.id));
+  expect(all.code).toBe(0);
+  expect(all.out).toBe(`Session ${s.id} changed 3 files since it began:\na.ts: modified\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\nb.ts: created\n@@ -0,0 +1,1 @@\n+new\nc.ts: created\n@@ -0,0 +1,1 @@\n+c\n`);
+  const since2 = JSON.parse((await cli('changes', String(s.id), '--turn', '2', '--json')).out) as { path: string; kind: string }[];
+  expect(since2.map((c) => [c.path, c.kind])).toEqual([['c.ts', 'created']]);
+
+  const reverted = await cli('revert', String(s.id), 'a.ts');
+  expect(reverted).toMatchObject({ code: 0, out: 'a.ts is back as it was when the session began.\n' });
+  expect(fs.readFileSync(path.join(root, 'a.ts'), 'utf8')).toBe('one\ntwo\nthree\n');
+  const again = await cli('revert', String(s.id), 'a.ts');
+  expect(again.code).not.toBe(0);
+  expect(again.err).toContain(`${root}/a.ts was not changed by this session since it began.`);
+
+  const dir = path.join(keelHome(), 'checkpoints', `session-${s.id}`);
+  expect(fs.existsSync(dir)).toBe(true);
+  expect((await cli('delete', String(s.id), '--yes')).code).toBe(0);
+  expect(fs.existsSync(dir)).toBe(false);
+});

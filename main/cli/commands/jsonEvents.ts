@@ -1,0 +1,118 @@
+/**
+ * `--json`: a turn as JSON Lines on standard output, one event a line (docs/json-events.md), modelled
+ * on Codex's `exec --json` with Keel's cache figures. Nothing else is written to standard output;
+ * progress and notices go to standard error.
+ */
+import { formatId } from '../../core/hygiene/ids.js';
+import type { LoopEvent } from '../../core/session/loop.js';
+import { z } from 'zod';
+import type { RequestRow } from '../../core/session/types.js';
+import type { Writer } from '../io.js';
+
+export const JsonItem = z.discriminatedUnion('type', [
+  /** The person's message as sent (notes included), or the model's words of one reply. */
+  z.strictObject({ type: z.literal('message'), role: z.enum(['user', 'assistant']), text: z.string() }),
+  z.strictObject({ type: z.literal('tool_call'), id: z.string(), name: z.string(), arguments: z.unknown() }),
+  /** The result as inserted into the request (bracket first); `kind` is hygiene's (full, stub, same, error, recall, change). */
+  z.strictObject({ type: z.literal('tool_result'), id: z.string(), name: z.string(), kind: z.string(), text: z.string() }),
+  /** Something Keel put into the conversation itself (a compaction's summary). */
+  z.strictObject({ type: z.literal('note'), text: z.string() }),
+  /** A call the person's approval was needed for and not given: its result says so. */
+  z.strictObject({ type: z.literal('denial'), id: z.string(), name: z.string(), text: z.string() }),
+]);
+export type Item = z.infer<typeof JsonItem>;
+
+const count = z.int().nonnegative();
+
+/** Every event `--json` writes, one a line: docs/json-events.md documents them, and its examples are checked against this. */
+export const JsonEvent = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('session.started'), session_id: z.int().positive(), workspace: z.string(), model: z.string(), engine: z.enum(['local', 'server']) }),
+  z.strictObject({ type: z.literal('turn.started') }),
+  z.strictObject({
+    type: z.literal('request.completed'), request: z.int().positive(), prompt_tokens: count, reused_tokens: count, new_tokens: count,
+    output_tokens: count, cause: z.string().optional(),
+  }),
+  z.strictObject({ type: z.literal('item.completed'), item: JsonItem }),
+  z.strictObject({ type: z.literal('turn.completed'), usage: z.strictObject({ input_tokens: count, cached_input_tokens: count, output_tokens: count }) }),
+  z.strictObject({ type: z.literal('turn.failed'), error: z.strictObject({ message: z.string() }) }),
+]);
+export type JsonEvent = z.infer<typeof JsonEvent>;
+
+/** Writes a turn's events; `denied()` marks the next tool result as a call that was refused. */
+export class JsonEvents {
+  private text = '';
+  private requests: RequestRow[] = [];
+  private refused = false;
+  /** Whether a call was refused for want of an approval no one could give (exit 3). */
+  needed = false;
+
+  constructor(private readonly out: Writer) {}
+
+  write(event: JsonEvent): void {
+    this.out.write(`${JSON.stringify(event)}\n`);
+  }
+
+  /** The person's answer was "no", or no one could be asked: the next result is a denial. */
+  denied(): void {
+    this.refused = true;
+    this.needed = true;
+  }
+
+  event = (e: LoopEvent): void => {
+    switch (e.type) {
+      case 'message':
+        this.write({ type: 'turn.started' });
+        this.item({ type: 'message', role: 'user', text: e.sent });
+        break;
+      case 'text':
+        this.text += e.delta;
+        break;
+      case 'request': {
+        const r = e.request;
+        this.requests.push(r);
+        this.write({
+          type: 'request.completed', request: r.id, prompt_tokens: r.promptTokens, reused_tokens: r.reusedTokens,
+          new_tokens: r.newTokens, output_tokens: r.outputTokens, ...(r.cause ? { cause: r.cause } : {}),
+        });
+        this.flushText();
+        break;
+      }
+      case 'tool': {
+        const id = formatId(e.result.number);
+        this.item({ type: 'tool_call', id, name: e.name, arguments: e.args ?? null });
+        if (this.refused) this.item({ type: 'denial', id, name: e.name, text: e.result.text });
+        else this.item({ type: 'tool_result', id, name: e.name, kind: e.result.kind, text: e.result.text });
+        this.refused = false;
+        break;
+      }
+      case 'compacted':
+        this.item({ type: 'note', text: `compacted: the history is now\n${e.text}` });
+        break;
+      case 'notice':
+        break;
+    }
+  };
+
+  /** The turn ended with an answer (or stopped): its usage, summed over its requests. */
+  completed(): void {
+    this.flushText();
+    const sum = (f: (r: RequestRow) => number) => this.requests.reduce((n, r) => n + f(r), 0);
+    this.write({ type: 'turn.completed', usage: { input_tokens: sum((r) => r.promptTokens), cached_input_tokens: sum((r) => r.reusedTokens), output_tokens: sum((r) => r.outputTokens) } });
+    this.requests = [];
+  }
+
+  failed(message: string): void {
+    this.flushText();
+    this.write({ type: 'turn.failed', error: { message } });
+    this.requests = [];
+  }
+
+  private item(item: Item): void {
+    this.write({ type: 'item.completed', item });
+  }
+
+  private flushText(): void {
+    if (this.text.trim() !== '') this.item({ type: 'message', role: 'assistant', text: this.text });
+    this.text = '';
+  }
+}

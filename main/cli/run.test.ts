@@ -1,0 +1,185 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SqliteStore } from '../db/store.js';
+import { databasePath } from '../keelHome.js';
+import type { LlamaEngine } from '../llm/engine.js';
+import { writeTestModel } from '../llm/testModel/makeTestModel.js';
+import { formatCall } from '../llm/toolCalls.js';
+import { newConversation } from './commands/conversation.js';
+import { JsonEvent, JsonItem } from './commands/jsonEvents.js';
+import { RUN_EXIT, runTurn } from './commands/run.js';
+import { runCli } from './index.js';
+
+function collector() {
+  const chunks: string[] = [];
+  return { write: (text: string) => chunks.push(text), get text() { return chunks.join(''); } };
+}
+
+let tmp: string;
+let root: string;
+let model: string;
+let savedHome: string | undefined;
+
+beforeEach(() => {
+  tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-run-')));
+  savedHome = process.env.KEEL_HOME;
+  process.env.KEEL_HOME = path.join(tmp, 'home');
+  root = path.join(tmp, 'ws');
+  fs.mkdirSync(root);
+  fs.writeFileSync(path.join(root, 'a.txt'), 'hello\n');
+  model = path.join(tmp, 'tiny.gguf');
+  writeTestModel(model);
+});
+
+afterEach(() => {
+  if (savedHome === undefined) delete process.env.KEEL_HOME;
+  else process.env.KEEL_HOME = savedHome;
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+const FLAGS = ['--threads', '1', '--context', '8192', '--max-tokens', '4'];
+
+async function run(args: string[], stdin?: string) {
+  const out = collector();
+  const err = collector();
+  const code = await runCli(['run', '--workspace', root, '--model', model, ...FLAGS, ...args], { out, err, input: Readable.from(stdin === undefined ? [] : [stdin]) });
+  return { code, out: out.text, err: err.text };
+}
+
+/** Every line of stdout is one JSON event of the documented shape. */
+function events(out: string): Array<Record<string, unknown> & { type: string }> {
+  expect(out.endsWith('\n')).toBe(true);
+  return out.slice(0, -1).split('\n').map((line) => {
+    const event = JSON.parse(line);
+    JsonEvent.parse(event);
+    return event;
+  });
+}
+
+describe('docs/json-events.md', () => {
+  it('documents every event type, and each example has the shape Keel writes', () => {
+    const doc = fs.readFileSync(path.join(import.meta.dirname, '../../docs/json-events.md'), 'utf8');
+    const examples = [...doc.matchAll(/```json\n([\s\S]*?)```/g)].flatMap((m) => m[1].trim().split('\n'));
+    const parsed = examples.map((line) => JsonEvent.parse(JSON.parse(line)));
+    const types = new Set(parsed.map((e) => e.type === 'item.completed' ? `item:${e.item.type}` : e.type));
+    const all = [
+      ...JsonEvent.options.map((o) => o.shape.type.value).filter((t) => t !== 'item.completed'),
+      ...JsonItem.options.map((i) => `item:${i.shape.type.value}`),
+    ];
+    expect([...types].sort()).toEqual([...all].sort());
+  });
+});
+
+describe('keel run', { timeout: 120_000 }, () => {
+  it('--json prints only JSON Lines: the session, each request with its cache figures, the turn with its usage', async () => {
+    const r = await run(['--json', 'Say hi.']);
+    expect(r.err).not.toContain('unexpected error');
+    expect(r.code).toBe(RUN_EXIT.answered);
+    const list = events(r.out);
+    expect(list[0]).toEqual({ type: 'session.started', session_id: 1, workspace: root, model, engine: 'local' });
+    expect(list.map((e) => e.type)).toEqual(expect.arrayContaining(['turn.started', 'request.completed', 'turn.completed']));
+    const request = list.find((e) => e.type === 'request.completed')!;
+    expect(request).toMatchObject({ request: 1, reused_tokens: 0 });
+    expect(request.prompt_tokens).toBe(request.new_tokens);
+    expect(request.prompt_tokens).toBeGreaterThan(100);
+    const done = list.at(-1)!;
+    expect(done.type).toBe('turn.completed');
+    expect(done.usage).toEqual({ input_tokens: request.prompt_tokens, cached_input_tokens: 0, output_tokens: request.output_tokens });
+    expect(list.find((e) => e.type === 'item.completed')).toEqual({ type: 'item.completed', item: { type: 'message', role: 'user', text: expect.stringContaining('Say hi.') } });
+    // The store has the session, titled after the prompt.
+    const store = new SqliteStore(databasePath());
+    try {
+      expect(store.getSession(1)).toMatchObject({ root, title: 'Say hi.' });
+    } finally {
+      store.close();
+    }
+  });
+
+  it('reads the prompt from standard input with -, and prints only the answer without --json', async () => {
+    const r = await run(['-'], 'Tell me about a.txt\n');
+    expect(r.code).toBe(RUN_EXIT.answered);
+    expect(r.err).toContain('Created session 1');
+    expect(r.out).not.toContain('Created session');
+    expect(r.out.endsWith('\n')).toBe(true);
+  });
+
+  it('keel say ID --json prints the next turn as the same events', async () => {
+    expect((await run(['--json', 'First.'])).code).toBe(0);
+    const out = collector();
+    const err = collector();
+    const code = await runCli(['say', '1', 'Second.', '--json', ...FLAGS], { out, err });
+    expect(err.text).not.toContain('unexpected error');
+    expect(code).toBe(0);
+    const list = events(out.text);
+    expect(list.map((e) => e.type)).not.toContain('session.started');
+    const done = list.at(-1)!;
+    expect(done.type).toBe('turn.completed');
+    // A resumed session's first request re-reads (no saved cache from a 4-token turn is required), so only the figures' sum is checked.
+    const requests = list.filter((e) => e.type === 'request.completed');
+    expect((done.usage as { cached_input_tokens: number }).cached_input_tokens).toBe(requests.reduce((n, q) => n + (q.reused_tokens as number), 0));
+  });
+
+  it.each([
+    [['--json'], 'keel run takes 1 argument, not none'],
+    [['--json', '--approve', 'sometimes', 'x'], '--approve must be one of never, always'],
+    [['--json', '--max-turns', '0', 'x'], '--max-turns needs a positive whole number'],
+    [['--json', '--frobnicate', 'x'], 'Unknown option'],
+  ])('bad usage exits 2 and creates nothing (%#)', async (args, said) => {
+    const r = await run(args);
+    expect(r.code).toBe(RUN_EXIT.usage);
+    expect(r.out).toBe('');
+    expect(r.err).toContain(said);
+    expect(fs.existsSync(databasePath()) ? new SqliteStore(databasePath()).listSessions() : []).toEqual([]);
+  });
+
+  it('a call that needs an approval in --approve never is a denial, and the run exits 3', async () => {
+    const replies: string[] = [];
+    const store = new SqliteStore(databasePath());
+    try {
+      const out = collector();
+      const err = collector();
+      const c = await newConversation(store, {
+        workspace: root, model, kind: 'agent', mode: 'ask', local: { threads: 1, contextSize: 8192 },
+        script: { next: () => replies.shift() },
+      }, { out: err, err });
+      const syntax = (c.agent.engine as LlamaEngine).syntax(c.session.promptDate);
+      replies.push(formatCall(syntax, 'write', { path: 'b.txt', content: 'new\n' }), 'I could not write it.');
+      const code = await runTurn(c, 'Write b.txt.', { json: true, approve: 'never', started: true }, { out, err });
+      expect(code).toBe(RUN_EXIT.needsApproval);
+      expect(fs.existsSync(path.join(root, 'b.txt'))).toBe(false);
+      const items = events(out.text).filter((e) => e.type === 'item.completed').map((e) => e.item as { type: string; text?: string; name?: string });
+      expect(items.map((i) => i.type)).toEqual(['message', 'tool_call', 'denial', 'message']);
+      expect(items[1]).toMatchObject({ name: 'write', arguments: { path: 'b.txt', content: 'new\n' } });
+      expect(items[2].text).toMatch(/^\[#0001\]\nError: the person denied/);
+      expect(items[3]).toEqual({ type: 'message', role: 'assistant', text: 'I could not write it.' });
+      expect(err.text).toContain('denied: --approve never');
+    } finally {
+      store.close();
+    }
+  });
+
+  it('--max-turns stops a turn that keeps calling tools, and it fails', async () => {
+    const replies: string[] = [];
+    const store = new SqliteStore(databasePath());
+    try {
+      const out = collector();
+      const err = collector();
+      const c = await newConversation(store, {
+        workspace: root, model, kind: 'agent', mode: 'auto', local: { threads: 1, contextSize: 8192 }, maxSteps: 2,
+        script: { next: () => replies.shift() },
+      }, { out: err, err });
+      const syntax = (c.agent.engine as LlamaEngine).syntax(c.session.promptDate);
+      replies.push(formatCall(syntax, 'read', { path: 'a.txt' }), formatCall(syntax, 'list', {}), 'Never reached.');
+      const code = await runTurn(c, 'Look.', { json: true, approve: 'never' }, { out, err });
+      expect(code).toBe(RUN_EXIT.failed);
+      const list = events(out.text);
+      expect(list.filter((e) => e.type === 'request.completed')).toHaveLength(2);
+      expect(list.at(-1)).toEqual({ type: 'turn.failed', error: { message: 'the turn reached its request limit before the model answered' } });
+    } finally {
+      store.close();
+    }
+  });
+});

@@ -1,0 +1,45 @@
+import type { OpenCheckpoints } from '../checkpoints/types.js';
+import type { ExternalTools } from '../tools/external.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import type { CommandRunner } from '../tools/commandRunner.js';
+import type { PermissionOptions } from '../permissions/approval.js';
+import type { HookSet } from '../hooks/settings.js';
+import type { Mode, SessionKind, SessionStore } from './types.js';
+
+export interface SessionDeps {
+  store: SessionStore;
+  tools: ToolRegistry;
+  promptsDir: string;
+  /** The clock: the date note's only source. */
+  now: () => Date;
+  /** The permission gate's inputs: the person's rules and who approves. */
+  permissions?: PermissionOptions;
+  /** Runs bash's commands: the OS sandbox (main/sandbox). Without one, every command not judged read-only asks. */
+  commands?: CommandRunner;
+  /**
+   * Tools from MCP servers (main/mcp), for the workspace's servers as they stand now. A new
+   * session's list takes what they list; without it, a listed MCP tool answers its unavailable text.
+   */
+  external?: ExternalTools;
+  /**
+   * Records the workspace per turn (main/checkpoints), so a rewind can put files back. Without it,
+   * rewinds are conversation only.
+   */
+  checkpoints?: OpenCheckpoints;
+  /**
+   * The hooks a session in workspace `root` runs (contract.md, Hooks): the person's, then an
+   * approved workspace's, as they stand at each event (main/app/hookSettings.ts reads them).
+   */
+  hooks?: (root: string) => readonly HookSet[];
+}
+
+export interface NewSession {
+  root: string;
+  kind: SessionKind;
+  mode?: Mode;
+  title?: string;
+  model?: string;
+}
+
+/** A session's misuse by its caller (not the model's): undo with nothing to undo, say. */
+export class SessionError extends Error {}

@@ -1,0 +1,80 @@
+import { insertResult } from '../hygiene/insert.js';
+import type { Inserted, TableEntry } from '../hygiene/types.js';
+import type { RawOutput } from '../types.js';
+import { SessionError } from './deps.js';
+import { applyToTurn } from './restore.js';
+import type { SessionStore, Turn } from './types.js';
+
+/**
+ * Insertion (spec §1–§6): a tool's raw output becomes its numbered result — against the dedupe
+ * table of the request being built — is stored, and joins its turn. It keeps what follows from the
+ * results: the next number, the hash the session last saw of each file, and each result's text.
+ */
+export class Insertion {
+  /** Results' inserted text, by number, as read from the store (see text). */
+  private readonly texts = new Map<number, string>();
+
+  constructor(
+    private readonly store: SessionStore,
+    private readonly sessionId: number,
+    private readonly now: () => Date,
+    private nextNumber: number,
+    /** The hash the session last saw of each file (absolute path), from reads and changes. */
+    private readonly known: Map<string, string>,
+  ) {}
+
+  knownHash(absPath: string): string | undefined {
+    return this.known.get(absPath);
+  }
+
+  /** What the session knows of each file becomes `known` (after a rewind with files: what it knew before the turn). */
+  setKnown(known: ReadonlyMap<string, string>): void {
+    this.known.clear();
+    for (const [k, v] of known) this.known.set(k, v);
+  }
+
+  /** One result, inserted against `table`, stored (committed before it returns), and applied to `turn`. */
+  insert(turn: Turn, table: readonly TableEntry[], name: string, args: unknown, raw: RawOutput): Inserted {
+    return this.commit(turn, name, args, raw, this.compute(table, name, args, raw));
+  }
+
+  /** What the next result would be inserted as, against `table`; nothing is stored until `commit`. */
+  compute(table: readonly TableEntry[], name: string, args: unknown, raw: RawOutput): Inserted {
+    return insertResult({ number: this.nextNumber, tool: name, args, raw, table });
+  }
+
+  /** Stores a computed result (committed before it returns) and applies it to `turn`. */
+  commit(turn: Turn, name: string, args: unknown, raw: RawOutput, inserted: Inserted): Inserted {
+    if (inserted.number !== this.nextNumber) throw new SessionError(`Result #${inserted.number} was computed for another place than #${this.nextNumber}.`);
+    this.store.insertResult({
+      sessionId: this.sessionId, number: inserted.number, turnId: turn.id, tool: name, args: JSON.stringify(args ?? null),
+      kind: inserted.kind, pathGiven: inserted.read?.pathGiven, pathResolved: inserted.read?.absPath,
+      fileHash: inserted.read?.hash, lineStart: inserted.read?.start, lineEnd: inserted.read?.end,
+      lineTotal: inserted.read?.total, files: inserted.wrote && JSON.stringify(inserted.wrote),
+      argsKey: inserted.entry?.kind === 'result' ? inserted.entry.argsKey : undefined,
+      body: inserted.body, inserted: inserted.text, createdAt: this.now().toISOString(),
+    }, raw.kind === 'text' ? raw.attachments : undefined);
+    this.nextNumber++;
+    applyToTurn(turn, inserted);
+    if (inserted.read) this.known.set(inserted.read.absPath, inserted.read.hash);
+    for (const f of inserted.wrote ?? []) {
+      if (f.hash) this.known.set(f.absPath, f.hash);
+      else this.known.delete(f.absPath);
+    }
+    return inserted;
+  }
+
+  /**
+   * The text a result was inserted as (what the model got). A result's text never changes once
+   * stored, so each is read from the store once: a request carries every result of the history, and
+   * reading them all again (with their full bodies) on every request cost time that grew with it.
+   */
+  text(number: number): string {
+    const kept = this.texts.get(number);
+    if (kept !== undefined) return kept;
+    const row = this.store.getResult(this.sessionId, number);
+    if (!row) throw new SessionError(`No result #${number} in session ${this.sessionId}.`);
+    this.texts.set(number, row.inserted);
+    return row.inserted;
+  }
+}
