@@ -24,7 +24,7 @@ function HookFile({ file }: { file: HookFileView }) {
   const approving = useHooks((s) => s.approving);
   const state = stateOf(file);
   return (
-    <section className={`panel hook-file${file.needsApproval ? ' servers-approval' : ''}`} data-testid="hook-file" data-source={file.source}>
+    <section className="panel hook-file" data-testid="hook-file" data-source={file.source}>
       <header className="row">
         <strong className="mono">{file.file}</strong>
         <span className={`tag ${state.tag}`} data-testid="hook-state">{state.text}</span>

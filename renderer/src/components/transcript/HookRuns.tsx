@@ -32,7 +32,7 @@ export function HookRuns({ runs }: { runs: readonly HookRunView[] }) {
         <div key={i} className={`hook-run${run.blocked ? ' blocked' : ''}`} data-testid="hook-run" data-event={run.event} data-exit={run.exit ?? ''}>
           <div className="hook-run-head small">
             <span className="tag">{run.event} hook</span> <code className="mono">{visibleText(run.command)}</code>{' '}
-            <span data-testid="hook-ending">{ending(run)}</span>
+            <strong data-testid="hook-ending">{ending(run)}</strong>
             <span className="muted"> · {run.ms} ms · {run.file}</span>
           </div>
           <div className="muted small">{heard(run)}</div>
