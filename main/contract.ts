@@ -19,8 +19,10 @@ import type {
   AppState, ApprovalView, McpServersView, ModelFile, RecallView, SessionSummary, SessionView,
 } from './contract/views.js';
 import type { ElidedMark } from './core/hygiene/cap.js';
+import { HOOKS_CONTRACT } from './contract/hooks.js';
 
 export type * from './contract/views.js';
+export type * from './contract/hooks.js';
 export type { KeelEvent } from './contract/events.js';
 export { CALL_CHANNEL, EVENT_CHANNEL, type CallReply } from './contract/transport.js';
 /** How an approval shows text (control, escape and bidi characters named): the CLI calls the same function. */
@@ -104,6 +106,8 @@ export const CONTRACT = {
    * session to it (the next request re-reads everything, recorded as "model switched").
    */
   useServerModel: takes(TEXT, TEXT, optional(SESSION_ID)).as<(url: string, model: string, sessionId?: number) => Promise<string>>(),
+  // Hooks (issue 26): listed in the Servers tab, a workspace's file approved there (main/contract/hooks.ts).
+  ...HOOKS_CONTRACT,
 };
 
 /** Every call the UI can make, as TypeScript sees it. */

@@ -16,6 +16,8 @@ import { ApprovalBroker } from './approvals.js';
 import { ModelCatalog } from './catalog.js';
 import { SessionHistory } from './history.js';
 import { McpService } from './mcp.js';
+import { approveHooksFile, hooksView } from './hooksView.js';
+import type { HooksView } from '../contract.js';
 import type { WrapLaunch } from '../mcp/connection.js';
 import { sandboxedLaunch } from '../mcp/sandboxed.js';
 import { recallView } from './recallView.js';
@@ -220,6 +222,14 @@ export class KeelService implements KeelApi {
 
   async trustMcpServer(workspace: string, name: string, trusted: boolean): Promise<void> {
     return this.mcp.trust(workspace, name, trusted);
+  }
+
+  async hooks(workspace: string): Promise<HooksView> {
+    return hooksView(this.o.dataFolder, workspace);
+  }
+
+  async approveHooksFile(workspace: string, hash: string): Promise<void> {
+    approveHooksFile(this.o.dataFolder, workspace, hash);
   }
 
   async localSettings(): Promise<LocalSettings> {

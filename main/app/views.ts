@@ -6,6 +6,7 @@ import { messageWithNotes } from '../core/session/notes.js';
 import type { Session } from '../core/session/session.js';
 import type { ResultRow, SessionRow, SessionStore } from '../core/session/types.js';
 import { describeSandbox, type CommandRunner } from '../core/tools/commandRunner.js';
+import { hookRunsView } from './hooksView.js';
 
 /** The session list row. */
 export function summaryOf(row: SessionRow, store: SessionStore): SessionSummary {
@@ -46,6 +47,7 @@ export function toolView(row: ResultRow | undefined, name: string, args: unknown
   return {
     number, id: formatId(number), name, args, text: row?.inserted ?? '',
     ...(row?.tokens === undefined ? {} : { tokens: row.tokens }), ...(elided ? { elided } : {}),
+    ...(row?.hooks === undefined ? {} : { hooks: hookRunsView(row.hooks) }),
   };
 }
 

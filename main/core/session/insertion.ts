@@ -1,3 +1,4 @@
+import type { HookRun } from '../hooks/run.js';
 import { insertResult } from '../hygiene/insert.js';
 import type { Inserted, TableEntry } from '../hygiene/types.js';
 import type { RawOutput } from '../types.js';
@@ -43,8 +44,8 @@ export class Insertion {
     return insertResult({ number: this.nextNumber, tool: name, args, raw, table });
   }
 
-  /** Stores a computed result (committed before it returns) and applies it to `turn`. */
-  commit(turn: Turn, name: string, args: unknown, raw: RawOutput, inserted: Inserted): Inserted {
+  /** Stores a computed result (committed before it returns) and applies it to `turn`; `hooks` are the runs for the call, kept for the person. */
+  commit(turn: Turn, name: string, args: unknown, raw: RawOutput, inserted: Inserted, hooks: readonly HookRun[] = []): Inserted {
     if (inserted.number !== this.nextNumber) throw new SessionError(`Result #${inserted.number} was computed for another place than #${this.nextNumber}.`);
     this.store.insertResult({
       sessionId: this.sessionId, number: inserted.number, turnId: turn.id, tool: name, args: JSON.stringify(args ?? null),
@@ -52,7 +53,7 @@ export class Insertion {
       fileHash: inserted.read?.hash, lineStart: inserted.read?.start, lineEnd: inserted.read?.end,
       lineTotal: inserted.read?.total, files: inserted.wrote && JSON.stringify(inserted.wrote),
       argsKey: inserted.entry?.kind === 'result' ? inserted.entry.argsKey : undefined,
-      body: inserted.body, inserted: inserted.text, createdAt: this.now().toISOString(),
+      body: inserted.body, inserted: inserted.text, hooks: hooks.length ? JSON.stringify(hooks) : undefined, createdAt: this.now().toISOString(),
     }, raw.kind === 'text' ? raw.attachments : undefined);
     this.nextNumber++;
     applyToTurn(turn, inserted);

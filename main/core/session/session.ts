@@ -154,7 +154,7 @@ export class Session {
       runs.push(...post.runs);
       if (post.text) inserted = { ...inserted, text: inserted.text + post.text };
     }
-    const stored = this.insertion.commit(turn, name, args, raw, inserted);
+    const stored = this.insertion.commit(turn, name, args, raw, inserted, runs);
     this.files.afterCall(turn.seq, stored);
     return runs.length === 0 ? stored : { ...stored, hooks: runs };
   }

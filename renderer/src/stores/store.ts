@@ -14,6 +14,7 @@ import type { Call, SliceContext } from './slice.js';
 import { approvalsSlice, type ApprovalsSlice } from './slices/approvals.js';
 import { connectionSlice, type ConnectionSlice } from './slices/connection.js';
 import { errorsSlice, reason, type ErrorsSlice } from './slices/errors.js';
+import { hooksSlice, type HooksSlice } from './slices/hooks.js';
 import { inspectorSlice, type InspectorSlice } from './slices/inspector.js';
 import { localEngineSlice, type LocalEngineSlice } from './slices/localEngine.js';
 import { modelSlice, type ModelSlice } from './slices/model.js';
@@ -27,6 +28,7 @@ export interface KeelState {
   approvals: ApprovalsSlice;
   connection: ConnectionSlice;
   errors: ErrorsSlice;
+  hooks: HooksSlice;
   inspector: InspectorSlice;
   localEngine: LocalEngineSlice;
   model: ModelSlice;
@@ -65,6 +67,7 @@ export const useKeel = create<KeelState>()((set, get) => {
     approvals: approvalsSlice(context('approvals')),
     connection: connectionSlice(context('connection')),
     errors: errorsSlice(context('errors')),
+    hooks: hooksSlice(context('hooks')),
     inspector: inspectorSlice(context('inspector')),
     localEngine: localEngineSlice(context('localEngine')),
     model: modelSlice(context('model')),

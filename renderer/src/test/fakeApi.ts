@@ -37,6 +37,8 @@ export function fakeApi(overrides: Partial<KeelClient> = {}): KeelClient & { emi
     approveMcpFile: none,
     restartMcpServer: none,
     trustMcpServer: none,
+    hooks: async (workspace: string) => ({ workspace, files: [], places: ['/data/settings.json', `${workspace}/.keel/settings.json`] }),
+    approveHooksFile: none,
     serverModels: async () => [],
     useServerModel: async (url: string, model: string) => `${url}#${model}`,
     onEvent(listener: EventListener) {

@@ -1,4 +1,5 @@
 import { useEffect } from 'react';
+import { hooksAttention, useHooks } from '../../stores/useHooks.js';
 import { useRequests } from '../../stores/useRequests.js';
 import { attention, useServers } from '../../stores/useServers.js';
 import { useTranscript } from '../../stores/useTranscript.js';
@@ -16,10 +17,12 @@ export function TopBar() {
   const breaks = useRequests((s) => s.rows.filter((r) => r.cause).length);
   const steps = useTranscript((s) => s.view?.plan.length ?? 0);
   const summary = useTranscript((s) => s.view?.summary);
-  const servers = { problems: useServers((s) => attention(s.view).problems), waiting: useServers((s) => attention(s.view).waiting) };
+  const hooks = useHooks((s) => hooksAttention(s.view));
+  const servers = { problems: useServers((s) => attention(s.view).problems) + hooks, waiting: useServers((s) => attention(s.view).waiting) };
   // The badge needs the servers' state before the tab is opened.
   useEffect(() => {
     if (summary) void useServers.getState().load(summary.workspace, summary.id);
+    if (summary) void useHooks.getState().load(summary.workspace);
   }, [summary?.workspace, summary?.id]);
   return (
     <div className="topbar">
