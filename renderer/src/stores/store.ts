@@ -12,6 +12,7 @@ import { create } from 'zustand';
 import { getApi } from '../api.js';
 import type { Call, SliceContext } from './slice.js';
 import { approvalsSlice, type ApprovalsSlice } from './slices/approvals.js';
+import { changesSlice, type ChangesSlice } from './slices/changes.js';
 import { connectionSlice, type ConnectionSlice } from './slices/connection.js';
 import { errorsSlice, reason, type ErrorsSlice } from './slices/errors.js';
 import { inspectorSlice, type InspectorSlice } from './slices/inspector.js';
@@ -25,6 +26,7 @@ import { uiSlice, type UiSlice } from './slices/ui.js';
 
 export interface KeelState {
   approvals: ApprovalsSlice;
+  changes: ChangesSlice;
   connection: ConnectionSlice;
   errors: ErrorsSlice;
   inspector: InspectorSlice;
@@ -63,6 +65,7 @@ export const useKeel = create<KeelState>()((set, get) => {
   });
   return {
     approvals: approvalsSlice(context('approvals')),
+    changes: changesSlice(context('changes')),
     connection: connectionSlice(context('connection')),
     errors: errorsSlice(context('errors')),
     inspector: inspectorSlice(context('inspector')),
