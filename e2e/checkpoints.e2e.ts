@@ -99,6 +99,7 @@ test('Revert hunk on a file with two changed hunks leaves the other on disk; an 
     const dialog = page.getByTestId('undo-confirm');
     await dialog.waitFor({ timeout: WAIT });
     assert.deepEqual(await dialog.getByTestId('rewind-file').evaluateAll((els) => els.map((el) => el.getAttribute('data-path'))), ['notes.txt']);
+    await h.screenshot('undo-with-files');
     await dialog.getByTestId('undo-confirm-button').click();
     await waitForText(page.getByTestId('put-back-restored'), /^Put back one file: notes\.txt\.$/);
     assert.equal(onDisk(h, 'notes.txt'), lines());
