@@ -52,6 +52,9 @@ describe('the Changes tab', () => {
     expect(a.getAttribute('data-path')).toBe('src/a.ts');
     expect(within(a).getByTestId('change-kind').textContent).toBe('modified');
     expect(within(b).getByTestId('change-kind').textContent).toBe('created');
+    // A created file is one hunk, the whole file: it goes back with Revert file only.
+    expect(within(b).queryByTestId('revert-hunk')).toBeNull();
+    expect(within(b).getByTestId('revert-file')).toBeTruthy();
     const hunks = within(a).getAllByTestId('hunk');
     expect(hunks).toHaveLength(2);
     const lines = [...hunks[0].querySelectorAll('.line')].map((l) => [l.textContent, l.className.trim()]);

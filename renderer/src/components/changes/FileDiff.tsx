@@ -19,10 +19,12 @@ function noDiff(file: ChangedFile): string {
 
 /**
  * One file's diff as main wrote it (the `diff` package's hunks, base to now): added and removed
- * lines highlighted, each hunk with its own Revert hunk button.
+ * lines highlighted, each hunk with its own Revert hunk button. A file created or deleted since
+ * has one hunk that is the whole file: Revert file is its way back (a hunk would leave it empty).
  */
 export function FileDiff({ file, busy, onRevertHunk }: { file: ChangedFile; busy: boolean; onRevertHunk(index: number, shown: string): void }) {
   if (file.hunks.length === 0) return <p className="muted small" data-testid="no-diff">{noDiff(file)}</p>;
+  const byHunk = file.kind === 'modified' || file.kind === 'renamed';
   return (
     <div className="file-diff">
       {file.hunks.map((hunk, i) => {
@@ -32,16 +34,18 @@ export function FileDiff({ file, busy, onRevertHunk }: { file: ChangedFile; busy
             <div className="hunk-head row">
               <span className="mono small diff-hunk">{head}</span>
               <span className="grow" />
-              <button
-                type="button"
-                className="small"
-                disabled={busy}
-                onClick={() => onRevertHunk(i, hunk)}
-                title="Take back this hunk alone, leaving the file's other changes"
-                data-testid="revert-hunk"
-              >
-                Revert hunk
-              </button>
+              {byHunk && (
+                <button
+                  type="button"
+                  className="small"
+                  disabled={busy}
+                  onClick={() => onRevertHunk(i, hunk)}
+                  title="Take back this hunk alone, leaving the file's other changes"
+                  data-testid="revert-hunk"
+                >
+                  Revert hunk
+                </button>
+              )}
             </div>
             <div className="result-text mono">
               {body.map((line, j) => (
