@@ -104,6 +104,13 @@ describe('the Changes tab', () => {
     expect((within(big).getByTestId('revert-file') as HTMLButtonElement).disabled).toBe(true);
   });
 
+  it('offers no revert while the model is answering', async () => {
+    setup();
+    act(() => useTranscript.setState({ running: true }));
+    await waitFor(() => expect(screen.getAllByTestId('changed-file')).toHaveLength(2));
+    for (const b of [...screen.getAllByTestId('revert-hunk'), ...screen.getAllByTestId('revert-file')]) expect((b as HTMLButtonElement).disabled).toBe(true);
+  });
+
   it('follows the session: a turn that ends reads the files again while the tab is shown', async () => {
     const calls = setup();
     await waitFor(() => expect(calls).toHaveLength(1));

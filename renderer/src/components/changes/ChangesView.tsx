@@ -66,6 +66,8 @@ function ChangedFileCard({ file, busy }: { file: ChangedFile; busy: boolean }) {
 export function ChangesView() {
   const sessionId = useTranscript((s) => s.sessionId);
   const { view, since, busy, error, loading } = useChanges();
+  // Main refuses a revert while the model works (it could be changing the same file): the buttons wait.
+  const running = useTranscript((s) => s.running);
   const mine = view && view.sessionId === sessionId ? view : undefined;
   useEffect(() => {
     if (sessionId === undefined) return;
@@ -96,7 +98,7 @@ export function ChangesView() {
           {mine.unavailable}
         </p>
       )}
-      {mine?.files.map((file) => <ChangedFileCard key={file.path} file={file} busy={busy} />)}
+      {mine?.files.map((file) => <ChangedFileCard key={file.path} file={file} busy={busy || running} />)}
     </div>
   );
 }
