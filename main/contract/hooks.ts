@@ -5,9 +5,7 @@
  */
 import type { HookEventName, HookSource } from '../core/hooks/settings.js';
 import { takes } from './shape.js';
-
-const PATH = { type: 'string' } as const;
-const HASH = { type: 'string' } as const;
+import { PATH, TEXT as HASH } from './args.js';
 
 /** One hook as written in a settings file. */
 export interface HookEntryView {

@@ -12,6 +12,7 @@ import { create } from 'zustand';
 import { getApi } from '../api.js';
 import type { Call, SliceContext } from './slice.js';
 import { approvalsSlice, type ApprovalsSlice } from './slices/approvals.js';
+import { changesSlice, type ChangesSlice } from './slices/changes.js';
 import { connectionSlice, type ConnectionSlice } from './slices/connection.js';
 import { errorsSlice, reason, type ErrorsSlice } from './slices/errors.js';
 import { hooksSlice, type HooksSlice } from './slices/hooks.js';
@@ -26,6 +27,7 @@ import { uiSlice, type UiSlice } from './slices/ui.js';
 
 export interface KeelState {
   approvals: ApprovalsSlice;
+  changes: ChangesSlice;
   connection: ConnectionSlice;
   errors: ErrorsSlice;
   hooks: HooksSlice;
@@ -65,6 +67,7 @@ export const useKeel = create<KeelState>()((set, get) => {
   });
   return {
     approvals: approvalsSlice(context('approvals')),
+    changes: changesSlice(context('changes')),
     connection: connectionSlice(context('connection')),
     errors: errorsSlice(context('errors')),
     hooks: hooksSlice(context('hooks')),

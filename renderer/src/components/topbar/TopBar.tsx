@@ -8,7 +8,7 @@ import { Actions } from './Actions.js';
 import { ModeSelector } from './ModeSelector.js';
 
 /**
- * Tabs (Transcript / Cache / Plan), the mode and the session's actions. The model chip sits in the title
+ * Tabs (Transcript / Cache / Plan / Changes / Servers), the mode and the session's actions. The model chip sits in the title
  * bar. Narrow (the inspector open), the actions show as icons with tooltips; narrower still, the
  * controls move to a second row rather than out of view.
  */
@@ -35,6 +35,9 @@ export function TopBar() {
         </button>
         <button type="button" role="tab" aria-selected={tab === 'plan'} className={tab === 'plan' ? 'on' : ''} onClick={() => useUi.getState().setTab('plan')} data-testid="plan-tab">
           Plan {steps > 0 && <span className="tag">{steps}</span>}
+        </button>
+        <button type="button" role="tab" aria-selected={tab === 'changes'} className={tab === 'changes' ? 'on' : ''} onClick={() => useUi.getState().setTab('changes')} data-testid="changes-tab">
+          Changes
         </button>
         <button type="button" role="tab" aria-selected={tab === 'servers'} className={tab === 'servers' ? 'on' : ''} onClick={() => useUi.getState().setTab('servers')} data-testid="servers-tab">
           Servers {servers.problems > 0 && <span className="tag amber">{servers.problems} to see</span>}
