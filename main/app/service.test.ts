@@ -102,6 +102,26 @@ describe('KeelService: what the UI can ask, on the real store and engine', { tim
     expect((await service.getState()).lastModel).toBe(models[0].path);
   });
 
+  it('refuses to switch a session to a model that cannot load, naming the path, and changes nothing', async () => {
+    await service.setModelsFolder(path.join(dir, 'models'));
+    const tiny = (await service.listModels())[0].path;
+    await service.loadModel(tiny);
+    const { id } = await service.createSession({ workspace: path.join(dir, 'ws'), kind: 'chat', mode: 'auto' });
+    replies.push('Hello.');
+    await service.send(id, 'Hi.');
+    const mistyped = path.join(dir, 'models', 'tyni.gguf');
+    const notGguf = path.join(dir, 'ws', 'a.txt');
+    await expect(service.switchModel(id, mistyped)).rejects.toThrow(`The model file ${mistyped} does not exist.`);
+    await expect(service.switchModel(id, notGguf)).rejects.toThrow(`The file ${notGguf} is not a GGUF model`);
+    expect(store.getSession(id)?.model).toBe(tiny);
+    // The next request reuses the cache: no "model switched" re-read.
+    replies.push('Still here.');
+    await service.send(id, 'Again.');
+    const last = (await service.requests(id)).at(-1)!;
+    expect(last.cause ?? null).not.toBe('model switched');
+    expect(last.reusedTokens).toBeGreaterThan(0);
+  });
+
   it('keeps working with more open sessions than the context has sequences', async () => {
     await service.setModelsFolder(path.join(dir, 'models'));
     await service.loadModel((await service.listModels())[0].path);
