@@ -85,6 +85,9 @@ describe('KeelService: what the UI can ask, on the real store and engine', { tim
     await service.send(summary.id, 'What is in a.txt?');
 
     const view = await service.openSession(summary.id);
+    // Titled after its folder before any message, after its first message once sent.
+    expect(summary.title).toBe('ws');
+    expect(view.summary.title).toBe('What is in a.txt?');
     expect(view.turns).toHaveLength(1);
     expect(view.turns[0].words).toBe('What is in a.txt?');
     expect(view.turns[0].notes.map((n) => n.kind)).toEqual(['date']);

@@ -5,13 +5,15 @@ import { sha256 } from '../core/workspace/files.js';
 import { messageWithNotes } from '../core/session/notes.js';
 import type { Session } from '../core/session/session.js';
 import type { ResultRow, SessionRow, SessionStore } from '../core/session/types.js';
+import { sessionTitle } from './sessionTitle.js';
 import { describeSandbox, type CommandRunner } from '../core/tools/commandRunner.js';
 
 /** The session list row. */
 export function summaryOf(row: SessionRow, store: SessionStore): SessionSummary {
+  const turns = store.listTurns(row.id);
   return {
-    id: row.id, kind: row.kind, workspace: row.root, title: row.title || row.root.split('/').pop() || row.root,
-    model: row.model, mode: row.mode, turns: store.listTurns(row.id).filter((t) => t.status !== 'undone').length,
+    id: row.id, kind: row.kind, workspace: row.root, title: sessionTitle(row, turns),
+    model: row.model, mode: row.mode, turns: turns.filter((t) => t.status !== 'undone').length,
     createdAt: row.createdAt,
   };
 }
