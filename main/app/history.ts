@@ -30,7 +30,7 @@ export class SessionHistory {
       agent.session.endReply();
       agent.rewindTo(seq);
       return agent.send(text, { signal });
-    });
+    }, { marksStop: true });
   }
 
   /** Takes back one turn, keeping the later ones (refused where a later stub names its results). */

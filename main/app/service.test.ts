@@ -14,6 +14,14 @@ import { writeTestModel } from '../llm/testModel/makeTestModel.js';
 import { checkCall } from './checkCall.js';
 import { KeelService } from './service.js';
 
+async function waitFor(done: () => boolean, ms = 60_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!done()) {
+    if (Date.now() > until) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 let dir: string;
 let store: SqliteStore;
 let service: KeelService;
@@ -123,6 +131,28 @@ describe('KeelService: what the UI can ask, on the real store and engine', { tim
     const last = (await service.requests(id)).at(-1)!;
     expect(last.cause ?? null).not.toBe('model switched');
     expect(last.reusedTokens).toBeGreaterThan(0);
+  });
+
+  it('marks a reply the person stopped as stopped, and a regenerated one that ran to its end as not', async () => {
+    await service.setModelsFolder(path.join(dir, 'models'));
+    const tiny = (await service.listModels())[0].path;
+    await service.loadModel(tiny);
+    const { id } = await service.createSession({ workspace: path.join(dir, 'ws'), kind: 'agent', mode: 'ask' });
+    const loaded = await loadModel({ modelPath: tiny, threads: 1, contextSize: 4096 });
+    const syntax = callSyntax(sessionWrapper(loaded.model, '2026-11-30'));
+    await loaded.dispose();
+    // A command that asks first: Stop while it waits denies it and cuts the reply there.
+    replies.push(formatCall(syntax, 'bash', { command: 'touch made-by-model' }), 'Never said.');
+    const sent = service.send(id, 'Make a file.');
+    await waitFor(() => events.some((e) => e.type === 'approval'));
+    await service.stop(id);
+    await sent;
+    const view = await service.openSession(id);
+    expect(view.turns.at(-1)).toMatchObject({ status: 'done', stopped: true });
+    expect(fs.existsSync(path.join(dir, 'ws', 'made-by-model'))).toBe(false);
+    replies.splice(0, replies.length, 'A whole answer.');
+    await service.regenerate(id);
+    expect((await service.openSession(id)).turns.at(-1)?.stopped).toBeUndefined();
   });
 
   it('keeps working with more open sessions than the context has sequences', async () => {
