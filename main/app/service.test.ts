@@ -113,6 +113,18 @@ describe('KeelService: what the UI can ask, on the real store and engine', { tim
     expect((await service.getState()).lastModel).toBe(models[0].path);
   });
 
+  it("reports a load's real progress (node-llama-cpp's onLoadProgress) before the model is loaded", async () => {
+    const big = path.join(dir, 'models', 'big.gguf');
+    writeTestModel(big, { embedding: 256, layers: 8, heads: 4, ff: 512 });
+    await service.loadModel(big);
+    const progress = events.flatMap((e) => (e.type === 'model-progress' && e.path === big ? [e.fraction] : []));
+    const loadedAt = events.findIndex((e) => e.type === 'model-loaded' && e.path === big);
+    expect(progress.some((f) => f > 0 && f < 1)).toBe(true);
+    expect(progress).toEqual([...progress].sort((a, b) => a - b));
+    expect(events.findIndex((e) => e.type === 'model-progress')).toBeLessThan(loadedAt);
+    expect((await service.getState()).loadedSetups?.[big]).toBeDefined();
+  });
+
   it('refuses to switch a session to a model that cannot load, naming the path, and changes nothing', async () => {
     await service.setModelsFolder(path.join(dir, 'models'));
     const tiny = (await service.listModels())[0].path;

@@ -6,6 +6,7 @@ import { RequestTable } from '../cache/RequestTable.js';
 import type { LocalSetup } from '../../../../main/contract.js';
 import { useModel } from '../../stores/useModel.js';
 import { useTranscript } from '../../stores/useTranscript.js';
+import { dispatch } from '../../events.js';
 import { ModelChip } from './ModelChip.js';
 import { ModelPicker } from './ModelPicker.js';
 
@@ -70,5 +71,19 @@ describe('which model the picker marks loaded', () => {
     } finally {
       useTranscript.setState({ sessionId: undefined, view: undefined });
     }
+  });
+});
+
+describe('loading progress', () => {
+  it("moves with main's model-progress events, and is gone once the model is loaded", async () => {
+    fakeApi();
+    useModel.setState({ app: { modelsFolder: '/models', dataFolder: '/data' }, progress: undefined });
+    render(<ModelChip />);
+    dispatch({ type: 'model-progress', path: '/models/a.gguf', fraction: 0 });
+    await waitFor(() => expect(screen.getByTestId('model-chip').textContent).toContain('loading 0%'));
+    dispatch({ type: 'model-progress', path: '/models/a.gguf', fraction: 0.42 });
+    await waitFor(() => expect(screen.getByTestId('model-chip').textContent).toContain('loading 42%'));
+    dispatch({ type: 'model-loaded', path: '/models/a.gguf' });
+    await waitFor(() => expect(screen.getByTestId('model-chip').textContent).not.toContain('loading'));
   });
 });
