@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { startHost, type Host } from './appHost.js';
 import { bindIpc } from './ipc/bind.js';
 import { isExternalLinkAllowed, ownPageCheck } from './ipc/pageChecks.js';
-import { keelHome } from './keelHome.js';
+import { KeelHomeError, keelHome } from './keelHome.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** Built by electron-vite: out/main/index.js, out/preload/index.cjs, out/renderer/index.html. */
@@ -64,8 +64,18 @@ void app.whenReady().then(() => {
 
   // Prompts ship with the app (the repository's prompts/ folder, at the app's root when packaged);
   // the source-relative default in buildSystemPrompt.ts would point outside the bundle.
+  let dataFolder: string;
+  try {
+    dataFolder = keelHome();
+  } catch (e) {
+    // A data folder Keel cannot use: one sentence, then the app quits with a non-zero code.
+    if (!(e instanceof KeelHomeError)) throw e;
+    dialog.showErrorBox('Keel cannot start', e.message);
+    app.exit(1);
+    return;
+  }
   host = startHost({
-    dataFolder: keelHome(),
+    dataFolder,
     promptsDir: join(app.getAppPath(), 'prompts'),
     // better-sqlite3 built for Electron's ABI by scripts/electronNative.mjs (npm start) or electron-builder.
     nativeBinding: app.isPackaged ? undefined : join(app.getAppPath(), 'out', 'native', `electron-${process.versions.electron}`, 'better_sqlite3.node'),

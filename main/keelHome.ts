@@ -14,12 +14,47 @@ import path from 'node:path';
 import { removeStates } from './llm/stateFiles.js';
 import { checkpointsDir, removeCheckpoints } from './checkpoints/open.js';
 
-/** The data folder, absolute, created if missing. */
+/** A data folder Keel cannot use: one sentence naming it and what to do. */
+export class KeelHomeError extends Error {}
+
+/**
+ * The data folder, absolute, created if missing. One that cannot be a data folder (a file, a
+ * read-only place, inside /proc or /sys, where Node's recursive mkdir can loop for ever) throws a
+ * KeelHomeError naming the path and what to do.
+ */
 export function keelHome(): string {
   const fromEnv = process.env.KEEL_HOME;
-  const home = path.resolve(fromEnv !== undefined && fromEnv !== '' ? fromEnv : path.join(os.homedir(), '.keel'));
-  fs.mkdirSync(home, { recursive: true });
+  const given = fromEnv !== undefined && fromEnv !== '';
+  const home = path.resolve(given ? fromEnv : path.join(os.homedir(), '.keel'));
+  ensureDataFolder(home, given ? 'KEEL_HOME' : 'the default data folder');
   return home;
+}
+
+const SYSTEM_FOLDERS = ['/proc', '/sys', '/dev'];
+
+/** Creates `home` one level at a time after checking what is already there; throws KeelHomeError. */
+export function ensureDataFolder(home: string, source: string): void {
+  const fix = source === 'KEEL_HOME' ? 'set KEEL_HOME to a folder you can write to' : 'set KEEL_HOME to a folder you can write to, or fix that path';
+  const missing: string[] = [];
+  let at = home;
+  while (!fs.existsSync(at)) {
+    missing.unshift(at);
+    at = path.dirname(at);
+  }
+  const real = path.join(fs.realpathSync(at), path.relative(at, home));
+  const system = SYSTEM_FOLDERS.find((dir) => real === dir || real.startsWith(`${dir}/`));
+  if (system) throw new KeelHomeError(`Keel cannot keep its data in ${home} (${source}): it is inside ${system}, which holds no files; ${fix}.`);
+  if (!fs.statSync(at).isDirectory()) {
+    throw new KeelHomeError(`Keel cannot keep its data in ${home} (${source}): ${at === home ? 'it' : at} is a file, not a folder; ${fix}, or move that file away.`);
+  }
+  try {
+    for (const dir of missing) fs.mkdirSync(dir);
+    fs.accessSync(home, fs.constants.W_OK);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === 'EROFS' || code === 'EACCES' || code === 'EPERM' ? 'it is read-only' : `it cannot be created (${(e as Error).message})`;
+    throw new KeelHomeError(`Keel cannot keep its data in ${home} (${source}): ${why}; ${fix}.`);
+  }
 }
 
 /** The session store's file. */

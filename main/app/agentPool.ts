@@ -8,6 +8,7 @@ import type { LoadedModel } from '../llm/model.js';
 import { defaultStateBudget } from '../llm/stateFiles.js';
 import { removeSessionState, sessionStateFile } from '../keelHome.js';
 import { connectEngine, engineRefGone, openAgent, openEngine, parseEngineRef, type EngineHosting, type EngineRef } from '../openEngine.js';
+import type { SqliteStore } from '../db/store.js';
 import type { ModelCatalog } from './catalog.js';
 import { toolView } from './views.js';
 
@@ -23,6 +24,8 @@ export interface PoolOptions {
   external?: (root: string) => Promise<ExternalTools | undefined>;
   /** The API key kept for a model server's URL (serverKeys.ts). */
   serverKey?: (url: string) => string | undefined;
+  /** Where a reply the person stopped is marked (the app's store). */
+  marks?: Pick<SqliteStore, 'setLatestTurnStopped'>;
 }
 
 /**
@@ -57,8 +60,12 @@ export class AgentPool {
     this.running.get(id)?.abort();
   }
 
-  /** Runs one piece of model work for a session, one at a time, with a stop button. */
-  async run(id: number, work: (agent: AgentLoop, signal: AbortSignal) => Promise<unknown>): Promise<void> {
+  /**
+   * Runs one piece of model work for a session, one at a time, with a stop button. With `marksStop`
+   * (a reply: send, regenerate, edit and resend), the newest turn is marked stopped when Stop cut
+   * it, and unmarked when it ran to its end.
+   */
+  async run(id: number, work: (agent: AgentLoop, signal: AbortSignal) => Promise<unknown>, o: { marksStop?: boolean } = {}): Promise<void> {
     this.idle(id);
     const controller = new AbortController();
     this.running.set(id, controller);
@@ -70,6 +77,7 @@ export class AgentPool {
       await this.saving.get(id)?.free;
       agent = await this.agent(id);
       await work(agent, controller.signal);
+      if (o.marksStop) this.o.marks?.setLatestTurnStopped(id, controller.signal.aborted);
     } catch (err) {
       this.o.emit({ type: 'error', sessionId: id, message: (err as Error).message });
       throw err;

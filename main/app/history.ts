@@ -35,7 +35,7 @@ export class SessionHistory {
       agent.session.endReply();
       plan = agent.rewindTo(seq, { files });
       return agent.send(text, { signal });
-    });
+    }, { marksStop: true });
     return plan;
   }
 

@@ -14,6 +14,14 @@ import { writeTestModel } from '../llm/testModel/makeTestModel.js';
 import { checkCall } from './checkCall.js';
 import { KeelService } from './service.js';
 
+async function waitFor(done: () => boolean, ms = 60_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!done()) {
+    if (Date.now() > until) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 let dir: string;
 let store: SqliteStore;
 let service: KeelService;
@@ -85,6 +93,9 @@ describe('KeelService: what the UI can ask, on the real store and engine', { tim
     await service.send(summary.id, 'What is in a.txt?');
 
     const view = await service.openSession(summary.id);
+    // Titled after its folder before any message, after its first message once sent.
+    expect(summary.title).toBe('ws');
+    expect(view.summary.title).toBe('What is in a.txt?');
     expect(view.turns).toHaveLength(1);
     expect(view.turns[0].words).toBe('What is in a.txt?');
     expect(view.turns[0].notes.map((n) => n.kind)).toEqual(['date']);
@@ -100,6 +111,60 @@ describe('KeelService: what the UI can ask, on the real store and engine', { tim
 
     // A later session remembers the model.
     expect((await service.getState()).lastModel).toBe(models[0].path);
+  });
+
+  it("reports a load's real progress (node-llama-cpp's onLoadProgress) before the model is loaded", async () => {
+    const big = path.join(dir, 'models', 'big.gguf');
+    writeTestModel(big, { embedding: 256, layers: 8, heads: 4, ff: 512 });
+    await service.loadModel(big);
+    const progress = events.flatMap((e) => (e.type === 'model-progress' && e.path === big ? [e.fraction] : []));
+    const loadedAt = events.findIndex((e) => e.type === 'model-loaded' && e.path === big);
+    expect(progress.some((f) => f > 0 && f < 1)).toBe(true);
+    expect(progress).toEqual([...progress].sort((a, b) => a - b));
+    expect(events.findIndex((e) => e.type === 'model-progress')).toBeLessThan(loadedAt);
+    expect((await service.getState()).loadedSetups?.[big]).toBeDefined();
+  });
+
+  it('refuses to switch a session to a model that cannot load, naming the path, and changes nothing', async () => {
+    await service.setModelsFolder(path.join(dir, 'models'));
+    const tiny = (await service.listModels())[0].path;
+    await service.loadModel(tiny);
+    const { id } = await service.createSession({ workspace: path.join(dir, 'ws'), kind: 'chat', mode: 'auto' });
+    replies.push('Hello.');
+    await service.send(id, 'Hi.');
+    const mistyped = path.join(dir, 'models', 'tyni.gguf');
+    const notGguf = path.join(dir, 'ws', 'a.txt');
+    await expect(service.switchModel(id, mistyped)).rejects.toThrow(`The model file ${mistyped} does not exist.`);
+    await expect(service.switchModel(id, notGguf)).rejects.toThrow(`The file ${notGguf} is not a GGUF model`);
+    expect(store.getSession(id)?.model).toBe(tiny);
+    // The next request reuses the cache: no "model switched" re-read.
+    replies.push('Still here.');
+    await service.send(id, 'Again.');
+    const last = (await service.requests(id)).at(-1)!;
+    expect(last.cause ?? null).not.toBe('model switched');
+    expect(last.reusedTokens).toBeGreaterThan(0);
+  });
+
+  it('marks a reply the person stopped as stopped, and a regenerated one that ran to its end as not', async () => {
+    await service.setModelsFolder(path.join(dir, 'models'));
+    const tiny = (await service.listModels())[0].path;
+    await service.loadModel(tiny);
+    const { id } = await service.createSession({ workspace: path.join(dir, 'ws'), kind: 'agent', mode: 'ask' });
+    const loaded = await loadModel({ modelPath: tiny, threads: 1, contextSize: 4096 });
+    const syntax = callSyntax(sessionWrapper(loaded.model, '2026-11-30'));
+    await loaded.dispose();
+    // A command that asks first: Stop while it waits denies it and cuts the reply there.
+    replies.push(formatCall(syntax, 'bash', { command: 'touch made-by-model' }), 'Never said.');
+    const sent = service.send(id, 'Make a file.');
+    await waitFor(() => events.some((e) => e.type === 'approval'));
+    await service.stop(id);
+    await sent;
+    const view = await service.openSession(id);
+    expect(view.turns.at(-1)).toMatchObject({ status: 'done', stopped: true });
+    expect(fs.existsSync(path.join(dir, 'ws', 'made-by-model'))).toBe(false);
+    replies.splice(0, replies.length, 'A whole answer.');
+    await service.regenerate(id);
+    expect((await service.openSession(id)).turns.at(-1)?.stopped).toBeUndefined();
   });
 
   it('keeps working with more open sessions than the context has sequences', async () => {

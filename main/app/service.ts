@@ -74,7 +74,7 @@ export class KeelService implements KeelApi {
     this.mcp = new McpService({ dataFolder: o.dataFolder, emit: o.emit, wrapLaunch: o.wrapLaunch ?? sandboxedLaunch(sandboxOptions(o.dataFolder)) });
     this.serverKeys = new ServerKeys(o.dataFolder, o.secretBox);
     this.pool = new AgentPool({ deps: this.deps, catalog: this.catalog, dataFolder: o.dataFolder, emit: o.emit, scriptFor: o.scriptFor, idleSaveMs: o.idleSaveMs,
-      serverKey: (url) => this.serverKeys.get(url),
+      serverKey: (url) => this.serverKeys.get(url), marks: o.store,
       // A workspace that is gone has no servers; the session still opens (its MCP tools answer unavailable).
       external: (root) => this.mcp.ready(root).catch(() => undefined),
     });
@@ -112,7 +112,7 @@ export class KeelService implements KeelApi {
   }
 
   async send(id: number, text: string): Promise<void> {
-    await this.pool.run(id, (agent, signal) => agent.send(text, { signal }));
+    await this.pool.run(id, (agent, signal) => agent.send(text, { signal }), { marksStop: true });
   }
 
   /** Stops a running reply; an approval it waits for is denied. */
@@ -141,7 +141,7 @@ export class KeelService implements KeelApi {
   }
 
   async regenerate(id: number): Promise<void> {
-    await this.pool.run(id, (agent, signal) => agent.regenerate({ signal }));
+    await this.pool.run(id, (agent, signal) => agent.regenerate({ signal }), { marksStop: true });
   }
 
   async compact(id: number): Promise<void> {

@@ -5,25 +5,30 @@ import { sha256 } from '../core/workspace/files.js';
 import { messageWithNotes } from '../core/session/notes.js';
 import type { Session } from '../core/session/session.js';
 import type { ResultRow, SessionRow, SessionStore } from '../core/session/types.js';
+import type { SqliteStore } from '../db/store.js';
+import { sessionTitle } from './sessionTitle.js';
 import { describeSandbox, type CommandRunner } from '../core/tools/commandRunner.js';
 import { hookRunsView } from './hooksView.js';
 
 /** The session list row. */
 export function summaryOf(row: SessionRow, store: SessionStore): SessionSummary {
+  const turns = store.listTurns(row.id);
   return {
-    id: row.id, kind: row.kind, workspace: row.root, title: row.title || row.root.split('/').pop() || row.root,
-    model: row.model, mode: row.mode, turns: store.listTurns(row.id).filter((t) => t.status !== 'undone').length,
+    id: row.id, kind: row.kind, workspace: row.root, title: sessionTitle(row, turns),
+    model: row.model, mode: row.mode, turns: turns.filter((t) => t.status !== 'undone').length,
     createdAt: row.createdAt,
   };
 }
 
 /** The transcript as the UI shows it: each message's words and notes apart, each result as sent. */
-export function sessionView(session: Session, store: SessionStore, running: boolean): SessionView {
+export function sessionView(session: Session, store: SessionStore & Pick<SqliteStore, 'stoppedTurns'>, running: boolean): SessionView {
   const row = store.getSession(session.id)!;
+  const stopped = store.stoppedTurns(session.id);
   const results = new Map<number, ResultRow>(store.listResults(session.id).map((r) => [r.number, r]));
   const turns: TurnView[] = session.history().map((turn) => ({
     seq: turn.seq,
     status: turn.status,
+    ...(stopped.has(turn.seq) ? { stopped: true } : {}),
     words: turn.words,
     notes: turn.notes.map((note): NoteView => ({ kind: note.kind, text: messageWithNotes('', [note]) })),
     parts: turn.replies.flatMap((reply) => [

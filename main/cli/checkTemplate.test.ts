@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { writeTestModel } from '../llm/testModel/makeTestModel.js';
 import { TEMPLATES_DIR, templateModelOptions } from '../llm/testModel/templates.js';
 import { runCli } from './index.js';
@@ -62,6 +62,31 @@ describe('keel check-template and check-model', { timeout: 240_000 }, () => {
       // Llama 3.2 under its real name: the lightweight wrapper, with the session's date, never the machine's.
       expect(report).toMatchObject({ template: 'llama-3.2.gguf', wrapper: 'Llama3_2LightweightChatWrapper', supported: true });
       expect(r.code).toBe(0);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("gives a template the model's special tokens as Hugging Face does, and names a variable still missing with its line", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keel-check-template-'));
+    const turns = "{% for m in messages %}{{ '<|im_start|>' + m.role + '\\n' + m.content + '<|im_end|>' + TOKEN + '\\n' }}{% endfor %}";
+    const template = (token: string) => `{{ bos_token + '' }}\n${turns.replace('TOKEN', token)}\n{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}`;
+    try {
+      // pad_token: the test model has one (tokenizer.ggml.padding_token_id), so the template renders as written.
+      fs.writeFileSync(path.join(dir, 'pad.jinja'), template('pad_token'));
+      const logged = vi.spyOn(console, 'error');
+      const pad = await cli('check-template', path.join(dir, 'pad.jinja'), '--json');
+      expect(JSON.parse(pad.out)).toMatchObject({ wrapper: 'JinjaTemplateChatWrapper', error: null, supported: true });
+      // node-llama-cpp's fallback, which prints its stack trace, is never taken.
+      expect(logged.mock.calls.flat().join(' ')).not.toMatch(/Error creating Jinja template/);
+      logged.mockRestore();
+      // sep_token: no such token in the model, as in Hugging Face's special_tokens_map; named, with its line.
+      fs.writeFileSync(path.join(dir, 'sep.jinja'), template('sep_token'));
+      const sep = await cli('check-template', path.join(dir, 'sep.jinja'), '--json');
+      const report = JSON.parse(sep.out);
+      expect(report.supported).toBe(false);
+      expect(report.error).toMatch(/the variable sep_token is not given at line 2 \(\{% for m in messages %\}.*: Cannot perform operation \+ on undefined values/);
+      expect(sep.code).toBe(1);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_PROMPTS_DIR } from '../core/prompts/buildSystemPrompt.js';
 import { Session, type SessionDeps } from '../core/session/session.js';
@@ -202,6 +203,38 @@ describe('bad input', { timeout: 30_000 }, () => {
     expect((await cli('new', '--workspace', path.join(tmp, 'nope'), '--model', 'm.gguf')).err)
       .toBe(`keel: The workspace ${path.join(tmp, 'nope')} does not exist.\n`);
   });
+
+  it('says "Loaded" only for a model that loaded: a README refused as no GGUF, a broken GGUF named, a good one with its progress', async () => {
+    const readme = path.join(tmp, 'README.md');
+    fs.writeFileSync(readme, '# Not a model\n');
+    const r = await cli('new', '--workspace', root, '--model', readme);
+    expect(r.code).toBe(1);
+    expect(r.err).toBe(`keel: The file ${readme} is not a GGUF model (it does not start with "GGUF").\n`);
+    // A GGUF header and nothing after it: node-llama-cpp fails, and the bar never says "Loaded".
+    const broken = path.join(tmp, 'broken.gguf');
+    const header = Buffer.alloc(24);
+    header.write('GGUF', 0, 'latin1');
+    header.writeUInt32LE(3, 4); // version 3, no tensors, one metadata entry that is not there
+    header.writeBigUInt64LE(1n, 16);
+    fs.writeFileSync(broken, header);
+    const b = await cli('new', '--workspace', root, '--model', broken);
+    expect(b.code).toBe(1);
+    expect(b.err).not.toContain('Loaded');
+    expect(b.err).toMatch(new RegExp(`^Loading broken\\.gguf…\nkeel: Keel could not load the model ${broken.replace(/[.]/g, '\\.')}: `));
+    expect(store.listSessions()).toEqual([]);
+    const good = path.join(tmp, 'good.gguf');
+    writeTestModel(good, { embedding: 256, layers: 8, heads: 4, ff: 512 });
+    const out = collector();
+    const err = collector();
+    // `keel new` then reads messages: an input that ends at once ends the conversation.
+    expect(await runCli(['new', '--workspace', root, '--model', good, '--threads', '1'], { out, err, input: Readable.from([]) })).toBe(0);
+    const g = { err: err.text };
+    // Off a terminal: a line at the start, at each quarter node-llama-cpp reports, and "Loaded" at the end.
+    const lines = g.err.split('\n').filter((l) => l.startsWith('Load'));
+    expect(lines[0]).toBe('Loading good.gguf…');
+    expect(lines).toContain('Loading good.gguf: 50%');
+    expect(lines.at(-1)).toBe('Loaded good.gguf.');
+  }, 120_000);
 
   it('refuses unknown commands, options, ids and values', async () => {
     expect(await cli('frobnicate')).toMatchObject({ code: 1, err: expect.stringContaining('Unknown command "frobnicate"') });

@@ -44,10 +44,12 @@ export function cacheLine(r: RequestRow): string {
 }
 
 /**
- * A model-loading progress bar on `err`: redrawn in place on a terminal; elsewhere (logs, pipes)
- * one line when loading starts and one when it ends.
+ * A model-loading progress bar on `err`, fed by node-llama-cpp's onLoadProgress: redrawn in place
+ * on a terminal; elsewhere (logs, pipes) one line when loading starts, one at each quarter, and
+ * "Loaded" when it ends. A load that fails (`failed`) never says "Loaded": the line is ended so
+ * the error reads on its own.
  */
-export function progressBar(err: Writer, file: string): { update(fraction: number): void; done(): void } {
+export function progressBar(err: Writer, file: string): { update(fraction: number): void; done(): void; failed(): void } {
   const name = path.basename(file);
   const width = 30;
   let lastDrawn = -1;
@@ -61,9 +63,21 @@ export function progressBar(err: Writer, file: string): { update(fraction: numbe
     const filled = Math.round(f * width);
     err.write(`\rLoading ${name} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${String(percent).padStart(3)}%`);
   };
+  let quarter = 0;
   return {
     update(fraction) {
-      if (err.isTTY && !finished) draw(fraction);
+      if (finished) return;
+      if (err.isTTY) {
+        draw(fraction);
+      } else if (Math.floor(fraction * 4) > quarter && fraction < 1) {
+        quarter = Math.floor(fraction * 4);
+        err.write(`Loading ${name}: ${quarter * 25}%\n`);
+      }
+    },
+    failed() {
+      if (finished) return;
+      finished = true;
+      if (err.isTTY && lastDrawn >= 0) err.write('\n');
     },
     done() {
       if (finished) return;

@@ -7,7 +7,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { SessionError } from '../core/session/session.js';
 import { MODES, type Mode, type SessionKind } from '../core/session/types.js';
 import { StoreError, type SqliteStore } from '../db/store.js';
-import { databasePath } from '../keelHome.js';
+import { databasePath, KeelHomeError } from '../keelHome.js';
 import { ServerError } from '../remote/errors.js';
 import { SettingsError } from '../app/settings.js';
 import { parseSetting, SettingError, type LocalSettings } from '../llm/localSettings.js';
@@ -225,7 +225,7 @@ export async function runCli(argv: readonly string[], io: CliContext = { out: pr
     store = openStore(databasePath());
     return (await dispatch(command, values, positionals, store, io)) ?? 0;
   } catch (e) {
-    if (e instanceof CliError || e instanceof StoreError || e instanceof SessionError || e instanceof ServerError || e instanceof SettingsError) {
+    if (e instanceof CliError || e instanceof StoreError || e instanceof SessionError || e instanceof ServerError || e instanceof SettingsError || e instanceof KeelHomeError) {
       io.err.write(`keel: ${e.message}\n`);
       // `keel run` is for scripts, and says a wrong command line apart (docs/json-events.md).
       return e instanceof UsageError && first === 'run' ? 2 : 1;

@@ -50,6 +50,8 @@ export interface TurnView {
   words?: string;
   notes: NoteView[];
   parts: ReplyPart[];
+  /** The person stopped this turn's reply (Stop, Ctrl-C): what it holds was cut there. */
+  stopped?: boolean;
 }
 
 export interface SessionView {

@@ -208,4 +208,8 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE results ADD COLUMN hooks TEXT;
   `,
+  // A turn whose reply the person stopped (the Stop button, Ctrl-C): shown as stopped, never sent.
+  `
+  ALTER TABLE turns ADD COLUMN stopped INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

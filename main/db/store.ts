@@ -130,6 +130,18 @@ export class SqliteStore implements SessionStore {
     });
   }
 
+  /** Marks the session's newest turn as stopped by the person, or not (a regenerate that finished). */
+  setLatestTurnStopped(sessionId: number, stopped: boolean): void {
+    this.db.prepare(`UPDATE turns SET stopped = ? WHERE id = (SELECT id FROM turns WHERE session_id = ? AND status != 'undone' ORDER BY seq DESC LIMIT 1)`)
+      .run(stopped ? 1 : 0, sessionId);
+  }
+
+  /** The seqs of the session's turns whose reply the person stopped. */
+  stoppedTurns(sessionId: number): Set<number> {
+    const rows = this.db.prepare(`SELECT seq FROM turns WHERE session_id = ? AND stopped = 1 AND status != 'undone'`).all(sessionId) as { seq: number }[];
+    return new Set(rows.map((r) => r.seq));
+  }
+
   listTurns(sessionId: number): TurnRow[] {
     return (this.db.prepare('SELECT * FROM turns WHERE session_id = ? ORDER BY seq').all(sessionId) as Row[]).map((r) => ({
       id: r.id as number,

@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { EngineHost, EngineKind } from '../core/engine/kind.js';
 import { LlamaEngine } from './engine.js';
 import type { LocalSettings } from './localSettings.js';
-import { loadModel, type LoadedModel } from './model.js';
+import { checkModelFile, loadModel, type LoadedModel } from './model.js';
 
 export interface LocalRef {
   kind: 'local';
@@ -46,8 +46,7 @@ export const localEngine: EngineKind<LocalRef, LocalSource, LocalHost> = {
   id: (ref) => ref.file,
   gone: (ref) => !fs.existsSync(ref.file),
   async connect(ref, host) {
-    if (!fs.existsSync(ref.file)) throw new Error(`The model file ${ref.file} does not exist.`);
-    if (!fs.statSync(ref.file).isFile()) throw new Error(`The model file ${ref.file} is not a file.`);
+    checkModelFile(ref.file);
     const model = host.loadModel
       ? await host.loadModel(ref)
       : await loadModel({ modelPath: ref.file, settings: ref.settings, onProgress: (f) => host.progress?.(ref.file, f) });

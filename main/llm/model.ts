@@ -36,6 +36,30 @@ export function loadLlama(backend: Backend | boolean = 'auto'): Promise<Llama> {
   return llama;
 }
 
+/** A model file that cannot be loaded: its message names the path and why. */
+export class ModelFileError extends Error {}
+
+/**
+ * The one check of a model file before anything loads it or a session is moved to it (the CLI,
+ * the app's picker and switch, the local engine kind): it exists, is a file, and starts as a GGUF
+ * does. Returns the absolute path; throws ModelFileError naming it. `note` ends the sentence
+ * (the CLI's "(the session's model)").
+ */
+export function checkModelFile(given: string, note = ''): string {
+  const absolute = path.resolve(given);
+  if (!fs.existsSync(absolute)) throw new ModelFileError(`The model file ${absolute} does not exist${note}.`);
+  if (!fs.statSync(absolute).isFile()) throw new ModelFileError(`The model file ${absolute} is not a file${note}.`);
+  const magic = Buffer.alloc(4);
+  const fd = fs.openSync(absolute, 'r');
+  try {
+    fs.readSync(fd, magic, 0, 4, 0);
+  } finally {
+    fs.closeSync(fd);
+  }
+  if (magic.toString('latin1') !== 'GGUF') throw new ModelFileError(`The file ${absolute} is not a GGUF model (it does not start with "GGUF")${note}.`);
+  return absolute;
+}
+
 export interface LoadOptions {
   modelPath: string;
   /** The local engine settings; fields left out are 'auto' (what the machine allows). */
@@ -75,8 +99,7 @@ export function settingsOf(o: Omit<LoadOptions, 'modelPath'>): LocalSettings {
  * used here throws a FitError saying what was asked and what fits; nothing stays loaded then.
  */
 export async function loadModel(o: LoadOptions): Promise<LoadedModel> {
-  const modelPath = path.resolve(o.modelPath);
-  if (!fs.existsSync(modelPath)) throw new Error(`The model file ${modelPath} does not exist.`);
+  const modelPath = checkModelFile(o.modelPath);
   const settings = settingsOf(o);
   const llama = await loadLlama(settings.backend);
   const insights = await modelInsights(llama, modelPath);

@@ -4,6 +4,7 @@ import {
 } from 'node-llama-cpp';
 import { Template } from '@huggingface/jinja';
 import { withTemplateGenerationPrompt } from './generationPrompt.js';
+import { describeFailure, renderFailure, specialTokenTexts, standardContext } from './templateContext.js';
 import { templateToolsWrapper } from './templateTools.js';
 
 /**
@@ -25,10 +26,13 @@ export function sessionWrapper(model: LlamaModel, promptDate: string): ChatWrapp
   const fixed = new Date(`${promptDate || '2026-01-01'}T12:00:00Z`);
   const template = model.fileInfo.metadata?.tokenizer?.chat_template;
   const fixedTemplate = typeof template === 'string' && template.trim() !== '' ? withFixedDate(template, fixed) : undefined;
-  const parameters: Record<string, unknown> = { date_string: formatDate(fixed, '%d %b %Y') };
-  let wrapper = chosenWrapper(model, fixed, fixedTemplate, parameters);
-  if (fixedTemplate) wrapper = withTemplateGenerationPrompt(wrapper, fixedTemplate, parameters, model);
-  const problem = fixedTemplate ? renderProblem(wrapper, fixedTemplate) ?? callsProblem(wrapper, fixedTemplate, parameters) : undefined;
+  // As Hugging Face renders: the tokenizer's special tokens as text, then the fixed date.
+  const parameters: Record<string, unknown> = { ...specialTokenTexts(model), date_string: formatDate(fixed, '%d %b %Y') };
+  const chosen = chosenWrapper(model, fixed, fixedTemplate, parameters);
+  let wrapper = chosen.wrapper;
+  if (fixedTemplate && !chosen.problem) wrapper = withTemplateGenerationPrompt(wrapper, fixedTemplate, parameters, model);
+  const problem = chosen.problem
+    ?? (fixedTemplate ? renderProblem(wrapper, fixedTemplate, parameters) ?? callsProblem(wrapper, fixedTemplate, parameters) : undefined);
   if (!problem) return wrapper;
   // The template cannot render a conversation with tools: a generic format that writes the template's
   // own turn markers (ChatML for `<|im_start|>`, Llama 3.1 for `<|start_header_id|>`), picked without
@@ -50,18 +54,32 @@ export function wrapperProblem(wrapper: ChatWrapper): string | undefined {
 
 const problems = new WeakMap<ChatWrapper, string>();
 
-function chosenWrapper(model: LlamaModel, fixed: Date, fixedTemplate: string | undefined, parameters: Record<string, unknown>): ChatWrapper {
+function chosenWrapper(
+  model: LlamaModel, fixed: Date, fixedTemplate: string | undefined, parameters: Record<string, unknown>,
+): { wrapper: ChatWrapper; problem?: string } {
   // node-llama-cpp picks a specialized wrapper where it renders what the template renders, and it
   // compares them on today's clock: the choice is made with the template as shipped, so it does not
-  // depend on the day, and the chosen wrapper gets the fixed date.
-  const resolved = resolveChatWrapper(model, { customWrapperSettings: fixedDateSettings(fixed) });
-  if (!fixedTemplate) return resolved;
-  if (!(resolved instanceof JinjaTemplateChatWrapper)) {
-    // A wrapper picked by name because the template failed node-llama-cpp's sanity check (a loop over
-    // `tools` unguarded, where the engine could not iterate Undefined): the template itself, given an empty tool list.
-    if (jinjaUsable(model, fixedTemplate, parameters)) return resolved;
+  // depend on the day, and the chosen wrapper gets the fixed date. The template is given what
+  // Hugging Face gives it (`parameters`); where it still fails node-llama-cpp's sanity check,
+  // nothing is picked by name in silence: the failure is the session's problem, named.
+  const settings = { ...fixedDateSettings(fixed), jinjaTemplate: { additionalRenderParameters: parameters } };
+  const byName = () => resolveChatWrapper(model, { customWrapperSettings: fixedDateSettings(fixed), noJinja: true });
+  let resolved: ChatWrapper | undefined;
+  try {
+    resolved = resolveChatWrapper(model, { customWrapperSettings: settings, fallbackToOtherWrappersOnJinjaError: false });
+  } catch {
+    resolved = undefined;
+  }
+  if (!fixedTemplate) return { wrapper: resolved ?? byName() };
+  // A specialized wrapper that renders what the template renders.
+  if (resolved && !(resolved instanceof JinjaTemplateChatWrapper)) return { wrapper: resolved };
+  if (!resolved && !jinjaUsable(model, fixedTemplate, parameters)) {
+    // A template that loops over `tools` unguarded renders given an empty tool list: the template itself.
     const withTools = { ...parameters, tools: [] };
-    if (!jinjaUsable(model, fixedTemplate, withTools)) return resolved;
+    if (!jinjaUsable(model, fixedTemplate, withTools)) {
+      const failure = renderFailure(fixedTemplate, standardContext(parameters));
+      return { wrapper: byName(), problem: `its chat template fails to render${failure ? ` (${describeFailure(failure)})` : ''}.` };
+    }
     Object.assign(parameters, withTools);
   }
   const describesTools = rendersToolDefinitions(fixedTemplate, parameters);
@@ -76,15 +94,15 @@ function chosenWrapper(model: LlamaModel, fixed: Date, fixedTemplate: string | u
       },
     },
   });
-  if (!describesTools) return wrapper;
+  if (!describesTools) return { wrapper };
   // Where node-llama-cpp could not read the template's calls, or read them otherwise than the
   // template writes them (Command R, Nemotron: a cut prefix), the template renders them itself.
-  if (!(wrapper instanceof JinjaTemplateChatWrapper)) return wrapper;
+  if (!(wrapper instanceof JinjaTemplateChatWrapper)) return { wrapper };
   const ends = [model.tokens.eosString, model.tokens.eotString].filter((e): e is string => !!e);
   const own = templateToolsWrapper(fixedTemplate, parameters, ends);
-  if (!own) return wrapper;
+  if (!own) return { wrapper };
   const prefix = (w: ChatWrapper) => LlamaText(w.settings.functions.call.prefix).toString();
-  return !wrapper.usingJinjaFunctionCallTemplate || prefix(wrapper) !== prefix(own) ? own : wrapper;
+  return { wrapper: !wrapper.usingJinjaFunctionCallTemplate || prefix(wrapper) !== prefix(own) ? own : wrapper };
 }
 
 /** Whether node-llama-cpp's Jinja wrapper accepts the template (its sanity check renders it). */
@@ -115,7 +133,7 @@ export function rendersToolDefinitions(template: string, parameters: Record<stri
  * What goes wrong when the wrapper renders Keel's standard conversation (system, user, a call
  * with its result, an answer, another user message), or undefined when it renders.
  */
-function renderProblem(wrapper: ChatWrapper, template: string): string | undefined {
+function renderProblem(wrapper: ChatWrapper, template: string, parameters: Record<string, unknown>): string | undefined {
   try {
     wrapper.generateContextState({
       chatHistory: [
@@ -142,6 +160,9 @@ function renderProblem(wrapper: ChatWrapper, template: string): string | undefin
     return undefined;
   } catch (err) {
     const message = (err as Error).message;
+    // A variable the template reads and is not given is named with its line; else the line the message points at.
+    const failure = renderFailure(template, standardContext(parameters));
+    if (failure?.variable) return `its chat template fails to render a conversation with tools (${describeFailure(failure)}).`;
     const line = templateLine(template, message);
     return `its chat template fails to render a conversation with tools${line ? ` at line ${line.number} (${line.text})` : ''}: ${message}.`;
   }

@@ -41,10 +41,10 @@ async function main(): Promise<void> {
   const threads = count('threads', values.threads, 1);
   const contextSize = count('context', values.context, 1);
 
+  // The data folder first: one Keel cannot use is named in one sentence (keelHome's KeelHomeError), exit 1.
+  const dataFolder = keelHome();
   const rendererDir = path.join(repo, 'out/renderer');
   if (!fs.existsSync(path.join(rendererDir, 'index.html'))) throw new Error(`${rendererDir}/index.html is missing: run \`npx electron-vite build\` first.`);
-
-  const dataFolder = keelHome();
   const host = startHost({ dataFolder, promptsDir: path.join(repo, 'prompts'), threads, contextSize });
   if (host.problem) console.error(`Warning: ${host.problem}`);
   let server;

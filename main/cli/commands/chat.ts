@@ -53,11 +53,15 @@ export async function chatLoop(c: Conversation, io: Io, input: NodeJS.ReadableSt
   rl.on('SIGINT', onInterrupt);
   process.on('SIGINT', onInterrupt);
 
-  /** Runs one model step (a message, a regenerate, a compaction) that Ctrl-C can stop. */
-  const step = async (run: (signal: AbortSignal) => Promise<unknown>) => {
+  /**
+   * Runs one model step (a message, a regenerate, a compaction) that Ctrl-C can stop. A reply's
+   * turn (`marksStop`) is marked stopped in the store when Ctrl-C cut it, as the app marks it.
+   */
+  const step = async (run: (signal: AbortSignal) => Promise<unknown>, marksStop = true) => {
     running = new AbortController();
     try {
       await run(running.signal);
+      if (marksStop) c.store.setLatestTurnStopped(c.session.id, running.signal.aborted);
     } finally {
       const stopped = running.signal.aborted;
       running = undefined;
@@ -118,7 +122,7 @@ function explain(c: Conversation, e: unknown): Error | undefined {
   return undefined;
 }
 
-type Step = (run: (signal: AbortSignal) => Promise<unknown>) => Promise<void>;
+type Step = (run: (signal: AbortSignal) => Promise<unknown>, marksStop?: boolean) => Promise<void>;
 
 async function slash(c: Conversation, line: string, io: Io, step: Step, prefill?: (text: string) => void): Promise<'quit' | void> {
   const [command, ...args] = line.split(/\s+/);
@@ -130,7 +134,7 @@ async function slash(c: Conversation, line: string, io: Io, step: Step, prefill?
       io.out.write(SLASH_HELP);
       return;
     case '/compact':
-      await step((signal) => c.agent.compact(signal));
+      await step((signal) => c.agent.compact(signal), false);
       return;
     case '/undo':
       c.agent.undo();
@@ -194,6 +198,9 @@ export async function sayOnce(c: Conversation, words: string, io: Io): Promise<v
       printer.endReply();
     }
     io.out.write(answer.endsWith('\n') ? answer : `${answer}\n`);
+    // A reply Ctrl-C cut is marked so, here and in the store (the app shows it stopped).
+    c.store.setLatestTurnStopped(c.session.id, controller.signal.aborted);
+    if (controller.signal.aborted) io.out.write('(stopped)\n');
   } finally {
     process.off('SIGINT', stop);
   }

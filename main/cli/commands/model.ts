@@ -1,7 +1,5 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type { LocalSettings } from '../../llm/localSettings.js';
-import { loadModel, type LoadedModel } from '../../llm/model.js';
+import { checkModelFile, loadModel, ModelFileError, type LoadedModel } from '../../llm/model.js';
 import { progressBar } from '../format.js';
 import { CliError, type Writer } from '../io.js';
 
@@ -21,23 +19,27 @@ export interface ModelFlags {
 
 /** The model file as an absolute path, refused with that path when it is missing or not a file. */
 export function modelFile(given: string, note = ''): string {
-  const absolute = path.resolve(given);
-  if (!fs.existsSync(absolute)) throw new CliError(`The model file ${absolute} does not exist${note}.`);
-  if (!fs.statSync(absolute).isFile()) throw new CliError(`The model file ${absolute} is not a file${note}.`);
-  return absolute;
+  try {
+    return checkModelFile(given, note);
+  } catch (e) {
+    throw e instanceof ModelFileError ? new CliError(e.message) : e;
+  }
 }
 
 /** Loads a GGUF, drawing its progress on `err`. */
 export async function openModel(absolute: string, flags: ModelFlags, err: Writer): Promise<LoadedModel> {
   const bar = progressBar(err, absolute);
+  let loaded: LoadedModel;
   try {
-    return await loadModel({
+    loaded = await loadModel({
       modelPath: absolute, settings: flags.local, threads: flags.threads, contextSize: flags.contextSize, gpu: flags.gpu,
       onProgress: (f) => bar.update(f),
     });
   } catch (e) {
-    throw new CliError(`Keel could not load the model ${absolute}: ${(e as Error).message}`);
-  } finally {
-    bar.done();
+    // "Loaded" only once it has: a failed load ends the bar's line and says why, naming the file.
+    bar.failed();
+    throw new CliError(e instanceof ModelFileError ? e.message : `Keel could not load the model ${absolute}: ${(e as Error).message}`);
   }
+  bar.done();
+  return loaded;
 }

@@ -7,7 +7,9 @@ export type Row =
   | { kind: 'person'; key: string; turn: TurnView; pending: boolean }
   | { kind: 'text'; key: string; seq: number; index: number; text: string; streaming: boolean }
   | { kind: 'tool'; key: string; seq: number; index: number; tool: ToolView }
-  | { kind: 'working'; key: string };
+  | { kind: 'working'; key: string }
+  /** A reply the person stopped: marked where it was cut. */
+  | { kind: 'stopped'; key: string; seq: number };
 
 /**
  * The open turn's parts: what main recorded (its view), then what streamed in after the last
@@ -52,6 +54,7 @@ export function transcriptRows(view: SessionView | undefined, turns: TurnView[],
       if (part.type === 'text') rows.push({ kind: 'text', key, seq: turn.seq, index, text: part.text, streaming: running && isLast && turn.status === 'open' && index === turn.parts.length - 1 });
       else rows.push({ kind: 'tool', key, seq: turn.seq, index, tool: part.tool });
     });
+    if (turn.stopped) rows.push({ kind: 'stopped', key: `turn-${turn.seq}-stopped`, seq: turn.seq });
   }
   if (running) rows.push({ kind: 'working', key: 'working' });
   return rows;

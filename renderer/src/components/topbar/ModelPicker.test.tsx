@@ -1,8 +1,13 @@
 // @vitest-environment jsdom
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { fakeApi, requestRow } from '../../test/fakeApi.js';
+import { fakeApi, requestRow, sessionView, summary } from '../../test/fakeApi.js';
 import { RequestTable } from '../cache/RequestTable.js';
+import type { LocalSetup } from '../../../../main/contract.js';
+import { useModel } from '../../stores/useModel.js';
+import { useTranscript } from '../../stores/useTranscript.js';
+import { dispatch } from '../../events.js';
+import { ModelChip } from './ModelChip.js';
 import { ModelPicker } from './ModelPicker.js';
 
 afterEach(cleanup);
@@ -32,5 +37,53 @@ describe('the model picker\'s server choice', () => {
     ]} />);
     expect(screen.getByTestId('cache-row-1').textContent).toContain('reported by server');
     expect(screen.getByTestId('cache-row-2').textContent).toContain('not reported');
+  });
+});
+
+describe('which model the picker marks loaded', () => {
+  const setup: LocalSetup = {
+    backend: 'CPU', devices: [], gpuLayers: 0, totalLayers: 2, contextSize: 4096, trainContextSize: 4096, sequences: 4, kvCacheType: 'F16', flashAttention: 'auto', threads: 2,
+  };
+  const files = ['/models/a.gguf', '/models/b.gguf', '/models/c.gguf'].map((path) => ({ path, name: path.slice(8), sizeBytes: 1000 }));
+
+  it('marks each model main holds loaded, not the one chosen last, and the open session\'s own', async () => {
+    // a.gguf was the app's choice (loadedModel) but a session moved to b.gguf, and a's load is gone.
+    const app = { modelsFolder: '/models', dataFolder: '/data', loadedModel: '/models/a.gguf', loadedSetups: { '/models/b.gguf': setup } };
+    fakeApi({ getState: async () => app, listModels: async () => files });
+    useModel.setState({ app, models: files });
+    useTranscript.setState({ sessionId: 1, view: sessionView({ summary: summary({ model: '/models/b.gguf' }) }) });
+    try {
+      render(<ModelPicker />);
+      await waitFor(() => expect(screen.getAllByTestId('model-option')).toHaveLength(3));
+      const [a, b, c] = screen.getAllByTestId('model-option').map((o) => o.textContent ?? '');
+      expect(a).not.toContain('loaded');
+      expect(b).toContain('loaded');
+      expect(b).toContain('this session');
+      expect(c).not.toContain('loaded');
+      cleanup();
+      // The chip says the session's model is loaded; with b's load gone too, it says "not loaded".
+      render(<ModelChip />);
+      expect(screen.getByTestId('model-chip').textContent).toContain('b.gguf');
+      expect(screen.getByTestId('model-chip').textContent).toContain('loaded');
+      expect(screen.getByTestId('model-chip').textContent).not.toContain('not loaded');
+      useModel.setState({ app: { ...app, loadedSetups: {} } });
+      await waitFor(() => expect(screen.getByTestId('model-chip').textContent).toContain('not loaded'));
+    } finally {
+      useTranscript.setState({ sessionId: undefined, view: undefined });
+    }
+  });
+});
+
+describe('loading progress', () => {
+  it("moves with main's model-progress events, and is gone once the model is loaded", async () => {
+    fakeApi();
+    useModel.setState({ app: { modelsFolder: '/models', dataFolder: '/data' }, progress: undefined });
+    render(<ModelChip />);
+    dispatch({ type: 'model-progress', path: '/models/a.gguf', fraction: 0 });
+    await waitFor(() => expect(screen.getByTestId('model-chip').textContent).toContain('loading 0%'));
+    dispatch({ type: 'model-progress', path: '/models/a.gguf', fraction: 0.42 });
+    await waitFor(() => expect(screen.getByTestId('model-chip').textContent).toContain('loading 42%'));
+    dispatch({ type: 'model-loaded', path: '/models/a.gguf' });
+    await waitFor(() => expect(screen.getByTestId('model-chip').textContent).not.toContain('loading'));
   });
 });

@@ -1,4 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
+import type { AppState } from '../../../../main/contract.js';
 import { basename, bytes } from '../../lib/format.js';
 import { callMain } from '../../stores/store.js';
 import { useModel } from '../../stores/useModel.js';
@@ -13,6 +14,7 @@ export function ModelPicker({ onClose, inline = false }: { onClose?(): void; inl
   const app = useModel((s) => s.app);
   const models = useModel((s) => s.models);
   const sessionId = useTranscript((s) => s.sessionId);
+  const sessionModel = useTranscript((s) => s.view?.summary.model);
   const running = useTranscript((s) => s.running);
   const [path, setPath] = useState('');
   const [folder, setFolder] = useState(app?.modelsFolder ?? '');
@@ -70,7 +72,8 @@ export function ModelPicker({ onClose, inline = false }: { onClose?(): void; inl
             <button type="button" disabled={running} onClick={() => void choose(m.path)} data-testid="model-option" title={m.path}>
               <span className="mono">{m.name}</span>
               <span className="muted">{bytes(m.sizeBytes)}</span>
-              {app?.loadedModel === m.path && <span className="tag ok">loaded</span>}
+              {isLoaded(app, m.path) && <span className="tag ok">loaded</span>}
+              {!inline && sessionModel === m.path && <span className="tag">this session</span>}
             </button>
           </li>
         ))}
@@ -88,6 +91,14 @@ export function ModelPicker({ onClose, inline = false }: { onClose?(): void; inl
       <ServerPicker sessionId={inline ? undefined : sessionId} disabled={running} onChosen={onClose} />
     </div>
   );
+}
+
+/**
+ * Whether main holds this model loaded now: its setups list each model whose load finished (and
+ * not one that was chosen once, or failed), whichever session or choice loaded it.
+ */
+export function isLoaded(app: AppState | undefined, file: string | undefined): boolean {
+  return file !== undefined && file !== '' && app?.loadedSetups?.[file] !== undefined;
 }
 
 /**

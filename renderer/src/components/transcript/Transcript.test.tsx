@@ -36,6 +36,22 @@ describe('Transcript', () => {
     expect(screen.queryByTestId('tool-tokens-0002')).toBeNull();
   });
 
+  it('marks a reply the person stopped after what it said, and only that one', () => {
+    fakeLayout();
+    useTranscript.setState({ sessionId: 1, view: sessionView({ turns: [
+      { seq: 1, status: 'done', words: 'First', notes: [], parts: [{ type: 'text', text: 'A whole answer.' }] },
+      { seq: 2, status: 'done', words: 'Second', notes: [], parts: [{ type: 'text', text: 'Half an ans' }], stopped: true },
+    ] }) });
+    render(<Transcript />);
+    const marks = screen.getAllByTestId('reply-stopped');
+    expect(marks).toHaveLength(1);
+    expect(marks[0].textContent).toBe('Stopped: the reply was cut here.');
+    // After the cut words, in the transcript's order.
+    const text = screen.getByTestId('transcript').textContent ?? '';
+    expect(text.indexOf('Half an ans')).toBeLessThan(text.indexOf('Stopped'));
+    expect(text.indexOf('A whole answer.')).toBeLessThan(text.indexOf('Second'));
+  });
+
   it('appends tool results and text from events to the open turn, in order', async () => {
     fakeLayout();
     const bash = { ...toolView(0x17), name: 'bash', text: '[#0017]\n[1134 lines elided, full output #0017]\n[exit code 1]', elided: { line: 1, count: 1134 } };

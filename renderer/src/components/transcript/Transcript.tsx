@@ -32,15 +32,24 @@ function Working() {
   );
 }
 
+function Stopped() {
+  return (
+    <div className="stopped-mark muted small" data-testid="reply-stopped">
+      Stopped: the reply was cut here.
+    </div>
+  );
+}
+
 const ROWS: { [K in Row['kind']]: ComponentType<{ row: RowOf<K> }> } = {
   compacted: Compacted,
   person: PersonMessage,
   text: ReplyText,
   tool: ToolCall,
   working: Working,
+  stopped: Stopped,
 };
 
-const ESTIMATE: Record<Row['kind'], number> = { compacted: 48, person: 90, text: 80, tool: 160, working: 32 };
+const ESTIMATE: Record<Row['kind'], number> = { compacted: 48, person: 90, text: 80, tool: 160, working: 32, stopped: 28 };
 
 function RowView({ row }: { row: Row }) {
   const Component = ROWS[row.kind] as ComponentType<{ row: Row }>;
