@@ -42,12 +42,12 @@ async function reply(s: Session, ...calls: [string, unknown][]): Promise<number[
 describe('the dedupe table follows the request being built', () => {
   it('agent sessions stub a re-read in a later turn; chat sessions read it in full', async () => {
     const agent = Session.create(deps, { root, kind: 'agent', mode: 'auto' });
-    await agent.callTool('read', { path: 'a.ts' });
+    await reply(agent, ['read', { path: 'a.ts' }]);
     agent.endReply();
     expect(await text(agent, 'read', { path: 'a.ts' })).toMatch(/\nUnchanged since #0001/);
 
     const chat = Session.create(deps, { root, kind: 'chat', mode: 'auto' });
-    await chat.callTool('read', { path: 'a.ts' });
+    await reply(chat, ['read', { path: 'a.ts' }]);
     expect(await text(chat, 'read', { path: 'a.ts' })).toMatch(/\nUnchanged since #0001/);
     chat.endReply();
     expect(await text(chat, 'read', { path: 'a.ts' })).toMatch(/^\[#0003 a.ts lines 1-3 of 3 sha [0-9a-f]{8}\]\n1: one/);
@@ -55,13 +55,14 @@ describe('the dedupe table follows the request being built', () => {
 
   it('undo takes a turn\'s results out of the table, and its reads out of the compaction table', async () => {
     const s = Session.create(deps, { root, kind: 'agent', mode: 'auto' });
-    await s.callTool('read', { path: 'b.ts' });
+    await reply(s, ['read', { path: 'b.ts' }]);
     s.endReply();
-    await s.callTool('read', { path: 'a.ts' });
+    await reply(s, ['read', { path: 'a.ts' }]);
     s.endReply();
     s.undo();
     expect(await text(s, 'read', { path: 'a.ts' })).toMatch(/^\[#0003 a.ts lines 1-3 of 3 sha \w+\]\n1: one/);
     expect(await text(s, 'read', { path: 'b.ts' })).toMatch(/Unchanged since #0001/);
+    s.recordReply('', [{ name: 'read', args: { path: 'a.ts' }, number: 3, raw: '' }, { name: 'read', args: { path: 'b.ts' }, number: 4, raw: '' }]);
     s.endReply();
     s.undo();
     const table = s.compact('Summary.');
