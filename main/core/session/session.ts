@@ -1,23 +1,22 @@
-import fs from 'node:fs';
 import { Hooks } from '../hooks/hooks.js';
 import type { HookRun } from '../hooks/run.js';
 import type { TableEntry } from '../hygiene/types.js';
 import { NO_RUNNER } from '../tools/commandRunner.js';
 import type { PlanItem, ToolSpec } from '../types.js';
 import { Compaction } from './compaction.js';
-import { SessionError, type NewSession, type SessionDeps } from './deps.js';
+import type { NewSession, SessionDeps } from './deps.js';
 import { Dispatch } from './dispatch.js';
 import { Insertion } from './insertion.js';
 import { Messages, type MessageOptions } from './messages.js';
-import { KeptPrompt, newPromptFields } from './prompt.js';
+import { KeptPrompt } from './prompt.js';
 import { SessionRecord } from './record.js';
 import { Replies } from './replies.js';
-import { knownBefore, restoreKnownHashes, restoreTurns } from './restore.js';
+import { knownBefore } from './restore.js';
+import { createSessionRow, readStoredSession } from './sessionRow.js';
 import { SessionFiles } from './files.js';
 import type { RewindPlan } from '../checkpoints/types.js';
 import { TakeBacks } from './takeBack.js';
 import { ToolCalls, type CallOptions, type CallResult } from './toolCalls.js';
-import { builtinSpecs, sessionToolList } from './toolList.js';
 import { Turns } from './turns.js';
 import type { Mode, Note, ReplyCall, ReplyRow, SessionKind, SessionRow, Turn } from './types.js';
 
@@ -31,7 +30,7 @@ export type { CallOptions, CallResult } from './toolCalls.js';
  * joins them: turns (turns.ts), tool calls (toolCalls.ts; dispatch and the gate in dispatch.ts,
  * insertion in insertion.ts), the person's messages (messages.ts) and their notes (notes.ts), the
  * kept system prompt (prompt.ts), take-backs (takeBack.ts), compaction (compaction.ts) and replies
- * (replies.ts), all on one row (record.ts).
+ * (replies.ts), all on one row (record.ts), made or read back in sessionRow.ts.
  */
 export class Session {
   private readonly turns: Turns;
@@ -63,40 +62,13 @@ export class Session {
   }
 
   static create(deps: SessionDeps, opts: NewSession): Session {
-    let root: string;
-    try {
-      root = fs.realpathSync.native(opts.root);
-    } catch {
-      throw new SessionError(`The workspace ${opts.root} does not exist.`);
-    }
-    if (!fs.statSync(root).isDirectory()) throw new SessionError(`The workspace ${root} is not a folder.`);
-    const mode = opts.mode ?? 'ask';
-    const prompt = newPromptFields(deps, root, mode, opts.kind);
-    const tools = sessionToolList(builtinSpecs(deps.promptsDir, deps.tools), deps.external?.specs() ?? []);
-    const row = deps.store.createSession({
-      kind: opts.kind, root, title: opts.title ?? '', mode, systemPrompt: prompt.systemPrompt, promptMode: prompt.promptMode,
-      promptInstructionsHash: prompt.promptInstructionsHash, epoch: 0, plan: [], model: opts.model ?? '',
-      promptDate: prompt.promptDate, planNotePending: false, createdAt: deps.now().toISOString(), tools, serverInstructions: prompt.serverInstructions,
-    });
-    return new Session(deps, new SessionRecord(deps.store, row), [], 1, new Map(), true);
+    return new Session(deps, new SessionRecord(deps.store, createSessionRow(deps, opts)), [], 1, new Map(), true);
   }
 
-  /**
-   * Resumes a stored session: it sends the system prompt and tool list it kept, byte for byte. A
-   * session stored before lists were kept had the built-in tools only, read on every request: its
-   * list is built from them now, once, and stored.
-   */
+  /** Resumes a stored session (see readStoredSession): it sends the system prompt and tool list it kept, byte for byte. */
   static open(deps: SessionDeps, id: number): Session {
-    let row = deps.store.getSession(id);
-    if (!row) throw new SessionError(`No session ${id} in the store.`);
-    if (row.tools === undefined) {
-      const tools = builtinSpecs(deps.promptsDir, deps.tools);
-      deps.store.updateSession(id, { tools });
-      row = { ...row, tools };
-    }
-    const results = deps.store.listResults(id);
-    const turns = restoreTurns(deps.store.listTurns(id), deps.store.listReplies(id), results);
-    const session = new Session(deps, new SessionRecord(deps.store, row), turns, deps.store.lastResultNumber(id) + 1, restoreKnownHashes(results), false);
+    const stored = readStoredSession(deps, id);
+    const session = new Session(deps, new SessionRecord(deps.store, stored.row), stored.turns, stored.nextNumber, stored.known, false);
     // A rewind with files a crash interrupted is finished: its files, then its turns (if still there).
     session.files.recover((seq) => {
       if (session.history().some((t) => t.seq === seq)) session.takeBacks.rewindTo(seq);
