@@ -3,31 +3,22 @@
  * sending a message and waiting for its turn to end, and the end-of-test checks.
  */
 import assert from 'node:assert/strict';
+import { expect } from '@playwright/test';
 import type { Locator, Page } from 'playwright-core';
 import type { Mode } from '../main/contract.js';
 import type { Harness } from './harness.js';
 
 export const WAIT = 30_000;
 
-/** Waits until the element's text matches, reading it again every 50 ms. */
+/** Waits (Playwright's own retrying assertion) until the element's text matches; returns that text. */
 export async function waitForText(locator: Locator, pattern: RegExp, timeout = WAIT): Promise<string> {
-  const started = Date.now();
-  let last = '';
-  while (Date.now() - started < timeout) {
-    last = (await locator.first().textContent({ timeout }).catch(() => '')) ?? '';
-    if (pattern.test(last)) return last;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`Timed out waiting for ${pattern} in ${locator}; its text was: ${JSON.stringify(last.slice(0, 500))}`);
+  await expect(locator.first()).toHaveText(pattern, { timeout });
+  return (await locator.first().textContent()) ?? '';
 }
 
+/** Waits until `check` holds, polled by Playwright (`expect.poll`); the failure names `what`. */
 export async function waitFor(what: string, check: () => Promise<boolean>, timeout = WAIT): Promise<void> {
-  const started = Date.now();
-  while (Date.now() - started < timeout) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`Timed out waiting for ${what}`);
+  await expect.poll(check, { message: `Timed out waiting for ${what}`, timeout, intervals: [50] }).toBe(true);
 }
 
 /** Starts a session through the sidebar's form; returns its id. */

@@ -54,6 +54,20 @@ describe('startHost', () => {
     await host.close();
   });
 
+  it('still starts on a settings.json it cannot read, naming the file and the field, and leaves it alone', async () => {
+    const file = path.join(tmp, 'settings.json');
+    const text = JSON.stringify({ rules: [{ action: 'maybe', tool: 'bash' }] });
+    fs.writeFileSync(file, text);
+    const host = startHost({ dataFolder: tmp, promptsDir: DEFAULT_PROMPTS_DIR });
+    expect(host.problem).toContain(file);
+    expect(host.problem).toContain('"rules[0].action"');
+    expect((await host.api.getState()).problem).toBe(host.problem);
+    await expect(host.api.listSessions()).rejects.toThrow(host.problem!);
+    await host.close();
+    expect(fs.readFileSync(file, 'utf8')).toBe(text);
+    expect(fs.existsSync(path.join(tmp, 'keel.db'))).toBe(false);
+  });
+
   it('still starts on a corrupt database, reports it, refuses every other call and leaves the file alone', async () => {
     const file = path.join(tmp, 'keel.db');
     const garbage = Buffer.from('this is not a SQLite database, but somebody’s data all the same\n'.repeat(100));

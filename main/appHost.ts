@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { checkCall } from './app/checkCall.js';
 import { KeelService, type ServiceOptions } from './app/service.js';
-import { readSettings } from './app/settings.js';
+import { readSettings, SettingsError, type Settings } from './app/settings.js';
 import { SqliteStore, StoreError, type StoreOptions } from './db/store.js';
 import { CONTRACT, METHODS, type AppState, type CallReply, type KeelApi, type KeelEvent } from './contract.js';
 
@@ -46,8 +46,8 @@ export interface Host {
 }
 
 /**
- * Opens the store and creates the service. A database Keel cannot use (StoreError) does not stop
- * the app: the host starts, getState() reports the problem (its message names the file), every
+ * Opens the store and creates the service. A database Keel cannot use (StoreError), or a
+ * settings.json it cannot read (SettingsError), does not stop the app: the host starts, getState() reports the problem (its message names the file), every
  * other call rejects with it, and the file is left exactly as it was.
  */
 export function startHost(o: HostOptions): Host {
@@ -68,9 +68,10 @@ export function startHost(o: HostOptions): Host {
 
   let store: SqliteStore;
   try {
+    readSettings(o.dataFolder);
     store = new SqliteStore(path.join(o.dataFolder, 'keel.db'), { nativeBinding: o.nativeBinding });
   } catch (err) {
-    if (!(err instanceof StoreError)) throw err;
+    if (!(err instanceof StoreError) && !(err instanceof SettingsError)) throw err;
     const api = unusableApi(o.dataFolder, err.message);
     return { api, problem: err.message, call: (method, args) => callApi(api, method, args), subscribe, close: async () => listeners.clear() };
   }
@@ -115,7 +116,12 @@ async function callApi(api: KeelApi, method: unknown, args: unknown): Promise<Ca
 function unusableApi(dataFolder: string, problem: string): KeelApi {
   const api = Object.fromEntries(METHODS.map((method) => [method, () => Promise.reject(new Error(problem))])) as unknown as KeelApi;
   api.getState = async (): Promise<AppState> => {
-    const settings = readSettings(dataFolder);
+    let settings: Settings = { modelsFolder: '' };
+    try {
+      settings = readSettings(dataFolder);
+    } catch {
+      // The problem is the settings file itself: the state says so, with no folder to offer.
+    }
     return { modelsFolder: settings.modelsFolder, lastModel: settings.lastModel, dataFolder, problem };
   };
   return api;

@@ -15,12 +15,17 @@ import { SESSION_KINDS, type RequestRow, type SessionKind } from './core/session
 import { MODES, PLAN_STATUSES, type Mode, type PlanItem } from './core/types.js';
 import type { Choice, DoctorReport, LocalSettings, LocalSettingsText, LocalSetup } from './llm/localSettings.js';
 import { optional, takes, type SignatureOf } from './contract/shape.js';
+import { FLAG, PATH, SEQ, SESSION_ID, TEXT } from './contract/args.js';
+import { CHECKPOINT_CALLS, type FilesPutBack } from './contract/checkpoints.js';
 import type {
   AppState, ApprovalView, McpServersView, ModelFile, RecallView, SessionSummary, SessionView,
 } from './contract/views.js';
 import type { ElidedMark } from './core/hygiene/cap.js';
+import { HOOKS_CONTRACT } from './contract/hooks.js';
 
 export type * from './contract/views.js';
+export type * from './contract/hooks.js';
+export type * from './contract/checkpoints.js';
 export type { KeelEvent } from './contract/events.js';
 export { CALL_CHANNEL, EVENT_CHANNEL, type CallReply } from './contract/transport.js';
 /** How an approval shows text (control, escape and bidi characters named): the CLI calls the same function. */
@@ -29,11 +34,6 @@ export { visibleParts, visibleText, type VisiblePart } from './core/permissions/
 export { APPROVAL_ANSWERS, MODES, PLAN_STATUSES, SESSION_KINDS };
 export type { ApprovalAnswer, Choice, DoctorReport, ElidedMark, LocalSettings, LocalSettingsText, LocalSetup, Mode, RequestRow, SessionKind };
 
-const SESSION_ID = { type: 'integer', minimum: 1 } as const;
-/** A turn's number in its session (TurnView.seq). */
-const SEQ = { type: 'integer', minimum: 1 } as const;
-const TEXT = { type: 'string' } as const;
-const PATH = { type: 'string' } as const;
 
 /** Every call the UI can make. Each returns a promise; failures reject with a readable message. */
 export const CONTRACT = {
@@ -47,11 +47,13 @@ export const CONTRACT = {
   /** Sends a message; the reply streams as events; resolves when the turn ends. */
   send: takes(SESSION_ID, TEXT).as<(id: number, text: string) => Promise<void>>(),
   stop: takes(SESSION_ID).as<(id: number) => Promise<void>>(),
-  undo: takes(SESSION_ID).as<(id: number) => Promise<void>>(),
-  /** Takes back turn `seq` (the person's message) and every later turn; files on disk stay as they are. */
-  rewind: takes(SESSION_ID, SEQ).as<(id: number, seq: number) => Promise<void>>(),
-  /** Rewinds to turn `seq` and sends `text` in its place; resolves when the new turn ends. */
-  editAndResend: takes(SESSION_ID, SEQ, TEXT).as<(id: number, seq: number, text: string) => Promise<void>>(),
+  /** Takes back the last completed turn; with `files`, what it changed in the workspace too (see rewindPlan). */
+  undo: takes(SESSION_ID, optional(FLAG)).as<(id: number, files?: boolean) => Promise<FilesPutBack | undefined>>(),
+  /** Takes back turn `seq` (the person's message) and every later turn; files on disk stay as they are unless `files`. */
+  rewind: takes(SESSION_ID, SEQ, optional(FLAG)).as<(id: number, seq: number, files?: boolean) => Promise<FilesPutBack | undefined>>(),
+  /** Rewinds to turn `seq` (with its files, if `files`) and sends `text` in its place; resolves when the new turn ends. */
+  editAndResend: takes(SESSION_ID, SEQ, TEXT, optional(FLAG))
+    .as<(id: number, seq: number, text: string, files?: boolean) => Promise<FilesPutBack | undefined>>(),
   /** Takes back one turn and keeps the later ones; refused (with why) where a later stub names its results. */
   deleteTurn: takes(SESSION_ID, SEQ).as<(id: number, seq: number) => Promise<void>>(),
   regenerate: takes(SESSION_ID).as<(id: number) => Promise<void>>(),
@@ -104,6 +106,10 @@ export const CONTRACT = {
    * session to it (the next request re-reads everything, recorded as "model switched").
    */
   useServerModel: takes(TEXT, TEXT, optional(SESSION_ID)).as<(url: string, model: string, sessionId?: number) => Promise<string>>(),
+  // Hooks (issue 26): listed in the Servers tab, a workspace's file approved there (main/contract/hooks.ts).
+  ...HOOKS_CONTRACT,
+  // Checkpoints (issue 25): the Changes tab, its reverts, and what a rewind with files would do.
+  ...CHECKPOINT_CALLS,
 };
 
 /** Every call the UI can make, as TypeScript sees it. */

@@ -84,8 +84,9 @@ export class ModelCatalog {
     return this.current ?? this.settings.lastModel;
   }
 
+  /** Saves `fields` into settings.json as it is now: what the person wrote there since (hooks, rules) is kept. */
   remember(fields: Partial<Settings>): void {
-    this.settings = { ...this.settings, ...fields };
+    this.settings = { ...readSettings(this.o.dataFolder), ...fields };
     writeSettings(this.o.dataFolder, this.settings);
   }
 

@@ -1,4 +1,4 @@
-import type { KeelEvent } from '../contract.js';
+import type { FilesPutBack, KeelEvent } from '../contract.js';
 import type { SqliteStore } from '../db/store.js';
 import type { AgentPool } from './agentPool.js';
 
@@ -17,20 +17,26 @@ export interface HistoryHost {
 export class SessionHistory {
   constructor(private readonly h: HistoryHost) {}
 
-  /** Takes back turn `seq` and every later one; the next request reuses the cache up to there. */
-  async rewind(id: number, seq: number): Promise<void> {
+  /**
+   * Takes back turn `seq` and every later one; the next request reuses the cache up to there. With
+   * `files`, what those turns changed goes back too, and the answer says what (and what was left).
+   */
+  async rewind(id: number, seq: number, files = false): Promise<FilesPutBack | undefined> {
     const agent = await this.idleAgent(id);
-    agent.rewindTo(seq);
+    const plan = agent.rewindTo(seq, { files });
     this.h.emit({ type: 'session-changed', sessionId: id });
+    return plan;
   }
 
-  /** A rewind to turn `seq`, then `text` sent in its place; resolves when the new turn ends. */
-  async editAndResend(id: number, seq: number, text: string): Promise<void> {
+  /** A rewind to turn `seq` (with its files, if `files`), then `text` sent in its place; resolves when the new turn ends. */
+  async editAndResend(id: number, seq: number, text: string, files = false): Promise<FilesPutBack | undefined> {
+    let plan: FilesPutBack | undefined;
     await this.h.pool.run(id, (agent, signal) => {
       agent.session.endReply();
-      agent.rewindTo(seq);
+      plan = agent.rewindTo(seq, { files });
       return agent.send(text, { signal });
     });
+    return plan;
   }
 
   /** Takes back one turn, keeping the later ones (refused where a later stub names its results). */

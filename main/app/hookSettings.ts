@@ -45,11 +45,17 @@ export function sessionHooks(dataFolder: string): (root: string) => HookSet[] {
   return (root) => hookFiles(dataFolder, root).filter((f) => f.approved && f.set).map((f) => f.set!);
 }
 
-/** Approves the workspace's hooks as the file is now; throws naming what is wrong. */
-export function approveHooks(dataFolder: string, root: string): HookFile {
+/**
+ * Approves the workspace's hooks as the file is now; throws naming what is wrong. With `shown`
+ * (the hash the person was shown), a file that changed since is refused: they approve what they saw.
+ */
+export function approveHooks(dataFolder: string, root: string, shown?: string): HookFile {
   const file = hookFiles(dataFolder, root).find((f) => f.source === 'workspace');
   if (!file) throw new Error(`There are no hooks in ${workspaceSettingsFile(root)} to approve.`);
   if (file.problem) throw new Error(file.problem);
+  if (shown !== undefined && shown !== file.hash) {
+    throw new Error(`${file.file} changed since it was shown (sha ${shown.slice(0, 8)}, now ${file.hash.slice(0, 8)}); look at its hooks again before approving.`);
+  }
   new McpApprovals(dataFolder).approve(file.file, file.hash);
   return { ...file, approved: true };
 }

@@ -91,7 +91,7 @@ export class McpService {
 }
 
 /** A workspace folder as sessions store it (resolved), refused with its path when it is not one. */
-function resolveFolder(workspace: string): string {
+export function resolveFolder(workspace: string): string {
   let root: string;
   try {
     root = fs.realpathSync.native(path.resolve(workspace));

@@ -1,6 +1,8 @@
 import type {
   ApprovalAnswer, ApprovalView, AppState, DoctorReport, KeelApi, KeelEvent, LocalSettings, LocalSettingsText, McpServersView, ModelFile, RecallView, SessionSummary,
 } from '../contract.js';
+import type { ChangesView, FilesPutBack, RewindPlanView } from '../contract.js';
+import { changesView, revertShownHunk, rewindPlanView } from './changes.js';
 import { Session, type SessionDeps } from '../core/session/session.js';
 import type { Script } from '../core/session/loop.js';
 import type { Mode, RequestRow, SessionKind } from '../core/session/types.js';
@@ -16,6 +18,8 @@ import { ApprovalBroker } from './approvals.js';
 import { ModelCatalog } from './catalog.js';
 import { SessionHistory } from './history.js';
 import { McpService } from './mcp.js';
+import { approveHooksFile, hooksView } from './hooksView.js';
+import type { HooksView } from '../contract.js';
 import type { WrapLaunch } from '../mcp/connection.js';
 import { sandboxedLaunch } from '../mcp/sandboxed.js';
 import { recallView } from './recallView.js';
@@ -117,18 +121,19 @@ export class KeelService implements KeelApi {
     this.approvals.denyAll(id);
   }
 
-  async undo(id: number): Promise<void> {
+  async undo(id: number, files = false): Promise<FilesPutBack | undefined> {
     this.pool.idle(id);
-    (await this.pool.agent(id)).undo();
+    const plan = (await this.pool.agent(id)).undo({ files });
     this.o.emit({ type: 'session-changed', sessionId: id });
+    return plan;
   }
 
-  async rewind(id: number, seq: number): Promise<void> {
-    return this.history.rewind(id, seq);
+  async rewind(id: number, seq: number, files = false): Promise<FilesPutBack | undefined> {
+    return this.history.rewind(id, seq, files);
   }
 
-  async editAndResend(id: number, seq: number, text: string): Promise<void> {
-    return this.history.editAndResend(id, seq, text);
+  async editAndResend(id: number, seq: number, text: string, files = false): Promise<FilesPutBack | undefined> {
+    return this.history.editAndResend(id, seq, text, files);
   }
 
   async deleteTurn(id: number, seq: number): Promise<void> {
@@ -220,6 +225,35 @@ export class KeelService implements KeelApi {
 
   async trustMcpServer(workspace: string, name: string, trusted: boolean): Promise<void> {
     return this.mcp.trust(workspace, name, trusted);
+  }
+
+  async hooks(workspace: string): Promise<HooksView> {
+    return hooksView(this.o.dataFolder, workspace);
+  }
+
+  async approveHooksFile(workspace: string, hash: string): Promise<void> {
+    approveHooksFile(this.o.dataFolder, workspace, hash);
+  }
+
+  // Checkpoints (changes.ts): the Changes tab, its reverts (only while the session is idle), a rewind's plan.
+  async changes(id: number, since?: number): Promise<ChangesView> {
+    return changesView(this.pool.session(id), since);
+  }
+
+  async revertFile(id: number, rel: string, since?: number): Promise<ChangesView> {
+    this.pool.idle(id);
+    this.pool.session(id).files.revertFile(rel, since);
+    return changesView(this.pool.session(id), since);
+  }
+
+  async revertHunk(id: number, rel: string, hunk: number, shown: string, since?: number): Promise<ChangesView> {
+    this.pool.idle(id);
+    revertShownHunk(this.pool.session(id), rel, hunk, shown, since);
+    return changesView(this.pool.session(id), since);
+  }
+
+  async rewindPlan(id: number, seq?: number): Promise<RewindPlanView> {
+    return rewindPlanView(this.pool.session(id), seq);
   }
 
   async localSettings(): Promise<LocalSettings> {

@@ -1,9 +1,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { z } from 'zod';
 import type { Rule } from '../core/permissions/gate.js';
 import type { SandboxOptions } from '../sandbox/policy.js';
 import { checkSettings, type LocalSettings } from '../llm/localSettings.js';
+import { describeIssue } from '../core/zodIssues.js';
 
 /** What the app remembers between starts: its models folder and last model, local engine settings, what saved caches may take, the sandbox's lists. */
 export interface Settings {
@@ -22,54 +24,82 @@ export interface Settings {
   rules?: Rule[];
 }
 
+/** settings.json that Keel cannot use: the message names the file and the field, and says nothing was changed. */
+export class SettingsError extends Error {}
+
+const texts = z.array(z.string({ error: 'expected text' }));
+const RULE = z.strictObject({
+  action: z.enum(['allow', 'ask', 'deny']),
+  tool: z.string(),
+  pattern: z.string().optional(),
+});
+
 /**
- * The person's rules, checked: a rule that is not `{action: allow|ask|deny, tool, pattern?}` is
- * refused with an error naming it, rather than dropped (a dropped deny would allow silently).
+ * The file as the person writes it. Keys Keel does not read (`hooks`, which core/hooks checks, and
+ * whatever else a file copied from another tool holds) are kept as they are and written back.
+ * `local` is checked by llm/localSettings.ts, whose messages the settings form shows.
  */
+const SETTINGS = z.looseObject({
+  modelsFolder: z.string().optional(),
+  lastModel: z.string().optional(),
+  local: z.unknown().optional(),
+  stateBudgetBytes: z.number().int().positive().optional(),
+  sandbox: z.strictObject({ denyRead: texts.optional(), allowedDomains: texts.optional(), env: texts.optional() }).optional(),
+  rules: z.array(RULE).optional(),
+});
+
+const fileOf = (dataFolder: string) => path.join(dataFolder, 'settings.json');
+
+/** The person's rules (gate.ts), from a file readSettings checked. */
 export function permissionRules(dataFolder: string, settings: Settings = readSettings(dataFolder)): Rule[] {
-  const rules: unknown = settings.rules ?? [];
-  const where = path.join(dataFolder, 'settings.json');
-  if (!Array.isArray(rules)) throw new Error(`${where}: "rules" must be a list of {"action", "tool", "pattern"}.`);
-  return rules.map((r: unknown, i) => {
-    const rule = r as Partial<Rule> | null;
-    const ok = !!rule && typeof rule === 'object' && ['allow', 'ask', 'deny'].includes(rule.action as string) && typeof rule.tool === 'string'
-      && (rule.pattern === undefined || typeof rule.pattern === 'string');
-    if (!ok) throw new Error(`${where}: rules[${i}] ${JSON.stringify(r)} is not {"action": "allow"|"ask"|"deny", "tool": NAME, "pattern"?: TEXT}; nothing was run.`);
-    return { action: rule.action!, tool: rule.tool!, ...(rule.pattern === undefined ? {} : { pattern: rule.pattern }) };
-  });
+  return settings.rules ?? [];
 }
 
-/** The command sandbox's options: the data folder, and the person's lists (anything but strings is left out). */
+/** The command sandbox's options: the data folder, and the person's lists. */
 export function sandboxOptions(dataFolder: string, settings: Settings = readSettings(dataFolder)): SandboxOptions {
-  const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
-  return {
-    dataFolder, denyRead: strings(settings.sandbox?.denyRead), allowedDomains: strings(settings.sandbox?.allowedDomains),
-    env: strings(settings.sandbox?.env),
-  };
+  const { denyRead = [], allowedDomains = [], env = [] } = settings.sandbox ?? {};
+  return { dataFolder, denyRead, allowedDomains, env };
 }
 
+/**
+ * `<dataFolder>/settings.json`, checked; no file is the defaults. A file that is not JSON, or
+ * whose fields are not what Keel reads, throws a SettingsError naming the file and the field
+ * (nothing is written over it). Local engine settings Keel cannot use fall back to auto (the
+ * settings form says why when it is opened), as they always have.
+ */
 export function readSettings(dataFolder: string): Settings {
-  const file = path.join(dataFolder, 'settings.json');
+  const file = fileOf(dataFolder);
   const defaults: Settings = { modelsFolder: path.join(os.homedir(), 'models') };
-  let saved: Partial<Settings>;
+  let text: string;
   try {
-    saved = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<Settings>;
-  } catch {
-    return defaults;
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return defaults;
+    throw new SettingsError(`${file} cannot be read (${(err as Error).message}); Keel changed nothing.`);
   }
-  // Local engine settings edited by hand into something Keel cannot use fall back to auto.
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new SettingsError(`${file} is not valid JSON (${(err as Error).message}): fix it or move it away; Keel changed nothing.`);
+  }
+  const parsed = SETTINGS.safeParse(json);
+  if (!parsed.success) {
+    throw new SettingsError(`${file}: ${parsed.error.issues.map(describeIssue).join('; ')}. Fix the file or remove the field; Keel changed nothing.`);
+  }
   let local: LocalSettings | undefined;
   try {
-    local = saved.local === undefined ? undefined : checkSettings(saved.local);
+    local = parsed.data.local === undefined ? undefined : checkSettings(parsed.data.local);
   } catch {
     local = undefined;
   }
-  return { ...defaults, ...saved, local };
+  return { ...defaults, ...(parsed.data as Omit<Settings, 'local'>), local };
 }
 
+/** Writes settings.json whole (through a temporary file, so a crash leaves the old one or the new). */
 export function writeSettings(dataFolder: string, settings: Settings): void {
   fs.mkdirSync(dataFolder, { recursive: true });
-  const file = path.join(dataFolder, 'settings.json');
+  const file = fileOf(dataFolder);
   fs.writeFileSync(`${file}.tmp`, JSON.stringify(settings, null, 2));
   fs.renameSync(`${file}.tmp`, file);
 }

@@ -6,6 +6,7 @@ import { messageWithNotes } from '../core/session/notes.js';
 import type { CallResult, Session } from '../core/session/session.js';
 import type { ResultRow, SessionRow, SessionStore } from '../core/session/types.js';
 import { describeSandbox, type CommandRunner } from '../core/tools/commandRunner.js';
+import { hookRunsView, runsView } from './hooksView.js';
 
 /** The session list row. */
 export function summaryOf(row: SessionRow, store: SessionStore): SessionSummary {
@@ -47,6 +48,7 @@ export function toolView(row: ResultRow | undefined, name: string, args: unknown
   return {
     number, id: formatId(number), name, args, text: row?.inserted ?? '',
     ...(row?.tokens === undefined ? {} : { tokens: row.tokens }), ...(elided ? { elided } : {}),
+    ...(row?.hooks === undefined ? {} : { hooks: hookRunsView(row.hooks) }),
   };
 }
 
@@ -55,6 +57,7 @@ export function callView(result: CallResult, name: string, args: unknown): ToolV
   return {
     number: result.number, id: formatId(result.number), name, args, text: result.text,
     ...(result.tokens === undefined ? {} : { tokens: result.tokens }), ...(result.elided ? { elided: result.elided } : {}),
+    ...(result.hooks === undefined ? {} : { hooks: runsView(result.hooks) }),
   };
 }
 

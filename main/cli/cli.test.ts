@@ -79,6 +79,20 @@ describe('keelHome', () => {
   });
 });
 
+describe('a settings.json keel cannot read', () => {
+  it('stops a command with one line naming the file and the field, exit 1, the file untouched', async () => {
+    const file = path.join(tmp, 'home', 'settings.json');
+    const text = JSON.stringify({ sandbox: { env: 'MYSQL_PWD' } });
+    fs.writeFileSync(file, text);
+    const r = await cli('exec', '--workspace', root, '--mode', 'auto', '--', 'ls');
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(new RegExp(`^keel: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: "sandbox.env" `));
+    expect(r.err).not.toContain('unexpected error');
+    expect(r.err.trimEnd().split('\n')).toHaveLength(1);
+    expect(fs.readFileSync(file, 'utf8')).toBe(text);
+  });
+});
+
 describe('keel sessions', () => {
   it('lists each session with its kind, workspace, model, title and turns', async () => {
     const s = await sessionWithResults();

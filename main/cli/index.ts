@@ -9,6 +9,7 @@ import { MODES, type Mode, type SessionKind } from '../core/session/types.js';
 import { StoreError, type SqliteStore } from '../db/store.js';
 import { databasePath } from '../keelHome.js';
 import { ServerError } from '../remote/errors.js';
+import { SettingsError } from '../app/settings.js';
 import { parseSetting, SettingError, type LocalSettings } from '../llm/localSettings.js';
 import type { Conversation } from './commands/conversation.js';
 import { deleteCommand, exportCommand, importCommand } from './commands/files.js';
@@ -224,7 +225,7 @@ export async function runCli(argv: readonly string[], io: CliContext = { out: pr
     store = openStore(databasePath());
     return (await dispatch(command, values, positionals, store, io)) ?? 0;
   } catch (e) {
-    if (e instanceof CliError || e instanceof StoreError || e instanceof SessionError || e instanceof ServerError) {
+    if (e instanceof CliError || e instanceof StoreError || e instanceof SessionError || e instanceof ServerError || e instanceof SettingsError) {
       io.err.write(`keel: ${e.message}\n`);
       // `keel run` is for scripts, and says a wrong command line apart (docs/json-events.md).
       return e instanceof UsageError && first === 'run' ? 2 : 1;

@@ -28,7 +28,7 @@ describe('the contract', () => {
     expect(packages).toEqual([]);
     const rel = [...files].map((f) => path.relative(path.resolve(import.meta.dirname, '..'), f)).sort();
     expect(rel).toEqual([
-      'contract.ts', 'contract/shape.ts', 'contract/transport.ts', 'core/engine/breaks.ts', 'core/permissions/answers.ts', 'core/permissions/visible.ts',
+      'contract.ts', 'contract/args.ts', 'contract/checkpoints.ts', 'contract/hooks.ts', 'contract/shape.ts', 'contract/transport.ts', 'core/engine/breaks.ts', 'core/permissions/answers.ts', 'core/permissions/visible.ts',
       'core/session/types.ts', 'core/types.ts',
     ]);
   });

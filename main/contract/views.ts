@@ -7,6 +7,7 @@ import type { ApprovalRequest } from '../core/permissions/approval.js';
 import type { Mode, SessionKind } from '../core/session/types.js';
 import type { PlanItem } from '../core/tools/types.js';
 import type { LocalSetup } from '../llm/localSettings.js';
+import type { HookRunView } from './hooks.js';
 
 export interface SessionSummary {
   id: number;
@@ -36,6 +37,8 @@ export interface ToolView {
   tokens?: number;
   /** Where the text's elided line is, when the result was capped (spec §3). */
   elided?: ElidedMark;
+  /** The PreToolUse and PostToolUse hooks that ran for the call, in order (main/contract/hooks.ts). */
+  hooks?: HookRunView[];
 }
 
 export type ReplyPart = { type: 'text'; text: string } | { type: 'tool'; tool: ToolView };

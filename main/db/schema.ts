@@ -204,4 +204,8 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE requests ADD COLUMN server TEXT;
   `,
+  // The hooks that ran for a call (JSON, NULL when none did): shown on its result, the model got only its text.
+  `
+  ALTER TABLE results ADD COLUMN hooks TEXT;
+  `,
 ];

@@ -67,7 +67,7 @@ const SHAPES = {
     type: req(['result']), turn: req('integer'), number: req('integer'), tool: req('string'), args: req('string'),
     kind: req(['full', 'stub', 'same', 'error', 'recall', 'change']), pathGiven: opt('string'), pathResolved: opt('string'),
     fileHash: opt('string'), lineStart: opt('integer'), lineEnd: opt('integer'), lineTotal: opt('integer'), files: opt('string'),
-    argsKey: opt('string'), body: req('string'), inserted: req('string'), tokens: opt('integer'), createdAt: req('string'),
+    argsKey: opt('string'), body: req('string'), inserted: req('string'), tokens: opt('integer'), hooks: opt('string'), createdAt: req('string'),
   },
   compaction: { type: req(['compaction']), epoch: req('integer'), summary: req('string'), text: req('string'), createdAt: req('string') },
   request: {

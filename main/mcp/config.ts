@@ -18,6 +18,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { describeIssue, fieldPath } from '../core/zodIssues.js';
 import { sha256 } from '../core/workspace/files.js';
 import { parseJson, readConfigText } from './configFile.js';
 import { expand, masked, MissingVariable, variablesIn, type VariableSource } from './expand.js';
@@ -183,12 +184,12 @@ function check<T>(schema: z.ZodType<T>, value: unknown): T {
 /** zod's issues as `"field" must …`, the field spelled as in the file (`args[1]`, `sandbox.allowedDomains`). */
 export function describeIssues(error: z.ZodError): string {
   return error.issues.map((issue) => {
-    const field = issue.path.reduce<string>((at, key) => (typeof key === 'number' ? `${at}[${key}]` : at === '' ? String(key) : `${at}.${String(key)}`), '');
+    const field = fieldPath(issue.path);
     if (issue.code === 'unrecognized_keys') {
       return `"${field}" holds ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}; it takes ${keysOf(field)}`;
     }
     if (issue.code === 'invalid_value' && field === 'type') return `"type" is not one Keel knows (stdio, http, sse)`;
-    return field === '' ? issue.message : `"${field}" ${issue.message}`;
+    return describeIssue(issue);
   }).join('; ');
 }
 

@@ -3,6 +3,8 @@ import { getApi } from './api.js';
 import { ErrorBanner } from './components/common/ErrorBanner.js';
 import { ErrorBoundary } from './components/common/ErrorBoundary.js';
 import { CacheView } from './components/cache/CacheView.js';
+import { ChangesView } from './components/changes/ChangesView.js';
+import { PutBackNotice } from './components/changes/PutBackNotice.js';
 import { ServersView } from './components/servers/ServersView.js';
 import { FirstRun } from './components/FirstRun.js';
 import { SettingsButton } from './components/settings/SettingsButton.js';
@@ -73,6 +75,13 @@ function Main() {
       </ErrorBoundary>
     );
   }
+  if (tab === 'changes') {
+    return (
+      <ErrorBoundary label="The Changes view">
+        <ChangesView />
+      </ErrorBoundary>
+    );
+  }
   if (tab === 'servers') {
     return (
       <ErrorBoundary label="The Servers panel">
@@ -138,6 +147,7 @@ export function App() {
           </div>
         )}
         <ErrorBanner />
+        <PutBackNotice />
         <div className="content">
           <Main />
         </div>

@@ -6,6 +6,11 @@ type Handlers = { [K in KeelEvent['type']]: (event: Extract<KeelEvent, { type: K
 const state = () => useKeel.getState();
 const isOpen = (sessionId: number) => state().transcript.sessionId === sessionId;
 
+/** The Changes tab, where it is the one shown, follows the session's files (a turn, a rewind). */
+function changesFollow(sessionId: number): void {
+  if (state().ui.tab === 'changes') state().changes.onSessionChanged(sessionId);
+}
+
 let listTimer: ReturnType<typeof setTimeout> | undefined;
 /** Session list refreshes coalesce: a run sends several session-changed events. */
 function refreshListSoon(): void {
@@ -21,6 +26,7 @@ const handlers: Handlers = {
   'session-changed': (e) => {
     refreshListSoon();
     if (isOpen(e.sessionId)) void state().transcript.reload();
+    changesFollow(e.sessionId);
   },
   'sessions-changed': () => refreshListSoon(),
   message: (e) => {
@@ -36,6 +42,7 @@ const handlers: Handlers = {
   'turn-ended': (e) => {
     refreshListSoon();
     if (isOpen(e.sessionId)) void state().transcript.onTurnEnded();
+    changesFollow(e.sessionId);
   },
   'model-progress': (e) => state().model.onProgress(e.path, e.fraction),
   'model-loaded': (e) => state().model.onLoaded(e.path),

@@ -103,7 +103,7 @@ export class Hooks {
           yield () => {
             const c = this.ctx();
             const input = { session_id: String(c.sessionId), cwd: c.root, hook_event_name: event, permission_mode: c.mode, ...fields };
-            return runHook({ command: hook.command, file: set.file, timeoutS: hook.timeoutS, input, root: c.root, runner: c.runner, signal });
+            return runHook({ event, command: hook.command, file: set.file, timeoutS: hook.timeoutS, input, root: c.root, runner: c.runner, signal });
           };
         }
       }

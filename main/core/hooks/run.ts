@@ -4,9 +4,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { hooksConfig } from '../config.js';
 import { commandEnv, type CommandRunner, type PreparedCommand } from '../tools/commandRunner.js';
+import type { HookEventName } from './settings.js';
 
 /** One hook's run, as the person is shown it: what ran, how it ended, what it printed. */
 export interface HookRun {
+  /** The event it ran for. */
+  event: HookEventName;
   command: string;
   /** The settings file it came from. */
   file: string;
@@ -20,6 +23,7 @@ export interface HookRun {
 }
 
 export interface HookProcess {
+  event: HookEventName;
   command: string;
   file: string;
   timeoutS?: number;
@@ -39,7 +43,7 @@ export interface HookProcess {
  */
 export async function runHook(p: HookProcess): Promise<HookRun> {
   const started = Date.now();
-  const ended = (rest: Omit<HookRun, 'command' | 'file' | 'ms'>): HookRun => ({ command: p.command, file: p.file, ...rest, ms: Date.now() - started });
+  const ended = (rest: Omit<HookRun, 'event' | 'command' | 'file' | 'ms'>): HookRun => ({ event: p.event, command: p.command, file: p.file, ...rest, ms: Date.now() - started });
   let prepared: PreparedCommand;
   try {
     prepared = await p.runner.prepare(p.command, { root: p.root, access: 'workspace-write' });

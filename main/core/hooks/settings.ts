@@ -7,6 +7,7 @@
  * would let through what it was written to block).
  */
 import { z } from 'zod';
+import { fieldPath } from '../zodIssues.js';
 
 export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'Stop'] as const;
 export type HookEventName = (typeof HOOK_EVENTS)[number];
@@ -61,7 +62,7 @@ export function parseHooks(json: unknown, file: string, source: HookSource): Hoo
   const parsed = HooksShape.safeParse(hooks);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const field = ['hooks', ...issue.path].map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').slice(1);
+    const field = fieldPath(['hooks', ...issue.path]);
     throw new HookSettingsError(`${file}: ${field}: ${issue.message}; its hooks were not loaded.`);
   }
   for (const event of HOOK_EVENTS) {

@@ -60,6 +60,11 @@ export class SessionFiles {
     return this.cp?.recover(takeBack);
   }
 
+  /** The turns whose files were recorded, by seq (none where the session does not record files). */
+  recordedTurns(): number[] {
+    return this.cp?.recordedTurns() ?? [];
+  }
+
   changes(sinceSeq?: number): ChangedFile[] {
     return this.checked((cp) => cp.changes(sinceSeq));
   }

@@ -1,3 +1,4 @@
+import type { HookRun } from '../hooks/run.js';
 import { insertResult } from '../hygiene/insert.js';
 import type { Inserted, TableEntry } from '../hygiene/types.js';
 import type { RawOutput } from '../types.js';
@@ -38,8 +39,12 @@ export class Insertion {
     return insertResult({ number: this.nextNumber, tool: name, args, raw, table });
   }
 
-  /** Stores a computed result of `turn`, with its length in tokens where known (committed before it returns). */
-  commit(turn: Turn, name: string, args: unknown, raw: RawOutput, inserted: Inserted, tokens?: number): Inserted {
+  /**
+   * Stores a computed result of `turn` (committed before it returns), with its length in tokens
+   * where known and the hooks that ran for the call (kept for the person).
+   */
+  commit(turn: Turn, name: string, args: unknown, raw: RawOutput, inserted: Inserted, also: { tokens?: number; hooks?: readonly HookRun[] } = {}): Inserted {
+    const { tokens, hooks = [] } = also;
     if (inserted.number !== this.nextNumber) throw new SessionError(`Result #${inserted.number} was computed for another place than #${this.nextNumber}.`);
     this.store.insertResult({
       sessionId: this.sessionId, number: inserted.number, turnId: turn.id, tool: name, args: JSON.stringify(args ?? null),
@@ -47,7 +52,7 @@ export class Insertion {
       fileHash: inserted.read?.hash, lineStart: inserted.read?.start, lineEnd: inserted.read?.end,
       lineTotal: inserted.read?.total, files: inserted.wrote && JSON.stringify(inserted.wrote),
       argsKey: inserted.entry?.kind === 'result' ? inserted.entry.argsKey : undefined,
-      body: inserted.body, inserted: inserted.text, tokens, createdAt: this.now().toISOString(),
+      body: inserted.body, inserted: inserted.text, tokens, hooks: hooks.length ? JSON.stringify(hooks) : undefined, createdAt: this.now().toISOString(),
     }, raw.kind === 'text' ? raw.attachments : undefined);
     this.nextNumber++;
     this.texts.set(inserted.number, inserted.text);

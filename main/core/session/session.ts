@@ -185,6 +185,11 @@ export class Session {
     return this.rewindWithFiles(this.takeBacks.lastDone().seq);
   }
 
+  /** The turn an undo would take back now (refused, with why, where there is none). */
+  undoTarget(): Turn {
+    return this.takeBacks.lastDone();
+  }
+
   /** Deletes one completed turn, keeping those after it, where spec §7 allows (see TakeBacks.deleteTurn). */
   deleteTurn(seq: number): Turn {
     return this.takeBacks.deleteTurn(seq);

@@ -84,7 +84,7 @@ export class ToolCalls {
         failed = { error };
       }
     }
-    const stored = this.insertion.commit(turn, name, args, raw, inserted, tokens);
+    const stored = this.insertion.commit(turn, name, args, raw, inserted, { tokens, hooks: runs });
     this.turns.ran(turn, stored);
     this.files.afterCall(turn.seq, stored);
     if (failed) throw failed.error;

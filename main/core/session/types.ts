@@ -84,6 +84,8 @@ export interface ResultRow {
   inserted: string;
   /** The inserted text's length in the model's tokens, counted by the engine once it has it. */
   tokens?: number;
+  /** The hooks that ran for the call (JSON of HookRun[]), for the person: the model got only `inserted`. */
+  hooks?: string;
   createdAt: string;
 }
 

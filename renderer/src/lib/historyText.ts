@@ -1,6 +1,6 @@
 import type { TurnView } from '../../../main/contract.js';
 
-export type HistoryAction = 'rewind' | 'edit' | 'delete';
+export type HistoryAction = 'rewind' | 'edit' | 'delete' | 'undo';
 
 /** Result ids as a short list: `#0004, #0005` or `#0004 … #0009` past four. */
 function ids(list: string[]): string {
@@ -12,18 +12,21 @@ const plural = (count: number, word: string) => `${count} ${word}${count === 1 ?
 
 /**
  * What a history action on turn `seq` takes back, in words for its confirmation: the turns and
- * the results (counted from main's view, nothing computed), and that files on disk stay.
+ * the results (counted from main's view, nothing computed), and whether files on disk stay or
+ * go back with them (`files`: the dialog lists which).
  */
-export function whatGoes(turns: TurnView[], seq: number, action: HistoryAction): string {
-  const gone = action === 'delete' ? turns.filter((t) => t.seq === seq) : turns.filter((t) => t.seq >= seq);
+export function whatGoes(turns: TurnView[], seq: number, action: HistoryAction, files = false): string {
+  const gone = action === 'delete' || action === 'undo' ? turns.filter((t) => t.seq === seq) : turns.filter((t) => t.seq >= seq);
   const results = gone.flatMap((t) => t.parts.flatMap((p) => (p.type === 'tool' ? [p.tool.id] : [])));
   const later = gone.length - 1;
-  const which = action === 'delete' || later === 0 ? `Turn ${seq}` : `Turn ${seq} and the ${later === 1 ? 'turn' : plural(later, 'turn')} after it`;
+  const which = action === 'delete' || action === 'undo' || later === 0 ? `Turn ${seq}` : `Turn ${seq} and the ${later === 1 ? 'turn' : plural(later, 'turn')} after it`;
   const what = results.length === 0 ? 'its words and replies' : `${results.length === 1 ? 'one result' : plural(results.length, 'result')} (${ids(results)})`;
   const after = {
     rewind: 'Your message goes back into the message box.',
     edit: 'Your edited message is then sent in its place.',
     delete: 'The turns after it stay.',
+    undo: '',
   }[action];
-  return `${which} ${gone.length === 1 ? 'is' : 'are'} taken back with ${what}: the model no longer sees them, and the next request reads again from there. Files on disk stay as they are. ${after}`;
+  const disk = files ? `The files listed below go back as they were before turn ${seq}.` : 'Files on disk stay as they are.';
+  return `${which} ${gone.length === 1 ? 'is' : 'are'} taken back with ${what}: the model no longer sees them, and the next request reads again from there. ${disk} ${after}`.trimEnd();
 }

@@ -12,8 +12,10 @@ import { create } from 'zustand';
 import { getApi } from '../api.js';
 import type { Call, SliceContext } from './slice.js';
 import { approvalsSlice, type ApprovalsSlice } from './slices/approvals.js';
+import { changesSlice, type ChangesSlice } from './slices/changes.js';
 import { connectionSlice, type ConnectionSlice } from './slices/connection.js';
 import { errorsSlice, reason, type ErrorsSlice } from './slices/errors.js';
+import { hooksSlice, type HooksSlice } from './slices/hooks.js';
 import { inspectorSlice, type InspectorSlice } from './slices/inspector.js';
 import { localEngineSlice, type LocalEngineSlice } from './slices/localEngine.js';
 import { modelSlice, type ModelSlice } from './slices/model.js';
@@ -25,8 +27,10 @@ import { uiSlice, type UiSlice } from './slices/ui.js';
 
 export interface KeelState {
   approvals: ApprovalsSlice;
+  changes: ChangesSlice;
   connection: ConnectionSlice;
   errors: ErrorsSlice;
+  hooks: HooksSlice;
   inspector: InspectorSlice;
   localEngine: LocalEngineSlice;
   model: ModelSlice;
@@ -63,8 +67,10 @@ export const useKeel = create<KeelState>()((set, get) => {
   });
   return {
     approvals: approvalsSlice(context('approvals')),
+    changes: changesSlice(context('changes')),
     connection: connectionSlice(context('connection')),
     errors: errorsSlice(context('errors')),
+    hooks: hooksSlice(context('hooks')),
     inspector: inspectorSlice(context('inspector')),
     localEngine: localEngineSlice(context('localEngine')),
     model: modelSlice(context('model')),

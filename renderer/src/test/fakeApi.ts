@@ -37,8 +37,13 @@ export function fakeApi(overrides: Partial<KeelClient> = {}): KeelClient & { emi
     approveMcpFile: none,
     restartMcpServer: none,
     trustMcpServer: none,
+    hooks: async (workspace: string) => ({ workspace, files: [], places: ['/data/settings.json', `${workspace}/.keel/settings.json`] }),
+    approveHooksFile: none,
     serverModels: async () => [],
     useServerModel: async (url: string, model: string) => `${url}#${model}`,
+    // Checkpoints: a session whose turns changed no file.
+    changes: async (id: number) => ({ sessionId: id, turns: [], files: [] }),
+    rewindPlan: async (_id: number, seq?: number) => ({ seq: seq ?? 1, canRewindFiles: true, putBack: [], left: [], large: [] }),
     onEvent(listener: EventListener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

@@ -1,6 +1,7 @@
 import type { McpFileView, McpServerView } from '../../../../main/contract.js';
 import { useServers } from '../../stores/useServers.js';
 import { useTranscript } from '../../stores/useTranscript.js';
+import { HooksPanel } from './HooksPanel.js';
 
 const STATE_TAG: Record<McpServerView['state'], string> = {
   connected: 'ok', connecting: '', stopped: '', failed: 'amber', disconnected: 'amber', 'not approved': 'amber',
@@ -119,6 +120,7 @@ export function ServersView() {
           {' {"mcpServers": {"NAME": {"command": …, "args": […]}}}'}.
         </p>
       )}
+      <HooksPanel />
     </div>
   );
 }

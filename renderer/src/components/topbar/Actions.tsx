@@ -1,8 +1,12 @@
-import type { ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
+import type { RewindPlanView } from '../../../../main/contract.js';
+import { useChanges } from '../../stores/useChanges.js';
 import { useTranscript } from '../../stores/useTranscript.js';
 import { useUi } from '../../stores/useUi.js';
 import { MOD } from '../../shortcuts.js';
 import { Icon, type IconName } from '../common/Icon.js';
+import { touchesFiles } from '../transcript/RewindFiles.js';
+import { UndoConfirm } from './UndoConfirm.js';
 
 interface ActionProps {
   icon: IconName;
@@ -38,6 +42,16 @@ export function Actions() {
   const hasTurns = useTranscript((s) => (s.view?.turns.length ?? 0) > 0);
   const t = useTranscript.getState;
   const idle = loaded && !running;
+  const [undoPlan, setUndoPlan] = useState<RewindPlanView>();
+  /** Undo asks first only where its turn changed files (or they were not recorded); otherwise it acts at once. */
+  const undo = async () => {
+    const id = t().sessionId;
+    if (id === undefined) return;
+    const plan = await useChanges.getState().plan(id);
+    if (!plan) return;
+    if (plan.canRewindFiles && !touchesFiles(plan)) void t().undo();
+    else setUndoPlan(plan);
+  };
   const recall = (
     <Action
       icon="recall"
@@ -52,7 +66,10 @@ export function Actions() {
   return (
     <div className="actions">
       <Action icon="compact" label="Compact now" title="Compact now: replace the history with a summary (one deliberate cache break)" disabled={!idle || !hasTurns} onClick={() => void t().compact()} testId="compact-button" />
-      <Action icon="undo" label="Undo" title="Undo: take back the last turn" disabled={!idle || !hasTurns} onClick={() => void t().undo()} testId="undo-button" />
+      <span className="undo-anchor">
+        <Action icon="undo" label="Undo" title="Undo: take back the last turn" disabled={!idle || !hasTurns} onClick={() => void undo()} testId="undo-button" />
+        {undoPlan && idle && <UndoConfirm plan={undoPlan} close={() => setUndoPlan(undefined)} />}
+      </span>
       <Action icon="regenerate" label="Regenerate" title="Regenerate: ask for the last reply again" disabled={!idle || !hasTurns} onClick={() => void t().regenerate()} testId="regenerate-button" />
       <Action icon="stop" label="Stop" title="Stop the model (Escape)" disabled={!running} onClick={() => void t().stop()} testId="stop-button" className={running ? 'danger' : ''} />
       {recall}

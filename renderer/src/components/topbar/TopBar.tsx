@@ -1,4 +1,5 @@
 import { useEffect } from 'react';
+import { hooksAttention, useHooks } from '../../stores/useHooks.js';
 import { useRequests } from '../../stores/useRequests.js';
 import { attention, useServers } from '../../stores/useServers.js';
 import { useTranscript } from '../../stores/useTranscript.js';
@@ -7,7 +8,7 @@ import { Actions } from './Actions.js';
 import { ModeSelector } from './ModeSelector.js';
 
 /**
- * Tabs (Transcript / Cache / Plan), the mode and the session's actions. The model chip sits in the title
+ * Tabs (Transcript / Cache / Plan / Changes / Servers), the mode and the session's actions. The model chip sits in the title
  * bar. Narrow (the inspector open), the actions show as icons with tooltips; narrower still, the
  * controls move to a second row rather than out of view.
  */
@@ -16,10 +17,12 @@ export function TopBar() {
   const breaks = useRequests((s) => s.rows.filter((r) => r.cause).length);
   const steps = useTranscript((s) => s.view?.plan.length ?? 0);
   const summary = useTranscript((s) => s.view?.summary);
-  const servers = { problems: useServers((s) => attention(s.view).problems), waiting: useServers((s) => attention(s.view).waiting) };
+  const hooks = useHooks((s) => hooksAttention(s.view));
+  const servers = { problems: useServers((s) => attention(s.view).problems) + hooks, waiting: useServers((s) => attention(s.view).waiting) };
   // The badge needs the servers' state before the tab is opened.
   useEffect(() => {
     if (summary) void useServers.getState().load(summary.workspace, summary.id);
+    if (summary) void useHooks.getState().load(summary.workspace);
   }, [summary?.workspace, summary?.id]);
   return (
     <div className="topbar">
@@ -32,6 +35,9 @@ export function TopBar() {
         </button>
         <button type="button" role="tab" aria-selected={tab === 'plan'} className={tab === 'plan' ? 'on' : ''} onClick={() => useUi.getState().setTab('plan')} data-testid="plan-tab">
           Plan {steps > 0 && <span className="tag">{steps}</span>}
+        </button>
+        <button type="button" role="tab" aria-selected={tab === 'changes'} className={tab === 'changes' ? 'on' : ''} onClick={() => useUi.getState().setTab('changes')} data-testid="changes-tab">
+          Changes
         </button>
         <button type="button" role="tab" aria-selected={tab === 'servers'} className={tab === 'servers' ? 'on' : ''} onClick={() => useUi.getState().setTab('servers')} data-testid="servers-tab">
           Servers {servers.problems > 0 && <span className="tag amber">{servers.problems} to see</span>}

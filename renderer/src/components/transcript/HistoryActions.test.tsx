@@ -53,8 +53,10 @@ describe('history actions on each message', () => {
     fireEvent.click(screen.getByTestId('turn-2-cancel'));
     expect(screen.queryByTestId('turn-2-confirm')).toBeNull();
     fireEvent.click(screen.getByTestId('turn-2-rewind'));
+    // Those turns changed no file (the fake's plan): nothing to choose.
+    await screen.findByTestId('rewind-files-none');
     await act(async () => fireEvent.click(screen.getByTestId('turn-2-confirm-button')));
-    expect(calls).toEqual([['rewind', 1, 2]]);
+    expect(calls).toEqual([['rewind', 1, 2, false]]);
     await waitFor(() => expect((screen.getByTestId('message-input') as HTMLTextAreaElement).value).toBe('Now fix it'));
   });
 
@@ -67,8 +69,9 @@ describe('history actions on each message', () => {
     fireEvent.change(input, { target: { value: '' } });
     expect((screen.getByTestId('turn-1-confirm-button') as HTMLButtonElement).disabled).toBe(true);
     fireEvent.change(input, { target: { value: 'Read the lexer instead' } });
+    await screen.findByTestId('rewind-files-none');
     await act(async () => fireEvent.click(screen.getByTestId('turn-1-confirm-button')));
-    expect(calls).toEqual([['editAndResend', 1, 1, 'Read the lexer instead']]);
+    expect(calls).toEqual([['editAndResend', 1, 1, 'Read the lexer instead', false]]);
   });
 
   it('deletes one turn after saying the later ones stay', async () => {

@@ -6,8 +6,9 @@ import { MOD, withMod } from '../../shortcuts.js';
 import { useTranscript } from '../../stores/useTranscript.js';
 import { Linkified } from '../common/IdLink.js';
 import { Notes } from './Notes.js';
+import { RewindFiles, useRewindPlan } from './RewindFiles.js';
 
-const CONFIRM = { rewind: 'Rewind', edit: 'Send edited message', delete: 'Delete turn' } as const satisfies Record<HistoryAction, string>;
+const CONFIRM = { rewind: 'Rewind', edit: 'Send edited message', delete: 'Delete turn', undo: 'Undo' } as const satisfies Record<HistoryAction, string>;
 
 /** The person's own words, then (apart, never looking like them) the notes Keel added. */
 export function PersonMessage({ row }: { row: Extract<Row, { kind: 'person' }> }) {
@@ -16,6 +17,10 @@ export function PersonMessage({ row }: { row: Extract<Row, { kind: 'person' }> }
   const [text, setText] = useState('');
   const turns = useTranscript((s) => s.view?.turns);
   const running = useTranscript((s) => s.running);
+  const sessionId = useTranscript((s) => s.sessionId);
+  // Rewind and edit can take the files back too: what they would do is asked of main first.
+  const withFiles = action === 'rewind' || action === 'edit';
+  const { plan, files, setFiles } = useRewindPlan(sessionId, turn.seq, withFiles);
   // A message main has stored, while nothing runs (a turn still open then was cut off by a quit).
   const canAct = !pending && !running && turn.words !== undefined && turn.status !== 'undone' && (turns?.some((t) => t.seq === turn.seq) ?? false);
   const start = (next: HistoryAction) => {
@@ -32,7 +37,7 @@ export function PersonMessage({ row }: { row: Extract<Row, { kind: 'person' }> }
         {canAct && action === undefined && <TurnActions seq={turn.seq} start={start} />}
       </div>
       {action === 'edit' ? (
-        <EditBox seq={turn.seq} text={text} setText={setText} confirm={() => confirm(turn, action, text, setAction)} cancel={() => setAction(undefined)} />
+        <EditBox seq={turn.seq} text={text} setText={setText} confirm={() => plan && confirm(turn, action, text, files, setAction)} cancel={() => setAction(undefined)} />
       ) : (
         turn.words !== undefined && turn.words !== '' && (
           <div className="words" data-testid="person-words">
@@ -43,13 +48,14 @@ export function PersonMessage({ row }: { row: Extract<Row, { kind: 'person' }> }
       {turn.notes.length > 0 && <Notes notes={turn.notes} />}
       {action !== undefined && canAct && (
         <div className="history-confirm" role="group" aria-label={CONFIRM[action]} data-testid={`turn-${turn.seq}-confirm`}>
-          <p data-testid="history-confirm-text">{whatGoes(turns ?? [], turn.seq, action)}</p>
+          <p data-testid="history-confirm-text">{whatGoes(turns ?? [], turn.seq, action, files)}</p>
+          {withFiles && <RewindFiles plan={plan} files={files} setFiles={setFiles} />}
           <div className="history-confirm-buttons">
             <button
               type="button"
               className={action === 'edit' ? 'primary small' : 'danger small'}
-              disabled={action === 'edit' && text.trim() === ''}
-              onClick={() => confirm(turn, action, text, setAction)}
+              disabled={(action === 'edit' && text.trim() === '') || (withFiles && !plan)}
+              onClick={() => confirm(turn, action, text, files, setAction)}
               data-testid={`turn-${turn.seq}-confirm-button`}
             >
               {CONFIRM[action]}
@@ -64,12 +70,12 @@ export function PersonMessage({ row }: { row: Extract<Row, { kind: 'person' }> }
   );
 }
 
-function confirm(turn: TurnView, action: HistoryAction, text: string, setAction: (a?: HistoryAction) => void): void {
+function confirm(turn: TurnView, action: HistoryAction, text: string, files: boolean, setAction: (a?: HistoryAction) => void): void {
   const t = useTranscript.getState();
   if (action === 'edit' && text.trim() === '') return;
   setAction(undefined);
-  if (action === 'rewind') void t.rewind(turn.seq);
-  if (action === 'edit') void t.editAndResend(turn.seq, text);
+  if (action === 'rewind') void t.rewind(turn.seq, files);
+  if (action === 'edit') void t.editAndResend(turn.seq, text, files);
   if (action === 'delete') void t.deleteTurn(turn.seq);
 }
 

@@ -1,6 +1,7 @@
 import type { ToolView } from '../../../../main/contract.js';
 import { argsLine, n } from '../../lib/format.js';
 import { useTranscript } from '../../stores/useTranscript.js';
+import { BlockedTag, HookRuns } from './HookRuns.js';
 import { ResultText } from './ResultText.js';
 
 /** A tool call (name and arguments) and its result exactly as the model got it. */
@@ -15,6 +16,7 @@ export function ToolCall({ row }: { row: { seq: number; index: number; tool: Too
         <span className="tool-args mono" title={JSON.stringify(tool.args, null, 2)}>
           {argsLine(tool.args)}
         </span>
+        <BlockedTag runs={tool.hooks} />
         {tool.tokens !== undefined && (
           <span className="tool-tokens muted small" data-testid={`tool-tokens-${hex}`}>
             {n(tool.tokens)} tokens
@@ -28,6 +30,7 @@ export function ToolCall({ row }: { row: { seq: number; index: number; tool: Too
           <div className="muted small">No result yet.</div>
         )}
       </div>
+      {tool.hooks && <HookRuns runs={tool.hooks} />}
     </div>
   );
 }

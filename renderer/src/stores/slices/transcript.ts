@@ -1,6 +1,7 @@
 import type { KeelClient } from '../../api.js';
-import type { Mode, ReplyPart, SessionView, ToolView } from '../../../../main/contract.js';
-import type { SliceContext } from '../slice.js';
+import type { FilesPutBack, Mode, ReplyPart, SessionView, ToolView } from '../../../../main/contract.js';
+import type { Outcome, SliceContext } from '../slice.js';
+import type { ChangesSlice } from './changes.js';
 
 type PlanItem = SessionView['plan'][number];
 
@@ -30,11 +31,12 @@ export interface TranscriptSlice {
   clear(): void;
   send(text: string): Promise<void>;
   stop(): Promise<void>;
-  undo(): Promise<void>;
-  /** Takes back turn `seq` and every later turn; its words go back into the message box. */
-  rewind(seq: number): Promise<void>;
-  /** Takes back turn `seq` and every later turn, and sends `text` in its place. */
-  editAndResend(seq: number, text: string): Promise<void>;
+  /** Takes back the last completed turn; with `files`, what it changed too (the Changes slice's notice says what). */
+  undo(files?: boolean): Promise<void>;
+  /** Takes back turn `seq` and every later turn (with their files, if `files`); its words go back into the message box. */
+  rewind(seq: number, files?: boolean): Promise<void>;
+  /** Takes back turn `seq` and every later turn (with their files, if `files`), and sends `text` in its place. */
+  editAndResend(seq: number, text: string, files?: boolean): Promise<void>;
   /** Takes back turn `seq` alone (main refuses, with why, where the spec does not allow it). */
   deleteTurn(seq: number): Promise<void>;
   /** The person's plan; the model hears of it with the next message. */
@@ -53,9 +55,9 @@ let loadSeq = 0;
 let latestReload: Promise<void> = Promise.resolve();
 
 /** The open session's transcript: main's SessionView plus what streams in while a turn runs. */
-export function transcriptSlice({ get, set, call }: SliceContext<TranscriptSlice>): TranscriptSlice {
+export function transcriptSlice({ get, set, call, root }: SliceContext<TranscriptSlice, { changes: ChangesSlice }>): TranscriptSlice {
   /** Runs model work (send, regenerate, compact): resolves when main says the turn ended. */
-  const work = async (run: (api: KeelClient, id: number) => Promise<void>, pending?: string) => {
+  const work = async (run: (api: KeelClient, id: number) => Promise<unknown>, pending?: string) => {
     const id = get().sessionId;
     if (id === undefined) return;
     set({ running: true, pending });
@@ -65,12 +67,16 @@ export function transcriptSlice({ get, set, call }: SliceContext<TranscriptSlice
     if (get().sessionId === id) await get().onTurnEnded();
   };
   /** A change to the open session (undo, rewind, mode…): the view is read again after, whatever happened. */
-  const simple = async (run: (api: KeelClient, id: number) => Promise<void>) => {
+  const simple = async <T>(run: (api: KeelClient, id: number) => Promise<T>): Promise<Outcome<T>> => {
     const id = get().sessionId;
-    if (id === undefined) return false;
+    if (id === undefined) return { ok: false, error: 'No session is open.' };
     const got = await call((api) => run(api, id));
     if (get().sessionId === id) await get().reload();
-    return got.ok;
+    return got;
+  };
+  /** A take-back with files: what main put back (and left) goes to the Changes slice's notice. */
+  const withFiles = (id: number | undefined, got: Outcome<FilesPutBack | undefined>) => {
+    if (id !== undefined && got.ok) root().changes.putBack(id, got.value);
   };
 
   /** The parts live text and tools append to: the open turn's, copied, when nothing streamed yet. */
@@ -121,18 +127,22 @@ export function transcriptSlice({ get, set, call }: SliceContext<TranscriptSlice
       const id = get().sessionId;
       if (id !== undefined) await call((api) => api.stop(id));
     },
-    undo: async () => {
-      await simple((api, id) => api.undo(id));
+    undo: async (files = false) => {
+      const id = get().sessionId;
+      withFiles(id, await simple((api, at) => api.undo(at, files)));
     },
-    async rewind(seq) {
+    async rewind(seq, files = false) {
+      const id = get().sessionId;
       const words = get().view?.turns.find((t) => t.seq === seq)?.words;
-      if (await simple((api, id) => api.rewind(id, seq)) && words) set({ draft: { text: words, n: (get().draft?.n ?? 0) + 1 } });
+      const got = await simple((api, at) => api.rewind(at, seq, files));
+      withFiles(id, got);
+      if (got.ok && words) set({ draft: { text: words, n: (get().draft?.n ?? 0) + 1 } });
     },
-    editAndResend: (seq, text) => {
+    editAndResend: (seq, text, files = false) => {
       // The turns being replaced leave the view at once; main's view confirms it when it lands.
       const view = get().view;
       if (view) set({ view: { ...view, turns: view.turns.filter((t) => t.seq < seq) } });
-      return work((api, id) => api.editAndResend(id, seq, text), text);
+      return work(async (api, id) => withFiles(id, { ok: true, value: await api.editAndResend(id, seq, text, files) }), text);
     },
     deleteTurn: async (seq) => {
       await simple((api, id) => api.deleteTurn(id, seq));

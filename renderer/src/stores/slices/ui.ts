@@ -1,6 +1,6 @@
 import type { SliceContext } from '../slice.js';
 
-export type Tab = 'transcript' | 'cache' | 'plan' | 'servers';
+export type Tab = 'transcript' | 'cache' | 'plan' | 'servers' | 'changes';
 
 export interface UiSlice {
   tab: Tab;

@@ -1,0 +1,49 @@
+import { useState } from 'react';
+import type { RewindPlanView } from '../../../../main/contract.js';
+import { whatGoes } from '../../lib/historyText.js';
+import { useTranscript } from '../../stores/useTranscript.js';
+import { RewindFiles } from '../transcript/RewindFiles.js';
+
+/**
+ * Undo's confirmation, where the turn it takes back changed files (or the session does not record
+ * them): "conversation and files" or "conversation only", with the files listed first.
+ */
+export function UndoConfirm({ plan, close }: { plan: RewindPlanView; close(): void }) {
+  const turns = useTranscript((s) => s.view?.turns ?? []);
+  const [files, setFiles] = useState(plan.canRewindFiles && plan.putBack.length > 0);
+  const withFiles = files && plan.canRewindFiles;
+  return (
+    <div
+      className="undo-confirm popover history-confirm"
+      role="dialog"
+      aria-label="Undo"
+      data-testid="undo-confirm"
+      onKeyDown={(e) => {
+        if (e.key === 'Escape') {
+          e.stopPropagation();
+          close();
+        }
+      }}
+    >
+      <p data-testid="history-confirm-text">{whatGoes(turns, plan.seq, 'undo', withFiles)}</p>
+      <RewindFiles plan={plan} files={withFiles} setFiles={setFiles} />
+      <div className="history-confirm-buttons">
+        <button
+          type="button"
+          className="danger small"
+          autoFocus
+          onClick={() => {
+            close();
+            void useTranscript.getState().undo(withFiles);
+          }}
+          data-testid="undo-confirm-button"
+        >
+          Undo
+        </button>
+        <button type="button" className="small" onClick={close} data-testid="undo-cancel">
+          Cancel
+        </button>
+      </div>
+    </div>
+  );
+}

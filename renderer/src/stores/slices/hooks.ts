@@ -1,0 +1,47 @@
+import type { HooksView } from '../../../../main/contract.js';
+import type { SliceContext } from '../slice.js';
+
+export interface HooksSlice {
+  /** The workspace the view is for. */
+  workspace?: string;
+  view?: HooksView;
+  /** The approval is on its way: its button is disabled meanwhile. */
+  approving: boolean;
+  load(workspace: string): Promise<void>;
+  refresh(): Promise<void>;
+  /** Approves the workspace's file as shown (its hash); main refuses a file changed since. */
+  approve(hash: string): Promise<void>;
+}
+
+let seq = 0;
+
+/** The hooks beside the MCP servers (issue 26): the open session's workspace's hook files as main reads them. */
+export function hooksSlice({ get, set, call }: SliceContext<HooksSlice>): HooksSlice {
+  return {
+    approving: false,
+    async load(workspace) {
+      if (workspace !== get().workspace) set({ workspace, view: undefined });
+      await get().refresh();
+    },
+    async refresh() {
+      const { workspace } = get();
+      if (workspace === undefined) return;
+      const mine = ++seq;
+      const got = await call((api) => api.hooks(workspace));
+      if (mine === seq && got.ok) set({ view: got.value });
+    },
+    async approve(hash) {
+      const { workspace } = get();
+      if (workspace === undefined) return;
+      set({ approving: true });
+      await call((api) => api.approveHooksFile(workspace, hash));
+      set({ approving: false });
+      await get().refresh();
+    },
+  };
+}
+
+/** What the Servers tab's badge counts of hooks: files that wait for approval or cannot load. */
+export function hooksAttention(view: HooksView | undefined): number {
+  return view?.files.filter((f) => f.needsApproval || f.problem !== undefined).length ?? 0;
+}
