@@ -20,7 +20,7 @@ import { formatId } from '../main/core/hygiene/ids.js';
 import type { Inserted, TableEntry } from '../main/core/hygiene/types.js';
 import { DEFAULT_PROMPTS_DIR } from '../main/core/prompts/buildSystemPrompt.js';
 import { Session } from '../main/core/session/session.js';
-import type { ResultRow } from '../main/core/session/types.js';
+import type { ReplyCall, ResultRow } from '../main/core/session/types.js';
 import { ToolRegistry } from '../main/core/tools/registry.js';
 import { buildSessionDeps, expectSandbox, requireSandbox } from '../main/sessionDeps.js';
 import { stopSandbox } from '../main/sandbox/runner.js';
@@ -122,13 +122,21 @@ async function main(): Promise<void> {
     // ---- Replay --------------------------------------------------------------------------
     const recs: Rec[] = [];
     let turns = 0;
+    // As the engine does: a reply is stored with its calls, and only then do its results join the dedupe table.
+    let calls: ReplyCall[] = [];
+    const storeReply = () => {
+      if (calls.length > 0) session.recordReply('', calls);
+      calls = [];
+    };
     for (const step of trace.steps) {
       if (step.type === 'user') {
+        storeReply();
         session.userMessage(step.words, { date: '2026-11-05' });
         turns++;
         continue;
       }
       if (step.type === 'reply_end') {
+        storeReply();
         session.endReply();
         continue;
       }
@@ -140,6 +148,7 @@ async function main(): Promise<void> {
       t0 = nowNs();
       const ins = await session.callTool(step.tool, step.args);
       const callNs = nowNs() - t0;
+      calls.push({ name: step.tool, args: step.args, number: ins.number, raw: '' });
       const raw: RawOutput = tools.last ?? { kind: 'error', message: ins.body };
       const full = answeredInFull(ins);
       recs.push({

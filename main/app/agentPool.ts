@@ -10,7 +10,7 @@ import { removeSessionState, sessionStateFile } from '../keelHome.js';
 import { connectEngine, engineRefGone, openAgent, openEngine, parseEngineRef, type EngineHosting, type EngineRef } from '../openEngine.js';
 import type { SqliteStore } from '../db/store.js';
 import type { ModelCatalog } from './catalog.js';
-import { toolView } from './views.js';
+import { callView } from './views.js';
 
 export interface PoolOptions {
   deps: SessionDeps;
@@ -238,7 +238,7 @@ export class AgentPool {
     const emit = this.o.emit;
     if (e.type === 'message') emit({ type: 'message', sessionId: id, sent: e.sent });
     if (e.type === 'text') emit({ type: 'text', sessionId: id, delta: e.delta });
-    if (e.type === 'tool') emit({ type: 'tool', sessionId: id, tool: toolView(this.o.deps.store.getResult(id, e.result.number), e.name, e.args, e.result.number) });
+    if (e.type === 'tool') emit({ type: 'tool', sessionId: id, tool: callView(e.result, e.name, e.args) });
     if (e.type === 'request') emit({ type: 'request', sessionId: id, request: e.request });
     if (e.type === 'compacted') emit({ type: 'session-changed', sessionId: id });
     if (e.type === 'notice') emit({ type: 'error', sessionId: id, message: e.text });

@@ -10,7 +10,7 @@ import { ToolRegistry } from '../core/tools/registry.js';
 import { SqliteStore } from '../db/store.js';
 import { sessionHooks } from './hookSettings.js';
 import { approveHooksFile, hooksView } from './hooksView.js';
-import { sessionView } from './views.js';
+import { callView, sessionView } from './views.js';
 
 let tmp: string;
 let data: string;
@@ -104,7 +104,12 @@ describe('what a call\'s hooks did, on its result', () => {
     session.userMessage('go');
     const calls: [string, unknown][] = [['edit', { path: 'a.txt', old_string: 'two', new_string: 'TWO' }], ['bash', { command: 'touch ran' }], ['read', { path: 'a.txt' }]];
     const made = [];
-    for (const [name, args] of calls) made.push({ name, args, number: (await session.callTool(name, args)).number, raw: `<${name}>` });
+    const live = [];
+    for (const [name, args] of calls) {
+      const result = await session.callTool(name, args);
+      made.push({ name, args, number: result.number, raw: `<${name}>` });
+      live.push(callView(result, name, args));
+    }
     session.recordReply('', made);
     session.endReply();
     expect(fs.existsSync(path.join(root, 'ran'))).toBe(false);
@@ -123,5 +128,7 @@ describe('what a call\'s hooks did, on its result', () => {
     ]);
     expect(read).toBeDefined();
     expect(read).not.toHaveProperty('hooks');
+    // The app's live event, made from the value the call handed on, shows the same.
+    expect(live).toEqual([edit, bash, read]);
   });
 });

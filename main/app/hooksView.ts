@@ -43,8 +43,11 @@ function fileView(f: HookFile): HookFileView {
 
 /** The runs stored with a result (ResultRow.hooks), as its tool row shows them; undefined when none ran. */
 export function hookRunsView(stored: string | undefined): HookRunView[] | undefined {
-  if (stored === undefined) return undefined;
-  const runs = JSON.parse(stored) as HookRun[];
+  return stored === undefined ? undefined : runsView(JSON.parse(stored) as HookRun[]);
+}
+
+/** A call's hook runs as its result shows them (from the value a call just handed on, or as stored). */
+export function runsView(runs: readonly HookRun[]): HookRunView[] {
   return runs.map((r) => ({
     // A call's runs are its PreToolUse and PostToolUse hooks' only (Session.callTool).
     event: r.event as HookRunView['event'],

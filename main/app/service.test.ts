@@ -103,6 +103,10 @@ describe('KeelService: what the UI can ask, on the real store and engine', { tim
     expect(tool?.type === 'tool' && tool.tool.text).toMatch(/^\[#0001 a\.txt lines 1-2 of 2 sha [0-9a-f]{8}\]\n1: one\n2: two$/);
     expect(view.turns[0].parts.at(-1)).toEqual({ type: 'text', text: 'It holds one and two.' });
     expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['message', 'text', 'tool', 'request', 'turn-ended']));
+    // The live event shows the call as the stored session does, made from the value the loop handed on.
+    const live = events.find((e) => e.type === 'tool');
+    expect(live?.type === 'tool' && live.tool).toEqual(tool?.type === 'tool' && tool.tool);
+    expect(live?.type === 'tool' && live.tool.tokens).toBeGreaterThan(0);
 
     const recall = await service.recall(summary.id, '#1');
     expect(recall).toMatchObject({ id: '#0001', tool: 'read', pathGiven: 'a.txt', inRequest: true, lines: ['1: one', '2: two'], totalLines: 2 });

@@ -3,12 +3,12 @@ import { elidedMark } from '../core/hygiene/cap.js';
 import { formatId } from '../core/hygiene/ids.js';
 import { sha256 } from '../core/workspace/files.js';
 import { messageWithNotes } from '../core/session/notes.js';
-import type { Session } from '../core/session/session.js';
+import type { CallResult, Session } from '../core/session/session.js';
 import type { ResultRow, SessionRow, SessionStore } from '../core/session/types.js';
 import type { SqliteStore } from '../db/store.js';
 import { sessionTitle } from './sessionTitle.js';
 import { describeSandbox, type CommandRunner } from '../core/tools/commandRunner.js';
-import { hookRunsView } from './hooksView.js';
+import { hookRunsView, runsView } from './hooksView.js';
 
 /** The session list row. */
 export function summaryOf(row: SessionRow, store: SessionStore): SessionSummary {
@@ -47,12 +47,22 @@ export function sessionView(session: Session, store: SessionStore & Pick<SqliteS
   };
 }
 
+/** A stored result, as the transcript shows it (a session loaded from the store). */
 export function toolView(row: ResultRow | undefined, name: string, args: unknown, number: number): ToolView {
   const elided = row && elidedMark(row.inserted, row.body, formatId(number));
   return {
     number, id: formatId(number), name, args, text: row?.inserted ?? '',
     ...(row?.tokens === undefined ? {} : { tokens: row.tokens }), ...(elided ? { elided } : {}),
     ...(row?.hooks === undefined ? {} : { hooks: hookRunsView(row.hooks) }),
+  };
+}
+
+/** A result as a call just made it: the value the loop handed on, with nothing read back from the store. */
+export function callView(result: CallResult, name: string, args: unknown): ToolView {
+  return {
+    number: result.number, id: formatId(result.number), name, args, text: result.text,
+    ...(result.tokens === undefined ? {} : { tokens: result.tokens }), ...(result.elided ? { elided: result.elided } : {}),
+    ...(result.hooks === undefined ? {} : { hooks: runsView(result.hooks) }),
   };
 }
 

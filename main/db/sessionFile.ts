@@ -229,10 +229,7 @@ export function importSession(store: SqliteStore, parsed: Parsed): number {
     const turnIds = new Map<number, number>();
     for (const t of parsed.turns) turnIds.set(t.seq, store.insertTurn({ ...t, sessionId: session.id }).id);
     for (const { turn, ...r } of parsed.replies) store.insertReply({ ...r, sessionId: session.id, turnId: turnIds.get(turn)! });
-    for (const { turn, ...r } of parsed.results) {
-      store.insertResult({ ...r, sessionId: session.id, turnId: turnIds.get(turn)! });
-      if (r.tokens !== undefined) store.setResultTokens(session.id, r.number, r.tokens);
-    }
+    for (const { turn, ...r } of parsed.results) store.insertResult({ ...r, sessionId: session.id, turnId: turnIds.get(turn)! });
     for (const c of parsed.compactions) store.insertCompaction({ ...c, sessionId: session.id });
     for (const r of parsed.requests) store.insertRequest({ ...r, sessionId: session.id });
     return session.id;

@@ -159,9 +159,9 @@ export class SqliteStore implements SessionStore {
     this.db.transaction(() => {
       this.db
         .prepare(`INSERT INTO results (session_id, number, turn_id, tool, args, kind, path_given, path_resolved, file_hash,
-                    line_start, line_end, line_total, files, args_key, body, inserted, hooks, created_at)
+                    line_start, line_end, line_total, files, args_key, body, inserted, tokens, hooks, created_at)
                   VALUES (@sessionId, @number, @turnId, @tool, @args, @kind, @pathGiven, @pathResolved, @fileHash,
-                    @lineStart, @lineEnd, @lineTotal, @files, @argsKey, @body, @inserted, @hooks, @createdAt)`)
+                    @lineStart, @lineEnd, @lineTotal, @files, @argsKey, @body, @inserted, @tokens, @hooks, @createdAt)`)
         .run(nullable({ ...RESULT_OPTIONAL, ...row }));
       const attach = this.db.prepare('INSERT INTO attachments (session_id, number, seq, mime_type, uri, data) VALUES (?, ?, ?, ?, ?, ?)');
       attachments.forEach((a, i) => attach.run(row.sessionId, row.number, i + 1, a.mimeType, a.uri ?? null, a.data));
@@ -242,7 +242,7 @@ export class SqliteStore implements SessionStore {
 /** A result's optional fields, stored as NULL when a row leaves them out. */
 const RESULT_OPTIONAL = {
   pathGiven: undefined, pathResolved: undefined, fileHash: undefined, lineStart: undefined, lineEnd: undefined, lineTotal: undefined,
-  files: undefined, argsKey: undefined, hooks: undefined,
+  files: undefined, argsKey: undefined, tokens: undefined, hooks: undefined,
 } satisfies Partial<ResultRow>;
 
 const REQUEST_COLUMNS = {

@@ -8,9 +8,18 @@ import { contextConfig, fill } from '../config.js';
  * The bracket line is not part of the body and is never counted.
  */
 export function capBody(body: string, id: string): string {
+  return capped(body, id).text;
+}
+
+/**
+ * The body as capBody gives it, and where its elided line stands in it (`at`: line index, 0 = the
+ * body's first line) with the count of lines it stands for: known here, so no one parses the text
+ * again to find it. No `elided` when the body was not capped.
+ */
+export function capped(body: string, id: string): { text: string; elided?: { at: number; count: number } } {
   const cap = contextConfig.cap;
   const lines = body.split('\n');
-  if (lines.length <= cap.max_lines && body.length <= cap.max_chars) return body;
+  if (lines.length <= cap.max_lines && body.length <= cap.max_chars) return { text: body };
 
   let head: string[];
   if (lines[0].length > cap.head_chars) {
@@ -22,7 +31,7 @@ export function capBody(body: string, id: string): string {
   const tail = takeWhole(rest.slice().reverse(), cap.tail_lines, cap.tail_chars).reverse();
   const elided = rest.length - tail.length;
   const marker = fill(contextConfig.texts.elided, { count: elided, id });
-  return [...head, marker, ...tail].join('\n');
+  return { text: [...head, marker, ...tail].join('\n'), elided: { at: head.length, count: elided } };
 }
 
 /** The longest run of whole lines from the start of `lines` within both limits. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { insertResult } from './insert.js';
-import type { TableEntry } from './types.js';
+import type { Inserted, TableEntry } from './types.js';
 import type { RawOutput } from '../tools/types.js';
 
 const hash = 'ab'.repeat(32);
@@ -104,5 +104,30 @@ describe('insertResult: changes (§5)', () => {
     expect(one(file('created', 'n.md', '', 'a\nb')).text).toBe('[#0002 n.md sha 7d0a91c3] Created, 2 lines.');
     expect(one(file('deleted', 'o.md')).text).toBe('[#0002 o.md deleted]');
     expect(one(file('unchanged', 'u.md', 'a', 'a')).text).toBe('[#0002 u.md sha 7d0a91c3] Unchanged.');
+  });
+});
+
+describe('insertResult: where a capped text is elided (§3), known as it is made', () => {
+  const lines = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join('\n');
+  const modified = (before: string, after: string) => ({ pathGiven: 'a.ts', absPath: '/w/a.ts', action: 'modified' as const, before, after, hash: '7d0a91c3'.padEnd(64, '0') });
+
+  it('names the elided line and its count for output, errors and diffs: the line the text holds, the count of lines it lacks', () => {
+    const outputs: Inserted[] = [
+      insertResult({ number: 1, tool: 'bash', args: {}, raw: { kind: 'text', body: lines(1000) }, table: [] }),
+      insertResult({ number: 2, tool: 'bash', args: {}, raw: { kind: 'error', message: lines(500) }, table: [] }),
+      insertResult({ number: 3, tool: 'edit', args: {}, raw: { kind: 'change', files: [modified(lines(900) + '\n', '')] }, table: [] }),
+    ];
+    for (const r of outputs) {
+      const text = r.text.split('\n');
+      const id = `#000${r.number}`;
+      expect(text[r.elided!.line]).toBe(`[${r.elided!.count} lines elided, full output ${id}]`);
+      expect(text.length - 2 + r.elided!.count).toBe(r.body.split('\n').length);
+    }
+    expect(outputs[0].elided).toEqual({ line: 201, count: 700 });
+  });
+
+  it('names none where nothing was cut', () => {
+    expect(insertResult({ number: 1, tool: 'bash', args: {}, raw: { kind: 'text', body: lines(400) }, table: [] }).elided).toBeUndefined();
+    expect(insertResult({ number: 2, tool: 'bash', args: {}, raw: { kind: 'text', body: '' }, table: [] }).elided).toBeUndefined();
   });
 });

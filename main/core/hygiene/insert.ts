@@ -1,7 +1,7 @@
 import { contextConfig, fill } from '../config.js';
 import type { FileChange, RawOutput } from '../types.js';
 import { splitLines } from '../workspace/text.js';
-import { capBody } from './cap.js';
+import { capped } from './cap.js';
 import { diffHunks } from './diff.js';
 import { formatId } from './ids.js';
 import { stableJson } from './stableJson.js';
@@ -35,10 +35,10 @@ export function insertResult({ number, tool, args, raw, table }: InsertInput): I
     case 'change':
       return insertChange(number, raw.files);
     case 'error':
-      return { number, kind: 'error', text: withBody(`[${id}]`, capBody(raw.message, id)), body: raw.message };
+      return { number, kind: 'error', ...withBody(`[${id}]`, raw.message, id), body: raw.message };
     case 'text': {
       if (!contextConfig.dedupe.by_result.includes(tool)) {
-        return { number, kind: 'full', text: withBody(`[${id}]`, capBody(raw.body, id)), body: raw.body };
+        return { number, kind: 'full', ...withBody(`[${id}]`, raw.body, id), body: raw.body };
       }
       const argsKey = stableJson(args);
       const same = newest(table, (e) => e.kind === 'result' && e.tool === tool && e.argsKey === argsKey && e.body === raw.body);
@@ -48,7 +48,7 @@ export function insertResult({ number, tool, args, raw, table }: InsertInput): I
       return {
         number,
         kind: 'full',
-        text: withBody(`[${id}]`, capBody(raw.body, id)),
+        ...withBody(`[${id}]`, raw.body, id),
         body: raw.body,
         entry: { kind: 'result', number, tool, argsKey, body: raw.body },
       };
@@ -104,8 +104,8 @@ function insertChange(number: number, files: FileChange[]): Inserted {
   if (files.length === 1) {
     const { bracket, line, hunks } = describeChange(files[0]);
     const head = `[${id} ${bracket}]` + (line ? ` ${line}` : '');
-    const text = hunks === undefined ? head : withBody(head, capBody(hunks, id));
-    return { number, kind: 'change', text, body: line ?? hunks ?? '', wrote };
+    const shown = hunks === undefined ? { text: head } : withBody(head, hunks, id);
+    return { number, kind: 'change', ...shown, body: line ?? hunks ?? '', wrote };
   }
   const body = files
     .map((f) => {
@@ -113,7 +113,7 @@ function insertChange(number: number, files: FileChange[]): Inserted {
       return `[${bracket}]` + (line ? ` ${line}` : '') + (hunks === undefined ? '' : `\n${hunks}`);
     })
     .join('\n');
-  return { number, kind: 'change', text: withBody(`[${id}]`, capBody(body, id)), body, wrote };
+  return { number, kind: 'change', ...withBody(`[${id}]`, body, id), body, wrote };
 }
 
 /** A changed file's bracket content, its one-line answer (created, unchanged) or its hunks. */
@@ -131,8 +131,11 @@ function describeChange(f: FileChange): { bracket: string; line?: string; hunks?
   }
 }
 
-function withBody(bracket: string, body: string): string {
-  return body === '' ? bracket : `${bracket}\n${body}`;
+/** The bracket line, then the body capped (spec §3), with where the elided line stands if it was. */
+function withBody(bracket: string, body: string, id: string): Pick<Inserted, 'text' | 'elided'> {
+  if (body === '') return { text: bracket };
+  const { text, elided } = capped(body, id);
+  return { text: `${bracket}\n${text}`, ...(elided ? { elided: { line: elided.at + 1, count: elided.count } } : {}) };
 }
 
 function newest(table: readonly TableEntry[], match: (e: TableEntry) => boolean): TableEntry | undefined {

@@ -1,3 +1,5 @@
+import type { ElidedMark } from './cap.js';
+
 /**
  * The dedupe table (spec §2, §6) is the set of full results in the request being built. The
  * session derives it from the turns that request carries; hygiene only reads it.
@@ -35,4 +37,6 @@ export interface Inserted {
   read?: ReadRecord & { full: boolean };
   /** Files whose content the session now knows (edits, writes, patches): hash '' = deleted. */
   wrote?: { absPath: string; hash: string }[];
+  /** Where the text's elided line stands, when the body was capped (spec §3): known as it is made. */
+  elided?: ElidedMark;
 }

@@ -58,9 +58,10 @@ describe('after a quit or crash mid-reply (spec §2)', () => {
 
     const resumed = Session.open(deps, s.id);
     resumed.userMessage('go on');
-    expect((await resumed.callTool('read', { path: 'b.ts' })).text).toMatch(/^\[#0003 b\.ts lines 1-2 of 2 sha \w+\]\n1: b one/);
-    expect((await resumed.callTool('read', { path: 'a.ts' })).text).toMatch(/\nUnchanged since #0001/);
-    expect((await resumed.callTool('recall', { id: '#2' })).text).toBe('[#0005 recall #0002 lines 1-2 of 2]\n1: b one\n2: b two');
+    const [b, a, recalled] = await reply(resumed, read('b.ts'), read('a.ts'), ['recall', { id: '#2' }]);
+    expect(b).toMatch(/^\[#0003 b\.ts lines 1-2 of 2 sha \w+\]\n1: b one/);
+    expect(a).toMatch(/\nUnchanged since #0001/);
+    expect(recalled).toBe('[#0005 recall #0002 lines 1-2 of 2]\n1: b one\n2: b two');
     const table = resumed.compact('Summary.');
     expect(table).toContain('| #0001 |');
     expect(table).toContain('| #0003 |');

@@ -3,16 +3,16 @@ import { insertResult } from '../hygiene/insert.js';
 import type { Inserted, TableEntry } from '../hygiene/types.js';
 import type { RawOutput } from '../types.js';
 import { SessionError } from './deps.js';
-import { applyToTurn } from './restore.js';
 import type { SessionStore, Turn } from './types.js';
 
 /**
  * Insertion (spec §1–§6): a tool's raw output becomes its numbered result — against the dedupe
- * table of the request being built — is stored, and joins its turn. It keeps what follows from the
- * results: the next number, the hash the session last saw of each file, and each result's text.
+ * table of the request being built — and is stored, once, with its length in tokens. It keeps
+ * what follows from the results: the next number, the hash the session last saw of each file, and
+ * each result's text. (The result joins its turn's tables when its reply is stored: turns.ts.)
  */
 export class Insertion {
-  /** Results' inserted text, by number, as read from the store (see text). */
+  /** Results' inserted text, by number: kept as each is stored, or read from the store once (see text). */
   private readonly texts = new Map<number, string>();
 
   constructor(
@@ -34,18 +34,17 @@ export class Insertion {
     for (const [k, v] of known) this.known.set(k, v);
   }
 
-  /** One result, inserted against `table`, stored (committed before it returns), and applied to `turn`. */
-  insert(turn: Turn, table: readonly TableEntry[], name: string, args: unknown, raw: RawOutput): Inserted {
-    return this.commit(turn, name, args, raw, this.compute(table, name, args, raw));
-  }
-
   /** What the next result would be inserted as, against `table`; nothing is stored until `commit`. */
   compute(table: readonly TableEntry[], name: string, args: unknown, raw: RawOutput): Inserted {
     return insertResult({ number: this.nextNumber, tool: name, args, raw, table });
   }
 
-  /** Stores a computed result (committed before it returns) and applies it to `turn`; `hooks` are the runs for the call, kept for the person. */
-  commit(turn: Turn, name: string, args: unknown, raw: RawOutput, inserted: Inserted, hooks: readonly HookRun[] = []): Inserted {
+  /**
+   * Stores a computed result of `turn` (committed before it returns), with its length in tokens
+   * where known and the hooks that ran for the call (kept for the person).
+   */
+  commit(turn: Turn, name: string, args: unknown, raw: RawOutput, inserted: Inserted, also: { tokens?: number; hooks?: readonly HookRun[] } = {}): Inserted {
+    const { tokens, hooks = [] } = also;
     if (inserted.number !== this.nextNumber) throw new SessionError(`Result #${inserted.number} was computed for another place than #${this.nextNumber}.`);
     this.store.insertResult({
       sessionId: this.sessionId, number: inserted.number, turnId: turn.id, tool: name, args: JSON.stringify(args ?? null),
@@ -53,10 +52,10 @@ export class Insertion {
       fileHash: inserted.read?.hash, lineStart: inserted.read?.start, lineEnd: inserted.read?.end,
       lineTotal: inserted.read?.total, files: inserted.wrote && JSON.stringify(inserted.wrote),
       argsKey: inserted.entry?.kind === 'result' ? inserted.entry.argsKey : undefined,
-      body: inserted.body, inserted: inserted.text, hooks: hooks.length ? JSON.stringify(hooks) : undefined, createdAt: this.now().toISOString(),
+      body: inserted.body, inserted: inserted.text, tokens, hooks: hooks.length ? JSON.stringify(hooks) : undefined, createdAt: this.now().toISOString(),
     }, raw.kind === 'text' ? raw.attachments : undefined);
     this.nextNumber++;
-    applyToTurn(turn, inserted);
+    this.texts.set(inserted.number, inserted.text);
     if (inserted.read) this.known.set(inserted.read.absPath, inserted.read.hash);
     for (const f of inserted.wrote ?? []) {
       if (f.hash) this.known.set(f.absPath, f.hash);
@@ -67,8 +66,9 @@ export class Insertion {
 
   /**
    * The text a result was inserted as (what the model got). A result's text never changes once
-   * stored, so each is read from the store once: a request carries every result of the history, and
-   * reading them all again (with their full bodies) on every request cost time that grew with it.
+   * stored, so each is kept as it is stored, or read from the store once (a resumed session's): a
+   * request carries every result of the history, and reading them all again (with their full
+   * bodies) on every request cost time that grew with it.
    */
   text(number: number): string {
     const kept = this.texts.get(number);

@@ -56,6 +56,53 @@ describe('the agent loop on a scripted engine (no model)', () => {
     expect(events.filter((e) => e.type === 'text').map((e) => e.type === 'text' && e.delta)).toEqual(['Let me look.', 'It says alpha.']);
   });
 
+  it('stores each result once, with its tokens, and hands that value on: one statement on the results table per call', async () => {
+    const loop = open();
+    const statements: string[] = [];
+    const prepare = store.db.prepare.bind(store.db);
+    store.db.prepare = ((sql: string) => {
+      statements.push(sql.trim());
+      return prepare(sql);
+    }) as typeof store.db.prepare;
+    engine.replies.push(`${callLine('read', { path: 'a.txt' })}\n${callLine('bash', { command: 'seq 1 1000' })}`, 'Done.');
+    await loop.send('go');
+    store.db.prepare = prepare;
+    expect(statements.filter((sql) => /\bresults\b/.test(sql)).map((sql) => sql.split(/\s/)[0])).toEqual(['INSERT', 'INSERT']);
+    const results = events.flatMap((e) => (e.type === 'tool' ? [e.result] : []));
+    expect(results.map((r) => r.number)).toEqual([1, 2]);
+    for (const r of results) {
+      const row = store.getResult(loop.session.id, r.number)!;
+      expect(r.tokens).toBe(r.text.length);
+      expect(row.tokens).toBe(r.tokens);
+      expect(row.inserted).toBe(r.text);
+    }
+    expect(results[1].elided).toEqual({ line: 201, count: 700 });
+    // The next request carried both, as stored.
+    expect(engine.prompts[1]).toContain(`result: ${results[1].text}\n`);
+  });
+
+  it('leaves a result out of the dedupe table when its reply was never stored (a failed count): a re-read is full, not a stub', async () => {
+    const loop = open();
+    const count = engine.countTokens.bind(engine);
+    let failures = 1;
+    // The server's /tokenize fails once, on the first result.
+    engine.countTokens = async (text) => {
+      if (text.startsWith('[#') && failures-- > 0) throw new Error('tokenize failed: 503');
+      return count(text);
+    };
+    engine.replies.push(callLine('read', { path: 'a.txt' }));
+    await expect(loop.send('read it')).rejects.toThrow('tokenize failed: 503');
+    expect(loop.session.history().at(-1)?.status).toBe('done');
+    engine.replies.push(callLine('read', { path: 'a.txt' }), 'It says alpha.');
+    expect(await loop.send('again')).toBe('It says alpha.');
+    const results = events.flatMap((e) => (e.type === 'tool' ? [e.result.text] : []));
+    expect(results).toEqual([expect.stringMatching(/^\[#0002 a\.txt lines 1-1 of 1 sha [0-9a-f]{8}\]\n1: alpha$/)]);
+    // No request carries #0001; it is stored (the tool ran), without a length, and recall shows it.
+    expect(engine.prompts.some((p) => p.includes('[#0001'))).toBe(false);
+    expect(store.getResult(loop.session.id, 1)).toMatchObject({ kind: 'full', tokens: undefined });
+    expect((await loop.session.callTool('recall', { id: '#1' })).text).toBe('[#0003 recall #0001 lines 1-1 of 1]\n1: alpha');
+  });
+
   it('refuses the same call the fourth time in a row and ends the turn at the eighth', async () => {
     const loop = open();
     for (let i = 0; i < 12; i++) engine.replies.push(callLine('read', { path: 'a.txt' }));

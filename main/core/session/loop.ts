@@ -5,6 +5,7 @@ import { RepeatCheck } from './calls.js';
 import { buildConversation } from './conversation.js';
 import type { RewindPlan } from '../checkpoints/types.js';
 import type { Session } from './session.js';
+import { PromptSize } from './promptSize.js';
 import { RequestLog, unfinished } from './requests.js';
 import type { LoopEvent, LoopOptions } from './loopTypes.js';
 import type { BreakCause, Mode, ReplyCall, RequestRow } from './types.js';
@@ -23,15 +24,12 @@ export class ContextFullError extends Error {}
  */
 export class AgentLoop {
   private readonly log: RequestLog;
-  /**
-   * What the last turn's final request measured — its prompt and its reply, in tokens — and the
-   * history it was measured on. While the history is that one, the compaction check before the next
-   * turn is this plus the person's message, with no second render of the whole history (issue 10).
-   */
-  private measured?: { tokens: number; key: string; system: string };
+  /** The compaction check's size of the next turn's first request. */
+  private readonly size: PromptSize;
 
   constructor(private o: LoopOptions) {
     this.log = new RequestLog(o.store, o.session);
+    this.size = new PromptSize(o, () => this.promptTokens());
     if (o.session.history().length > 0 || o.session.epoch > 0) this.log.pendingCause = 'resumed without cache';
   }
 
@@ -86,8 +84,8 @@ export class AgentLoop {
 
   /** One message (the person's, with their UserPromptSubmit hooks; or a Stop hook's) and the requests that answer it. */
   private async turn(words: string, opts: { date?: string; mode?: Mode; signal?: AbortSignal }, person: boolean): Promise<{ words: string; answered: boolean }> {
-    if (await this.nextPromptTokens(words) > (this.o.compactAt ?? loopConfig.compactAt) * this.o.engine.contextSize) await this.compact(opts.signal);
-    this.measured = undefined;
+    if (await this.size.next(words) > (this.o.compactAt ?? loopConfig.compactAt) * this.o.engine.contextSize) await this.compact(opts.signal);
+    this.size.forget();
     const { sent, hooks } = person ? await this.o.session.hookedMessage(words, opts) : { ...this.o.session.userMessage(words, opts), hooks: [] };
     if (hooks.length) this.emit({ type: 'hook', event: 'UserPromptSubmit', runs: hooks });
     this.emit({ type: 'message', sent });
@@ -108,19 +106,19 @@ export class AgentLoop {
       const { reply } = r;
       if (reply.calls.length === 0) {
         this.o.session.recordReply(reply.words, [], reply.raw);
-        // A server that reports no prompt size leaves the next check to a full count.
-        if (r.usage.promptTokens > 0) this.measured = { tokens: r.usage.promptTokens + r.usage.outputTokens, key: this.historyKey(), system: this.o.session.systemPrompt };
+        this.size.answered(r);
         const why = unfinished(r);
         if (why) this.emit({ type: 'notice', text: why });
         return { words: reply.words, answered: !signal?.aborted && r.stoppedBy !== 'stopped' };
       }
       const calls: ReplyCall[] = [];
+      // Each result is stored once, with its length in the engine's tokens; the event hands that value on.
+      const o = { signal, countTokens: (text: string) => this.o.engine.countTokens(text) };
       for (const call of reply.calls) {
         const problem = repeats.problem(call);
         const result = problem === undefined
-          ? await this.o.session.callTool(call.name, call.args, signal)
-          : await this.o.session.rejectCall(call.name, call.args ?? null, problem);
-        this.o.store.setResultTokens(this.o.session.id, result.number, await this.o.engine.countTokens(result.text));
+          ? await this.o.session.callTool(call.name, call.args, o)
+          : await this.o.session.rejectCall(call.name, call.args ?? null, problem, o);
         calls.push({ name: call.name, args: call.args ?? null, number: result.number, raw: call.raw });
         this.emit({ type: 'tool', name: call.name, args: call.args, result });
         this.fileNotices();
@@ -213,31 +211,10 @@ export class AgentLoop {
     return this.o.engine.promptTokens(this.conversation());
   }
 
-  /**
-   * The compaction check's size of the turn's first request: what the last request measured (its
-   * prompt, then its reply, which the history now ends with) plus the person's message, counted
-   * once. Short of the exact count by the few tokens the template puts around the reply and the
-   * message — the threshold leaves a quarter of the context for those (loop.json compact_at).
-   * Anything else that changed the history since (a take-back, a compaction, a switch, results
-   * left after a stop) makes it a full count.
-   */
-  private async nextPromptTokens(words: string): Promise<number> {
-    const m = this.measured;
-    const base = m && m.key === this.historyKey() && m.system === this.o.session.systemPrompt ? m.tokens : await this.promptTokens();
-    return base + await this.o.engine.countTokens(words);
-  }
-
-  /** Which history a measure was taken on: the epoch, the engine, the last turn and its replies. */
-  private historyKey(): string {
-    const history = this.o.session.history();
-    const last = history.at(-1);
-    return `${this.o.engine.id} ${this.o.session.epoch} ${history.length} ${last?.seq} ${last?.replies.length}`;
-  }
-
   /** Keel changed the history itself: the next request's loss is owed to `cause`, and the next compaction check counts anew. */
   private changed(cause: BreakCause): void {
     this.log.pendingCause = cause;
-    this.measured = undefined;
+    this.size.forget();
   }
 
   private emit(event: LoopEvent): void {

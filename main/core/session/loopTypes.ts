@@ -1,7 +1,7 @@
 import type { Engine } from '../engine/types.js';
 import type { HookEventName } from '../hooks/settings.js';
 import type { HookRun } from '../hooks/run.js';
-import type { CallResult } from './session.js';
+import type { CallResult } from './toolCalls.js';
 import type { Session } from './session.js';
 import type { RequestRow, SessionStore } from './types.js';
 

@@ -1,5 +1,7 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { contextConfig, fill } from '../config.js';
-import { modeText, readInstructions } from '../prompts/buildSystemPrompt.js';
+import { INSTRUCTIONS_FILE, modeText, readInstructions } from '../prompts/buildSystemPrompt.js';
 import type { ServerInstructions } from '../tools/external.js';
 import { formatPlan } from '../tools/planWrite.js';
 import type { Mode, Note, SessionRow, Turn } from './types.js';
@@ -13,8 +15,13 @@ export interface Told {
   servers: Record<string, string>;
 }
 
+/**
+ * What the history tells, turn by turn: each turn's notes (on its message, first), then the files
+ * its carried results wrote. The model's own change of the instruction file (`instructionsFile`,
+ * absolute) is told by its diff, so it counts as told as a note would.
+ */
 export function lastTold(
-  history: readonly Turn[], prompt: { mode: Mode; instructionsHash: string; servers?: Record<string, string> },
+  history: readonly Turn[], prompt: { mode: Mode; instructionsHash: string; servers?: Record<string, string> }, instructionsFile?: string,
 ): Told {
   const told: Told = { mode: prompt.mode, instructionsHash: prompt.instructionsHash, servers: { ...prompt.servers } };
   for (const turn of history) {
@@ -24,8 +31,19 @@ export function lastTold(
       if (note.kind === 'instructions') told.instructionsHash = note.hash;
       if (note.kind === 'server') told.servers[note.server] = note.body;
     }
+    for (const file of turn.wrote) if (file.absPath === instructionsFile) told.instructionsHash = file.hash;
   }
   return told;
+}
+
+/** The workspace's instruction file as the file tools name it: absolute, resolved where it exists. */
+export function instructionsFile(root: string): string {
+  const file = path.join(root, INSTRUCTIONS_FILE);
+  try {
+    return fs.realpathSync.native(file);
+  } catch {
+    return file;
+  }
 }
 
 /** What the next message's notes are worked out from. */
@@ -42,11 +60,14 @@ export interface NoteInputs {
 
 /**
  * The notes a person's message carries (spec §10.3): the date when the history carries no date or
- * another one, the mode when it differs from what the model was last told, an edited instruction
- * file, a plan the person changed, an MCP server's instructions the model has not had.
+ * another one, the mode when it differs from what the model was last told, an instruction file
+ * that differs from what the model last had of it (the prompt, a note, or its own change in the
+ * history: so only an edit the session did not make), a plan the person changed, an MCP server's
+ * instructions the model has not had.
  */
 export function messageNotes({ row, history, date, promptsDir, servers }: NoteInputs): Note[] {
-  const told = lastTold(history, { mode: row.promptMode, instructionsHash: row.promptInstructionsHash, servers: row.serverInstructions });
+  const prompt = { mode: row.promptMode, instructionsHash: row.promptInstructionsHash, servers: row.serverInstructions };
+  const told = lastTold(history, prompt, instructionsFile(row.root));
   const notes: Note[] = [];
   if (told.date !== date) notes.push({ kind: 'date', date });
   if (told.mode !== row.mode) notes.push({ kind: 'mode', mode: row.mode, body: modeText(promptsDir, row.mode) });

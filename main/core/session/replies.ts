@@ -18,6 +18,8 @@ export class Replies {
       createdAt: this.now().toISOString(),
     });
     turn.replies.push(reply);
+    // Its results join the request now, and with it the dedupe and compaction tables (spec §2, §7).
+    this.turns.carry(turn, calls.map((c) => c.number));
     return reply;
   }
 }

@@ -1,17 +1,17 @@
-import type { Inserted } from '../hygiene/types.js';
-import type { ReplyRow, ResultRow, SessionStore, Turn, TurnRow } from './types.js';
+import type { CarriedResult, ReplyRow, ResultRow, SessionStore, Turn, TurnRow } from './types.js';
 
 /**
- * What a stored result contributes to its turn's state: its dedupe-table entry and its read
- * (for the compaction table), rebuilt exactly as insertion made them.
+ * What a result contributes to its turn once a stored reply carries it: its dedupe-table entry,
+ * its read (for the compaction table) and the files it wrote — on a resume rebuilt exactly as
+ * insertion made them.
  */
-export function applyToTurn(turn: Turn, inserted: Pick<Inserted, 'entry' | 'read'>): void {
-  turn.calls++;
-  if (inserted.entry) turn.entries.push(inserted.entry);
-  if (inserted.read?.full) {
-    const { full: _full, ...read } = inserted.read;
+export function carry(turn: Turn, result: CarriedResult): void {
+  if (result.entry) turn.entries.push(result.entry);
+  if (result.read?.full) {
+    const { full: _full, ...read } = result.read;
     turn.reads.push(read);
   }
+  turn.wrote.push(...(result.wrote ?? []));
 }
 
 /**
@@ -22,7 +22,7 @@ export function applyToTurn(turn: Turn, inserted: Pick<Inserted, 'entry' | 'read
  * request carries) nor the compaction table; it stays stored, so `recall` still shows it.
  */
 export function restoreTurns(turns: TurnRow[], replies: ReplyRow[], results: ResultRow[]): Turn[] {
-  const byId = new Map<number, Turn>(turns.map((t) => [t.id, { ...t, replies: [], entries: [], reads: [], calls: 0 }]));
+  const byId = new Map<number, Turn>(turns.map((t) => [t.id, { ...t, replies: [], entries: [], reads: [], wrote: [], unreplied: [], calls: 0 }]));
   const called = new Set<number>();
   for (const reply of replies) {
     byId.get(reply.turnId)?.replies.push(reply);
@@ -30,12 +30,19 @@ export function restoreTurns(turns: TurnRow[], replies: ReplyRow[], results: Res
   }
   for (const r of results) {
     const turn = byId.get(r.turnId);
-    if (turn) applyToTurn(turn, called.has(r.number) ? insertedFromRow(r) : {});
+    if (!turn) continue;
+    turn.calls++;
+    if (called.has(r.number)) carry(turn, carriedFromRow(r));
   }
   return [...byId.values()];
 }
 
-function insertedFromRow(r: ResultRow): Pick<Inserted, 'entry' | 'read'> {
+function carriedFromRow(r: ResultRow): CarriedResult {
+  const wrote = filesOf(r);
+  return { number: r.number, ...entryAndRead(r), ...(wrote.length > 0 ? { wrote } : {}) };
+}
+
+function entryAndRead(r: ResultRow): Pick<CarriedResult, 'entry' | 'read'> {
   if (r.tool === 'read' && (r.kind === 'full' || r.kind === 'stub') && r.pathResolved && r.fileHash) {
     const read = {
       number: r.number, pathGiven: r.pathGiven ?? '', absPath: r.pathResolved, hash: r.fileHash,
@@ -57,12 +64,17 @@ export function restoreKnownHashes(results: ResultRow[]): Map<string, string> {
   const known = new Map<string, string>();
   for (const r of results) {
     if (r.tool === 'read' && r.pathResolved && r.fileHash && r.kind !== 'error') known.set(r.pathResolved, r.fileHash);
-    for (const f of r.files ? (JSON.parse(r.files) as { absPath: string; hash: string }[]) : []) {
+    for (const f of filesOf(r)) {
       if (f.hash) known.set(f.absPath, f.hash);
       else known.delete(f.absPath);
     }
   }
   return known;
+}
+
+/** The files a stored change wrote (hash '' = deleted). */
+function filesOf(r: ResultRow): { absPath: string; hash: string }[] {
+  return r.files ? (JSON.parse(r.files) as { absPath: string; hash: string }[]) : [];
 }
 
 /** What the session knew of each file when turn `seq` began: from the results of the turns before it. */

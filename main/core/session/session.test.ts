@@ -42,12 +42,12 @@ async function reply(s: Session, ...calls: [string, unknown][]): Promise<number[
 describe('the dedupe table follows the request being built', () => {
   it('agent sessions stub a re-read in a later turn; chat sessions read it in full', async () => {
     const agent = Session.create(deps, { root, kind: 'agent', mode: 'auto' });
-    await agent.callTool('read', { path: 'a.ts' });
+    await reply(agent, ['read', { path: 'a.ts' }]);
     agent.endReply();
     expect(await text(agent, 'read', { path: 'a.ts' })).toMatch(/\nUnchanged since #0001/);
 
     const chat = Session.create(deps, { root, kind: 'chat', mode: 'auto' });
-    await chat.callTool('read', { path: 'a.ts' });
+    await reply(chat, ['read', { path: 'a.ts' }]);
     expect(await text(chat, 'read', { path: 'a.ts' })).toMatch(/\nUnchanged since #0001/);
     chat.endReply();
     expect(await text(chat, 'read', { path: 'a.ts' })).toMatch(/^\[#0003 a.ts lines 1-3 of 3 sha [0-9a-f]{8}\]\n1: one/);
@@ -55,13 +55,14 @@ describe('the dedupe table follows the request being built', () => {
 
   it('undo takes a turn\'s results out of the table, and its reads out of the compaction table', async () => {
     const s = Session.create(deps, { root, kind: 'agent', mode: 'auto' });
-    await s.callTool('read', { path: 'b.ts' });
+    await reply(s, ['read', { path: 'b.ts' }]);
     s.endReply();
-    await s.callTool('read', { path: 'a.ts' });
+    await reply(s, ['read', { path: 'a.ts' }]);
     s.endReply();
     s.undo();
     expect(await text(s, 'read', { path: 'a.ts' })).toMatch(/^\[#0003 a.ts lines 1-3 of 3 sha \w+\]\n1: one/);
     expect(await text(s, 'read', { path: 'b.ts' })).toMatch(/Unchanged since #0001/);
+    s.recordReply('', [{ name: 'read', args: { path: 'a.ts' }, number: 3, raw: '' }, { name: 'read', args: { path: 'b.ts' }, number: 4, raw: '' }]);
     s.endReply();
     s.undo();
     const table = s.compact('Summary.');
@@ -138,6 +139,55 @@ describe('notes (§10.3)', () => {
     fs.writeFileSync(path.join(root, 'AGENTS.md'), 'Use spaces.\n');
     expect(s.userMessage('go').sent).toBe('go\n\nThe person edited AGENTS.md. It now reads:\nUse spaces.');
     expect(s.userMessage('more').notes).toEqual([]);
+  });
+
+  it('tells no note of the model\'s own edit of the instruction file: its diff told it, in a stored reply', async () => {
+    fs.writeFileSync(path.join(root, 'AGENTS.md'), 'Use tabs.\n');
+    const s = Session.create(deps, { root, kind: 'agent', mode: 'auto' });
+    s.userMessage('switch to spaces');
+    const [edit] = await reply(s, ['edit', { path: 'AGENTS.md', old_string: 'tabs', new_string: 'spaces' }]);
+    expect(await text(s, 'recall', { id: `#${edit}` })).toMatch(/\+Use spaces\./);
+    s.endReply();
+    expect(s.userMessage('thanks').notes).toEqual([]);
+    // So too once the session is opened again from its store.
+    expect(Session.open(deps, s.id).userMessage('again').notes).toEqual([]);
+  });
+
+  it('tells the person\'s edit after the model\'s own, and the person\'s edit of a file the model wrote', async () => {
+    fs.writeFileSync(path.join(root, 'AGENTS.md'), 'Use tabs.\n');
+    const s = Session.create(deps, { root, kind: 'agent', mode: 'auto' });
+    s.userMessage('switch to spaces');
+    await reply(s, ['edit', { path: 'AGENTS.md', old_string: 'tabs', new_string: 'spaces' }]);
+    s.endReply();
+    fs.writeFileSync(path.join(root, 'AGENTS.md'), 'Use spaces. Keep lines short.\n');
+    expect(s.userMessage('I added a rule').sent).toBe('I added a rule\n\nThe person edited AGENTS.md. It now reads:\nUse spaces. Keep lines short.');
+    s.endReply();
+
+    // A file the model created, then the person edited.
+    const fresh = Session.create(deps, { root: path.join(root, '..'), kind: 'agent', mode: 'auto' });
+    fresh.userMessage('write the rules');
+    await reply(fresh, ['write', { path: 'AGENTS.md', content: 'Be brief.\n' }]);
+    fresh.endReply();
+    expect(fresh.userMessage('ok').notes).toEqual([]);
+    fs.writeFileSync(path.join(tmp, 'AGENTS.md'), 'Be very brief.\n');
+    expect(fresh.userMessage('changed it').notes).toEqual([{ kind: 'instructions', path: 'AGENTS.md', hash: expect.any(String), body: 'Be very brief.' }]);
+  });
+
+  it('tells the file as it is when the model\'s edit left the request: an undone turn, or a reply never stored', async () => {
+    fs.writeFileSync(path.join(root, 'AGENTS.md'), 'Use tabs.\n');
+    const s = Session.create(deps, { root, kind: 'agent', mode: 'auto' });
+    s.userMessage('hi');
+    s.endReply();
+    s.userMessage('switch to spaces');
+    await reply(s, ['edit', { path: 'AGENTS.md', old_string: 'tabs', new_string: 'spaces' }]);
+    s.endReply();
+    s.undo();
+    // The file stays as the model left it, but no request carries that diff any more.
+    expect(s.userMessage('and now?').sent).toBe('and now?\n\nThe person edited AGENTS.md. It now reads:\nUse spaces.');
+    s.endReply();
+    await s.callTool('edit', { path: 'AGENTS.md', old_string: 'spaces', new_string: 'tabs' });
+    s.endReply();
+    expect(s.userMessage('back?').notes.map((n) => n.kind)).toEqual(['instructions']);
   });
 
   it('never changes the system prompt between requests, and a resumed session sends the stored bytes', async () => {

@@ -1,43 +1,42 @@
-import fs from 'node:fs';
 import { Hooks } from '../hooks/hooks.js';
 import type { HookRun } from '../hooks/run.js';
-import { formatId } from '../hygiene/ids.js';
-import type { Inserted, TableEntry } from '../hygiene/types.js';
+import type { TableEntry } from '../hygiene/types.js';
 import { NO_RUNNER } from '../tools/commandRunner.js';
-import type { PlanItem, RawOutput, ToolSpec } from '../types.js';
+import type { PlanItem, ToolSpec } from '../types.js';
 import { Compaction } from './compaction.js';
-import { SessionError, type NewSession, type SessionDeps } from './deps.js';
+import type { NewSession, SessionDeps } from './deps.js';
 import { Dispatch } from './dispatch.js';
 import { Insertion } from './insertion.js';
-import { localDate, messageNotes, messageWithNotes } from './notes.js';
-import { KeptPrompt, newPromptFields } from './prompt.js';
+import { Messages, type MessageOptions } from './messages.js';
+import { KeptPrompt } from './prompt.js';
 import { SessionRecord } from './record.js';
 import { Replies } from './replies.js';
-import { knownBefore, restoreKnownHashes, restoreTurns } from './restore.js';
+import { knownBefore } from './restore.js';
+import { createSessionRow, readStoredSession } from './sessionRow.js';
 import { SessionFiles } from './files.js';
 import type { RewindPlan } from '../checkpoints/types.js';
 import { TakeBacks } from './takeBack.js';
-import { builtinSpecs, sessionToolList } from './toolList.js';
+import { ToolCalls, type CallOptions, type CallResult } from './toolCalls.js';
 import { Turns } from './turns.js';
 import type { Mode, Note, ReplyCall, ReplyRow, SessionKind, SessionRow, Turn } from './types.js';
 
 export { SessionError, type NewSession, type SessionDeps } from './deps.js';
-
-/** A call's result, with the hooks that ran for it (shown to the person; the model got only `text`). */
-export type CallResult = Inserted & { hooks?: HookRun[] };
+export type { CallOptions, CallResult } from './toolCalls.js';
 
 /**
  * One session, as its callers see it: the engine (main/llm) asks it for the system prompt and the
  * history, and hands it the model's tool calls; the app and the CLI hand it the person's messages
  * and take-backs. It knows nothing of models. Each job is its own module, and this class only
- * joins them: turns (turns.ts), tool dispatch and the gate (dispatch.ts), insertion
- * (insertion.ts), notes (notes.ts), the kept system prompt (prompt.ts), take-backs (takeBack.ts),
- * compaction (compaction.ts) and replies (replies.ts), all on one row (record.ts).
+ * joins them: turns (turns.ts), tool calls (toolCalls.ts; dispatch and the gate in dispatch.ts,
+ * insertion in insertion.ts), the person's messages (messages.ts) and their notes (notes.ts), the
+ * kept system prompt (prompt.ts), take-backs (takeBack.ts), compaction (compaction.ts) and replies
+ * (replies.ts), all on one row (record.ts), made or read back in sessionRow.ts.
  */
 export class Session {
   private readonly turns: Turns;
   private readonly insertion: Insertion;
-  private readonly dispatch: Dispatch;
+  private readonly calls: ToolCalls;
+  private readonly messages: Messages;
   private readonly prompt: KeptPrompt;
   private readonly takeBacks: TakeBacks;
   private readonly compaction: Compaction;
@@ -53,48 +52,23 @@ export class Session {
     this.turns = new Turns(store, record, now, turns, (turn) => this.files.turnStarted(turn.seq));
     this.insertion = new Insertion(store, id, now, nextNumber, known);
     this.hooks = new Hooks(() => deps.hooks?.(record.row.root) ?? [], () => ({ sessionId: id, root: record.row.root, runner: deps.commands ?? NO_RUNNER, mode: record.row.mode }));
-    this.dispatch = new Dispatch(deps, record, (absPath) => this.insertion.knownHash(absPath), this.hooks, () => this.files.beforeWrite(this.turns.current().seq));
+    const dispatch = new Dispatch(deps, record, (absPath) => this.insertion.knownHash(absPath), this.hooks, () => this.files.beforeWrite(this.turns.current().seq));
     this.prompt = new KeptPrompt(deps, record, () => this.turns.history());
+    this.calls = new ToolCalls(dispatch, this.insertion, this.turns, this.prompt, this.hooks, this.files);
+    this.messages = new Messages(deps, record, this.turns, this.prompt, this.hooks);
     this.takeBacks = new TakeBacks(store, record, this.turns);
     this.compaction = new Compaction(store, record, this.turns, this.prompt, now);
     this.replies = new Replies(store, id, this.turns, now);
   }
 
   static create(deps: SessionDeps, opts: NewSession): Session {
-    let root: string;
-    try {
-      root = fs.realpathSync.native(opts.root);
-    } catch {
-      throw new SessionError(`The workspace ${opts.root} does not exist.`);
-    }
-    if (!fs.statSync(root).isDirectory()) throw new SessionError(`The workspace ${root} is not a folder.`);
-    const mode = opts.mode ?? 'ask';
-    const prompt = newPromptFields(deps, root, mode, opts.kind);
-    const tools = sessionToolList(builtinSpecs(deps.promptsDir, deps.tools), deps.external?.specs() ?? []);
-    const row = deps.store.createSession({
-      kind: opts.kind, root, title: opts.title ?? '', mode, systemPrompt: prompt.systemPrompt, promptMode: prompt.promptMode,
-      promptInstructionsHash: prompt.promptInstructionsHash, epoch: 0, plan: [], model: opts.model ?? '',
-      promptDate: prompt.promptDate, planNotePending: false, createdAt: deps.now().toISOString(), tools, serverInstructions: prompt.serverInstructions,
-    });
-    return new Session(deps, new SessionRecord(deps.store, row), [], 1, new Map(), true);
+    return new Session(deps, new SessionRecord(deps.store, createSessionRow(deps, opts)), [], 1, new Map(), true);
   }
 
-  /**
-   * Resumes a stored session: it sends the system prompt and tool list it kept, byte for byte. A
-   * session stored before lists were kept had the built-in tools only, read on every request: its
-   * list is built from them now, once, and stored.
-   */
+  /** Resumes a stored session (see readStoredSession): it sends the system prompt and tool list it kept, byte for byte. */
   static open(deps: SessionDeps, id: number): Session {
-    let row = deps.store.getSession(id);
-    if (!row) throw new SessionError(`No session ${id} in the store.`);
-    if (row.tools === undefined) {
-      const tools = builtinSpecs(deps.promptsDir, deps.tools);
-      deps.store.updateSession(id, { tools });
-      row = { ...row, tools };
-    }
-    const results = deps.store.listResults(id);
-    const turns = restoreTurns(deps.store.listTurns(id), deps.store.listReplies(id), results);
-    const session = new Session(deps, new SessionRecord(deps.store, row), turns, deps.store.lastResultNumber(id) + 1, restoreKnownHashes(results), false);
+    const stored = readStoredSession(deps, id);
+    const session = new Session(deps, new SessionRecord(deps.store, stored.row), stored.turns, stored.nextNumber, stored.known, false);
     // A rewind with files a crash interrupted is finished: its files, then its turns (if still there).
     session.files.recover((seq) => {
       if (session.history().some((t) => t.seq === seq)) session.takeBacks.rewindTo(seq);
@@ -139,37 +113,16 @@ export class Session {
   }
 
   /**
-   * A tool call as the model made it: dispatched (validated, gated, run), then inserted and
-   * stored. A step on the raw result before insertion (what it may add or replace) goes between the two.
+   * A tool call as the model made it: dispatched (validated, gated, run), inserted, and stored once,
+   * with its length in tokens when `o.countTokens` is given (see ToolCalls).
    */
-  async callTool(name: string, args: unknown, signal?: AbortSignal): Promise<CallResult> {
-    const runs: HookRun[] = [];
-    const raw = await this.dispatch.run(name, args, signal, runs);
-    const turn = this.turns.current();
-    this.prompt.forRequest();
-    let inserted = this.insertion.compute(this.turns.table(), name, args, raw);
-    // PostToolUse sees the result as it will be inserted; its feedback joins it before it is first sent (contract.md, Hooks).
-    if (raw.kind !== 'error' && !this.hooks.empty) {
-      const post = await this.hooks.postToolUse(name, args, inserted.text, formatId(inserted.number), signal);
-      runs.push(...post.runs);
-      if (post.text) inserted = { ...inserted, text: inserted.text + post.text };
-    }
-    const stored = this.insertion.commit(turn, name, args, raw, inserted, runs);
-    this.files.afterCall(turn.seq, stored);
-    return runs.length === 0 ? stored : { ...stored, hooks: runs };
+  callTool(name: string, args: unknown, o: CallOptions = {}): Promise<CallResult> {
+    return this.calls.call(name, args, o);
   }
 
   /** A call the model made that could not be read (malformed arguments): answered with an error. */
-  async rejectCall(name: string, args: unknown, problem: string): Promise<Inserted> {
-    return this.insert(name, args, { kind: 'error', message: `Error: ${problem}` });
-  }
-
-  private insert(name: string, args: unknown, raw: RawOutput): Inserted {
-    const turn = this.turns.current();
-    this.prompt.forRequest();
-    const inserted = this.insertion.insert(turn, this.turns.table(), name, args, raw);
-    this.files.afterCall(turn.seq, inserted);
-    return inserted;
+  rejectCall(name: string, args: unknown, problem: string, o: CallOptions = {}): Promise<CallResult> {
+    return this.calls.reject(name, args, problem, o);
   }
 
   /** The model's reply ended: the open turn is complete. */
@@ -191,28 +144,16 @@ export class Session {
    * A person's message: starts a turn (ending a reply still open) and appends the notes it needs
    * (see messageNotes). Returns the message as sent.
    */
-  userMessage(words: string, opts: { date?: string; mode?: Mode; hookNote?: string } = {}): { sent: string; notes: Note[] } {
-    if (opts.mode) this.setMode(opts.mode);
-    if (this.turns.busy()) this.endReply();
-    const notes = messageNotes({
-      row: this.row, history: this.history(), date: opts.date ?? localDate(this.deps.now()), promptsDir: this.deps.promptsDir,
-      servers: this.deps.external?.instructions(this.row.tools) ?? [],
-    });
-    if (opts.hookNote) notes.push({ kind: 'hook', body: opts.hookNote });
-    this.turns.setMessage(this.turns.current(), words, notes);
-    // Cleared only once the message holding the note is stored: a crash between repeats it, never loses it.
-    if (this.row.planNotePending) this.record.update({ planNotePending: false });
-    this.prompt.forRequest();
-    return { sent: messageWithNotes(words, notes), notes };
+  userMessage(words: string, opts: MessageOptions & { hookNote?: string } = {}): { sent: string; notes: Note[] } {
+    return this.messages.send(words, opts);
   }
 
   /**
    * A person's message after their UserPromptSubmit hooks: what those print joins it as a note
    * (see userMessage). Returns the hooks' runs too, for the person.
    */
-  async hookedMessage(words: string, opts: { date?: string; mode?: Mode; signal?: AbortSignal } = {}): Promise<{ sent: string; notes: Note[]; hooks: HookRun[] }> {
-    const prompt = this.hooks.empty ? undefined : await this.hooks.userPromptSubmit(words, opts.signal);
-    return { ...this.userMessage(words, { ...opts, hookNote: prompt?.text }), hooks: prompt?.runs ?? [] };
+  hookedMessage(words: string, opts: MessageOptions & { signal?: AbortSignal } = {}): Promise<{ sent: string; notes: Note[]; hooks: HookRun[] }> {
+    return this.messages.hooked(words, opts);
   }
 
   /** Takes back the last completed turn: its messages and results leave the request. */

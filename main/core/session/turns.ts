@@ -1,6 +1,7 @@
 import type { TableEntry } from '../hygiene/types.js';
 import type { SessionRecord } from './record.js';
-import type { Note, SessionStore, Turn, TurnStatus } from './types.js';
+import { carry } from './restore.js';
+import type { CarriedResult, Note, SessionStore, Turn, TurnStatus } from './types.js';
 
 /**
  * A session's turns, in memory as in the store: which is open, which the next request carries
@@ -23,11 +24,33 @@ export class Turns {
     return this.list.filter((t) => t.epoch === epoch && t.status !== 'undone');
   }
 
-  /** The dedupe table: full results the request being built carries (spec §2). */
+  /**
+   * The dedupe table: full results the request being built carries (spec §2) — those of stored
+   * replies (a chat's only in the open turn), then those of the reply being made, which the next
+   * request carries with it.
+   */
   table(): TableEntry[] {
     const open = this.open();
     const carried = this.record.row.kind === 'chat' ? (open ? [open] : []) : this.history();
-    return carried.flatMap((t) => t.entries);
+    const making = open?.unreplied.flatMap((r) => (r.entry ? [r.entry] : [])) ?? [];
+    return [...carried.flatMap((t) => t.entries), ...making];
+  }
+
+  /** A result of the reply being made in `turn` was stored: it waits there for the reply (see carry). */
+  ran(turn: Turn, result: CarriedResult): void {
+    turn.calls++;
+    turn.unreplied.push({ number: result.number, entry: result.entry, read: result.read, wrote: result.wrote });
+  }
+
+  /**
+   * The reply holding these results was stored: they join the request, so the dedupe and
+   * compaction tables, in the same step.
+   */
+  carry(turn: Turn, numbers: readonly number[]): void {
+    for (const number of numbers) {
+      const at = turn.unreplied.findIndex((r) => r.number === number);
+      if (at >= 0) carry(turn, turn.unreplied.splice(at, 1)[0]);
+    }
   }
 
   /** The turn a reply is being made in, if any. */
@@ -52,7 +75,7 @@ export class Turns {
       sessionId: this.record.row.id, seq: this.list.length + 1, epoch: this.record.row.epoch, status: 'open', notes: [],
       createdAt: this.now().toISOString(),
     });
-    const turn: Turn = { ...row, replies: [], entries: [], reads: [], calls: 0 };
+    const turn: Turn = { ...row, replies: [], entries: [], reads: [], wrote: [], unreplied: [], calls: 0 };
     this.list.push(turn);
     this.onStart(turn);
     return turn;
@@ -70,9 +93,15 @@ export class Turns {
     turn.status = status;
   }
 
-  /** The model's reply ended: the open turn is complete. */
+  /**
+   * The model's reply ended: the open turn is complete. A result no stored reply carries (the loop
+   * failed between running a call and storing its reply) is in no request, so in no table; it stays
+   * stored, and `recall` shows it — as after a crash (restore.ts).
+   */
   end(): void {
     const open = this.open();
-    if (open) this.setStatus(open, 'done');
+    if (!open) return;
+    open.unreplied = [];
+    this.setStatus(open, 'done');
   }
 }

@@ -1,5 +1,5 @@
 import type { Attachment, Mode, PlanItem, ToolSpec } from '../types.js';
-import type { ReadRecord, ResultKind, TableEntry } from '../hygiene/types.js';
+import type { Inserted, ReadRecord, ResultKind, TableEntry } from '../hygiene/types.js';
 import type { BreakCause, ServerRequestRecord } from '../engine/breaks.js';
 
 /** A session's kind; a value as well as a type, so the UI contract can check it without copying it. */
@@ -160,11 +160,10 @@ export interface SessionStore {
   insertTurn(row: Omit<TurnRow, 'id'>): TurnRow;
   updateTurn(id: number, fields: Partial<Pick<TurnRow, 'status' | 'words' | 'notes'>>): void;
   listTurns(sessionId: number): TurnRow[];
-  /** Committed before it returns, with its attachments: a crash after a result was shown can never lose it. */
+  /** Committed before it returns, with its attachments and its length in tokens: a crash after a result was shown can never lose it. */
   insertResult(row: ResultRow, attachments?: readonly Attachment[]): void;
   /** What a result stored beside its text (an MCP image, say), in order. */
   listAttachments(sessionId: number, number: number): Attachment[];
-  setResultTokens(sessionId: number, number: number, tokens: number): void;
   getResult(sessionId: number, number: number): ResultRow | undefined;
   listResults(sessionId: number): ResultRow[];
   lastResultNumber(sessionId: number): number;
@@ -176,10 +175,24 @@ export interface SessionStore {
   lastCompaction(sessionId: number): CompactionRow | undefined;
 }
 
-/** The turn state the session keeps in memory, mirrored from the store. */
+/** What a result adds to its turn once a stored reply carries it (restore.ts `carry`). */
+export type CarriedResult = Pick<Inserted, 'number' | 'entry' | 'read' | 'wrote'>;
+
+/**
+ * The turn state the session keeps in memory, mirrored from the store. `entries`, `reads` and
+ * `wrote` are of the results a stored reply carries (so the requests do); a result of the reply
+ * being made waits in `unreplied` until that reply is stored, and is dropped if it never is.
+ */
 export interface Turn extends TurnRow {
   replies: ReplyRow[];
+  /** Its part of the dedupe table (spec §2). */
   entries: TableEntry[];
+  /** Its full reads, for the compaction table (spec §7). */
   reads: ReadRecord[];
+  /** The files its results wrote, in order (hash '' = deleted): the model saw these changes in their diffs. */
+  wrote: { absPath: string; hash: string }[];
+  /** Results run in the reply being made, which no stored reply carries yet. */
+  unreplied: CarriedResult[];
+  /** Results run in it, carried or not. */
   calls: number;
 }
