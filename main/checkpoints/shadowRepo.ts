@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Git, GitError, nulSplit } from './git.js';
+import { setHead, writeCommit } from './objects.js';
 
 /** A file as git records it: its mode (`100644`, `100755`, `120000` for a link) and blob id. */
 export interface Entry {
@@ -24,44 +25,11 @@ const CONFIGURE = [
   ['core.autocrlf', 'false'], ['core.symlinks', 'true'], ['core.fileMode', 'true'], ['core.quotePath', 'false'],
   ['core.safecrlf', 'false'], ['core.bigFileThreshold', '512m'], ['core.untrackedCache', 'true'],
   ['core.fsmonitor', 'false'], ['core.preloadIndex', 'true'], ['status.showUntrackedFiles', 'all'], ['status.renames', 'false'],
-  ['index.version', '4'], ['gc.auto', '0'], ['maintenance.auto', 'false'], ['user.name', 'Keel'], ['user.email', 'keel@localhost'],
-  ['keel.layout', '2'],
+  ['index.version', '4'], ['gc.auto', '0'], ['maintenance.auto', 'false'], ['advice.addIgnoredFile', 'false'],
+  ['user.name', 'Keel'], ['user.email', 'keel@localhost'], ['keel.layout', '2'],
 ].map(([k, v]) => `"$KEEL_GIT" config ${k} ${v}`).join('\n');
 
-/** Prints HEAD's tree and commit, first making HEAD a commit of the index where there is none. */
-const RESUME = `if ! head=$("$KEEL_GIT" rev-parse -q --verify HEAD); then
-  tree=$("$KEEL_GIT" write-tree); head=$("$KEEL_GIT" commit-tree "$tree" -m keel); "$KEEL_GIT" update-ref HEAD "$head"
-fi
-printf '%s %s\\n' "$("$KEEL_GIT" rev-parse "$head^{tree}")" "$head"`;
-
-/**
- * The index, tree, commit and HEAD in one process. $1 walk (stdin: the paths to add, as listed) or
- * paths (the rest: the paths file tools wrote; git lists which are changed or new and not ignored);
- * $2 HEAD's commit where known; $GIT_DIR/keel-remove: paths to take out of the index. Prints
- * `TREE COMMIT` (or `-`: nothing moved) on its first line, then the paths it added, NUL-separated.
- */
-const UPDATE = `set -e
-mode=$1; parent=$2; shift 2
-added="$GIT_DIR/keel-add"
-if [ "$mode" = walk ]; then cat > "$added"
-elif [ $# -gt 0 ]; then "$KEEL_GIT" ls-files -z -o -m -d --exclude-standard -- "$@" > "$added"
-else : > "$added"; fi
-moved=
-if [ -s "$GIT_DIR/keel-remove" ]; then "$KEEL_GIT" update-index -z --force-remove --stdin < "$GIT_DIR/keel-remove"; moved=1; fi
-if [ -s "$added" ]; then "$KEEL_GIT" update-index -z --add --remove --replace --stdin < "$added"; moved=1; fi
-if [ -n "$moved" ]; then
-  tree=$("$KEEL_GIT" write-tree)
-  [ -n "$parent" ] || parent=$("$KEEL_GIT" rev-parse -q --verify HEAD) || parent=
-  commit=$("$KEEL_GIT" commit-tree "$tree" \${parent:+-p "$parent"} -m keel)
-  "$KEEL_GIT" update-ref HEAD "$commit"
-  printf '%s %s\\n' "$tree" "$commit"
-else
-  printf -- '-\\n'
-fi
-cat "$added"`;
-
 export interface Snapshot {
-  tree: string;
   /** Paths whose state differs from the previous snapshot (large files included). */
   changed: string[];
   /** Every file over the limit seen now, with its signature. */
@@ -71,17 +39,20 @@ export interface Snapshot {
 }
 
 /**
- * The shadow repository: its index is the workspace as last recorded, and HEAD a commit of that
- * index's tree (so `git status` lists only what changed since). A walk is one `git status` (git's
- * stat cache, written back; its untracked cache, so only folders whose listing changed are read);
- * only what it lists is hashed, and the index, tree, commit and HEAD move in one more process. It
- * honours the workspace's .gitignore files (git reads them from the work tree), never tracks
- * `.git`, stores links as links, and is the only thing it writes to (the git dir in Keel's data).
+ * The shadow repository. Its index is the workspace as last recorded: a snapshot moves it (a walk:
+ * one `git status`, git's stat cache written back and its untracked cache kept, so only folders
+ * whose listing changed are read; then one `update-index` of what it listed; a file tool's paths:
+ * one `git add`). A tree is written only where a record needs one (a turn's start), and HEAD is a
+ * commit of the last one (so `status` lists only what changed since). It honours the workspace's
+ * .gitignore files (git reads them from the work tree), never tracks `.git`, stores links as
+ * links, and is the only thing it writes to (the git dir in Keel's data).
  */
 export class ShadowRepo {
   readonly git: Git;
   private lastTree?: string;
   private head?: string;
+  /** The index moved since `lastTree` was written. */
+  private moved = true;
   private lastLarge: LargeFiles = {};
 
   constructor(readonly dir: string, readonly root: string, private readonly maxFileBytes: number, binary?: string) {
@@ -96,41 +67,45 @@ export class ShadowRepo {
   init(): void {
     fs.mkdirSync(path.dirname(this.dir), { recursive: true });
     this.git.script('keel-init', `set -e\n"$KEEL_GIT" init --quiet\n${CONFIGURE}`, []);
+    this.moved = true;
   }
 
   /**
-   * Picks up where a reopened session left off: its large files, and the tree and commit HEAD
-   * holds (a kill may have come after the index moved, before HEAD or the log did: the next walk
-   * lists what the index holds beyond HEAD as changed). A repository from before this layout gets
-   * its settings, and a HEAD of its index.
+   * Picks up where a reopened session left off: its large files, and HEAD (a kill may have come
+   * after the index moved, before HEAD or the log did: the index is what the next tree is written
+   * from). A repository from before this layout gets its settings.
    */
   resume(large: LargeFiles): void {
     this.lastLarge = { ...large };
     // A kill during a snapshot can leave git's lock: this session's store is the only writer.
     fs.rmSync(path.join(this.dir, 'index.lock'), { force: true });
     if (!this.exists) return;
-    const configured = readText(path.join(this.dir, 'config')).includes(LAYOUT_MARK);
-    const out = this.git.script('keel-resume', `set -e\n${configured ? '' : CONFIGURE}\n${RESUME}`, []).toString().trim();
-    [this.lastTree, this.head] = out.split(' ');
+    if (!readText(path.join(this.dir, 'config')).includes(LAYOUT_MARK)) this.git.script('keel-configure', `set -e\n${CONFIGURE}`, []);
+    try {
+      this.head = this.git.text(['rev-parse', '-q', '--verify', 'HEAD']).trim();
+    } catch {
+      this.head = undefined; // none yet: the first tree makes one
+    }
+    this.lastTree = undefined;
+    this.moved = true;
   }
 
   /**
-   * Records the workspace (or only `paths`, relative: what file tools wrote) and returns its tree.
-   * Throws GitError when git cannot write (a full disk, say): HEAD and the log stay as they were.
+   * Brings the index up to date with the workspace (or only with `paths`, relative: what file tools
+   * wrote). Throws GitError when git cannot write (a full disk, say): the index moves whole or not.
    */
   snapshot(paths?: readonly string[]): Snapshot {
-    if (paths && paths.length === 0 && this.lastTree) return { tree: this.lastTree, changed: [], large: this.lastLarge, skipped: [] };
+    if (paths && paths.length === 0) return { changed: [], large: this.lastLarge, skipped: [] };
     const large: LargeFiles = paths ? { ...this.lastLarge } : {};
-    const add: string[] = [];
-    const remove: string[] = [];
     const skipped: Snapshot['skipped'] = [];
     const changed = new Set<string>();
+    const add: string[] = [];
+    const remove: string[] = [];
     const sizeUp = (rel: string, st: fs.Stats, tracked: boolean) => {
       large[rel] = `${st.size}:${st.mtimeMs}`;
       // Named, never copied: out of the index (a file that grew over the limit), untracked from then on.
       if (tracked || this.lastLarge[rel] === undefined) remove.push(rel);
     };
-    let listed: string[] = [];
     if (!paths) {
       for (const { rel, tracked } of this.walk()) {
         if (rel.endsWith('/')) {
@@ -138,49 +113,52 @@ export class ShadowRepo {
           continue;
         }
         const st = lstat(path.join(this.root, rel));
-        if (st?.isDirectory() && tracked) {
-          // A recorded file or link that became a folder: out of the index (`--remove` takes it out).
-          add.push(rel);
-          changed.add(rel);
-        } else if (st && st.isFile() && st.size > this.maxFileBytes) sizeUp(rel, st, tracked);
+        if (st?.isDirectory() && tracked) add.push(rel); // a recorded file or link that became a folder: `--remove` takes it out
+        else if (st && st.isFile() && st.size > this.maxFileBytes) sizeUp(rel, st, tracked);
         else if (st && !st.isFile() && !st.isSymbolicLink()) skipped.push({ path: rel, why: 'not a file or a link' });
         else if (st && st.isFile() && !readable(path.join(this.root, rel))) skipped.push({ path: rel, why: 'it could not be read' });
-        else {
-          add.push(rel);
-          changed.add(rel);
-        }
+        else add.push(rel);
       }
+      for (const rel of add) changed.add(rel);
       // A large file stays untracked, so every walk lists it: it changed only where its signature did.
       for (const [rel, sig] of Object.entries(this.lastLarge)) if (large[rel] !== sig) changed.add(rel);
+      if (remove.length > 0) this.updateIndex(['--force-remove'], remove);
+      if (add.length > 0) this.updateIndex(['--add', '--remove', '--replace'], add);
     } else {
+      const present: string[] = [];
       for (const rel of paths) {
         const st = lstat(path.join(this.root, rel));
-        if (st && st.isFile() && st.size > this.maxFileBytes) sizeUp(rel, st, false);
+        if (st && st.isFile() && st.size > this.maxFileBytes) sizeUp(rel, st, true);
         else if (st && st.isFile() && !readable(path.join(this.root, rel))) skipped.push({ path: rel, why: 'it could not be read' });
         else {
           if (large[rel] !== undefined) changed.add(rel);
           delete large[rel];
-          listed.push(rel);
+          if (st) present.push(rel);
+          else remove.push(rel);
         }
       }
+      for (const rel of this.takeOut(remove)) changed.add(rel);
+      for (const rel of this.addPaths(present)) changed.add(rel);
     }
     for (const rel of Object.keys(large)) if (this.lastLarge[rel] !== large[rel]) changed.add(rel);
-    const moved = this.update(paths ? 'paths' : 'walk', paths ? listed : add, remove);
-    if (paths) {
-      // What git listed of the paths: tracked and changed, or new and not ignored.
-      listed = moved.listed;
-      for (const rel of listed) {
-        if (rel.endsWith('/')) skipped.push({ path: rel, why: 'a git repository of its own inside the workspace' });
-        else changed.add(rel);
-      }
-    }
-    if (moved.tree) [this.lastTree, this.head] = [moved.tree, moved.commit];
-    this.lastTree ??= this.git.text(['write-tree']).trim();
     this.lastLarge = large;
-    return { tree: this.lastTree, changed: [...changed], large, skipped };
+    return { changed: [...changed], large, skipped };
   }
 
-  /** What differs from HEAD or the index: tracked paths changed or gone, and untracked ones (not ignored). */
+  /** The tree of the index: written where the index moved since the last one, and HEAD made a commit of it. */
+  tree(): string {
+    if (this.lastTree && !this.moved) return this.lastTree;
+    const tree = this.git.text(['write-tree']).trim();
+    if (tree !== this.lastTree || !this.head) {
+      this.head = writeCommit(this.dir, tree, this.head);
+      setHead(this.dir, this.head);
+    }
+    this.lastTree = tree;
+    this.moved = false;
+    return tree;
+  }
+
+  /** What differs from the index: tracked paths changed or gone, and untracked ones (not ignored). */
   private walk(): { rel: string; tracked: boolean }[] {
     const args = ['status', '--porcelain=v2', '-z', '--untracked-files=all', '--no-renames'];
     let out: Buffer;
@@ -196,36 +174,46 @@ export class ShadowRepo {
     const listed: { rel: string; tracked: boolean }[] = [];
     for (let i = 0; i < parts.length; i++) {
       const line = parts[i];
+      // `1 XY ...`: X is the index against HEAD (the last tree: the record has that already), Y the work tree against the index.
       if (line.startsWith('? ')) listed.push({ rel: line.slice(2), tracked: false });
-      else if (line.startsWith('1 ')) listed.push({ rel: afterFields(line, 8), tracked: true });
+      else if (line.startsWith('1 ') && line[3] !== '.') listed.push({ rel: afterFields(line, 8), tracked: true });
       else if (line.startsWith('2 ')) {
-        listed.push({ rel: afterFields(line, 9), tracked: true });
-        i++; // its original path (renames are not detected; listed for safety)
+        if (line[3] !== '.') listed.push({ rel: afterFields(line, 9), tracked: true });
+        i++; // its original path (renames are not looked for; listed for safety)
       } else if (line.startsWith('u ')) listed.push({ rel: afterFields(line, 10), tracked: true });
     }
     return listed;
   }
 
-  /**
-   * One process: `remove` out of the index, `add` into it (walk: as listed; paths: what git lists
-   * of them as changed or new and not ignored), then its tree, a commit of it and HEAD. Nothing
-   * moves when nothing is to be added or removed.
-   */
-  private update(mode: 'walk' | 'paths', add: readonly string[], remove: readonly string[]): { tree?: string; commit?: string; listed: string[] } {
-    const removeFile = path.join(this.dir, 'keel-remove');
-    if (remove.length > 0) fs.writeFileSync(removeFile, nulJoin(remove));
-    else fs.rmSync(removeFile, { force: true });
-    if (add.length === 0 && remove.length === 0) return { listed: [] };
-    let out: Buffer;
+  private updateIndex(mode: readonly string[], paths: readonly string[]): void {
+    this.moved = true;
+    this.guarded(() => this.git.run(['update-index', '-z', ...mode, '--stdin'], nulJoin(paths)));
+  }
+
+  /** Paths gone from the workspace (or over the limit) out of the index: those it held. */
+  private takeOut(paths: readonly string[]): string[] {
+    if (paths.length === 0) return [];
+    this.moved = true;
+    const out = this.guarded(() => this.git.text(['--literal-pathspecs', 'rm', '--cached', '--ignore-unmatch', '--', ...paths]));
+    return paths.filter((p) => out.includes(`rm '${p}'\n`));
+  }
+
+  /** Files written into the index, where git does not ignore them: those that changed. */
+  private addPaths(paths: readonly string[]): string[] {
+    if (paths.length === 0) return [];
+    this.moved = true;
+    // Exit 1: some were ignored (or unreadable), the others added.
+    const out = this.guarded(() => this.git.text(['--literal-pathspecs', 'add', '--verbose', '--all', '--ignore-errors', '--', ...paths], undefined, [1]));
+    return paths.filter((p) => out.includes(`add '${p}'\n`) || out.includes(`remove '${p}'\n`));
+  }
+
+  private guarded<T>(f: () => T): T {
     try {
-      out = this.git.script('keel-update', UPDATE, [mode, this.head ?? '', ...(mode === 'paths' ? add : [])], mode === 'walk' ? nulJoin(add) : '');
+      return f();
     } catch (err) {
       this.removeTemporaryObjects();
       throw err;
     }
-    const nl = out.indexOf(10);
-    const [tree, commit] = out.subarray(0, nl).toString().split(' ');
-    return { ...(tree !== '-' ? { tree, commit } : {}), listed: nulSplit(out.subarray(nl + 1)) };
   }
 
   /** What a git that failed to write an object (a full disk) left behind: its half-written temporary files. */
