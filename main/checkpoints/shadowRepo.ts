@@ -18,14 +18,14 @@ const LAYOUT_MARK = 'layout = 2';
 
 /**
  * The repository's own settings: the untracked cache kept for `status -uall` (its flags must match
- * status.showUntrackedFiles), index v4 (paths prefix-compressed: a smaller index to read and write
- * on every record), no fsmonitor, no automatic gc, no line-ending or mode conversion.
+ * status.showUntrackedFiles), index v4 (paths prefix-compressed) split in two (a record rewrites
+ * only the small part of what changed; a replaced shared part goes at once), no fsmonitor, no automatic gc, no line-ending or mode conversion.
  */
 const CONFIGURE = [
   ['core.autocrlf', 'false'], ['core.symlinks', 'true'], ['core.fileMode', 'true'], ['core.quotePath', 'false'],
   ['core.safecrlf', 'false'], ['core.bigFileThreshold', '512m'], ['core.untrackedCache', 'true'],
   ['core.fsmonitor', 'false'], ['core.preloadIndex', 'true'], ['status.showUntrackedFiles', 'all'], ['status.renames', 'false'],
-  ['index.version', '4'], ['gc.auto', '0'], ['maintenance.auto', 'false'], ['advice.addIgnoredFile', 'false'],
+  ['index.version', '4'], ['core.splitIndex', 'true'], ['splitIndex.sharedIndexExpire', 'now'], ['gc.auto', '0'], ['maintenance.auto', 'false'], ['advice.addIgnoredFile', 'false'],
   ['user.name', 'Keel'], ['user.email', 'keel@localhost'], ['keel.layout', '2'],
 ].map(([k, v]) => `"$KEEL_GIT" config ${k} ${v}`).join('\n');
 
