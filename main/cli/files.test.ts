@@ -6,6 +6,8 @@ import { DEFAULT_PROMPTS_DIR } from '../core/prompts/buildSystemPrompt.js';
 import { Session, type SessionDeps } from '../core/session/session.js';
 import { ToolRegistry } from '../core/tools/registry.js';
 import { SqliteStore } from '../db/store.js';
+import { checkpointsDir } from '../checkpoints/open.js';
+import { GitCheckpoints } from '../checkpoints/gitCheckpoints.js';
 import { databasePath, keelHome } from '../keelHome.js';
 import { runCli } from './index.js';
 
@@ -178,6 +180,10 @@ describe('keel delete', () => {
     const state = path.join(keelHome(), 'state');
     fs.mkdirSync(state, { recursive: true });
     for (const name of [`session-${s.id}.bin`, `session-${s.id}.bin.json`, `session-${s.id}1.bin`]) fs.writeFileSync(path.join(state, name), 'x');
+    // Its checkpoints: a real shadow repository of the workspace, and another session's beside it.
+    new GitCheckpoints({ dir: checkpointsDir(keelHome(), s.id), root, fresh: true });
+    new GitCheckpoints({ dir: checkpointsDir(keelHome(), s.id + 100), root, fresh: true });
+    expect(fs.existsSync(path.join(checkpointsDir(keelHome(), s.id), 'HEAD'))).toBe(true);
     const asked = await cli('delete', String(s.id));
     expect(asked.code).toBe(1);
     expect(asked.err).toBe(`keel: This would delete session ${s.id} "Fix the parser" (3 turns, 7 results) in ${root} and its saved state. `
@@ -187,6 +193,7 @@ describe('keel delete', () => {
     expect(done).toMatchObject({ code: 0, out: `Deleted session ${s.id} "Fix the parser" (3 turns, 7 results) in ${root} and its saved state.\n` });
     expect(store.getSession(s.id)).toBeUndefined();
     expect(fs.readdirSync(state)).toEqual([`session-${s.id}1.bin`]);
+    expect(fs.readdirSync(path.join(keelHome(), 'checkpoints'))).toEqual([`session-${s.id + 100}`]);
     expect(Session.create(deps, { root, kind: 'chat' }).id).toBe(s.id + 1);
   });
 });
