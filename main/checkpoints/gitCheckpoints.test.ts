@@ -146,6 +146,26 @@ describe('GitCheckpoints', () => {
     expect(fs.readFileSync(path.join(root, 'b.txt'), 'utf8')).toBe('b\n');
   });
 
+  test("HEAD is a chain of commits of the turns' trees, written by Keel, that git itself reads and checks", () => {
+    const { root, dir, cp } = setup({ 'a.txt': 'a\n' });
+    for (const seq of [1, 2, 3]) {
+      cp.turnStarted(seq);
+      fs.writeFileSync(path.join(root, 'a.txt'), `turn ${seq}\n`);
+      cp.afterCall(seq, [path.join(root, 'a.txt')]);
+    }
+    cp.turnStarted(4);
+    const env = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
+    const git = (...args: string[]) => execFileSync('git', ['--git-dir', dir, ...args], { env }).toString();
+    const records = fs.readFileSync(path.join(dir, 'keel-checkpoints.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { t: string; tree?: string });
+    const trees = records.filter((r) => r.t === 'start' || r.t === 'turn').map((r) => r.tree!);
+    expect(trees).toHaveLength(5);
+    // Newest first: one commit for each tree a turn began with (turn 1 began as the session did).
+    expect(git('log', '--format=%T', 'HEAD').trim().split('\n')).toEqual([...new Set(trees)].reverse());
+    expect(new Set(trees).size).toBe(4);
+    git('fsck', '--strict', '--no-dangling');
+    expect(fs.readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
   test('binary files go back byte for byte; a file over the limit is named, never copied', () => {
     const bin = Buffer.from([0, 1, 2, 255, 0, 10, 13]);
     const { root, dir, cp } = setup({ 'img.bin': bin }, { maxFileBytes: 1000 });

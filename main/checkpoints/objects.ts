@@ -17,7 +17,8 @@ export function writeCommit(gitDir: string, tree: string, parent: string | undef
   const file = path.join(gitDir, 'objects', oid.slice(0, 2), oid.slice(2));
   if (!fs.existsSync(file)) {
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    replaceFile(file, zlib.deflateSync(object), 0o444);
+    // Named as git names its own temporary objects: a failed write is removed with those.
+    replaceFile(path.join(path.dirname(file), `tmp_obj_keel_${process.pid}`), file, zlib.deflateSync(object), 0o444);
   }
   return oid;
 }
@@ -29,12 +30,13 @@ export function setHead(gitDir: string, commit: string): void {
   if (ref.split('/').some((p) => p === '..' || p === '')) throw new Error(`${path.join(gitDir, 'HEAD')} names no ref Keel writes: ${head}`);
   const file = path.join(gitDir, ref);
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  replaceFile(file, Buffer.from(`${commit}\n`), 0o644);
+  // Beside the git dir's own files, not among the refs: a kill leaves no half a ref git would read.
+  replaceFile(path.join(gitDir, 'keel-ref.tmp'), file, Buffer.from(`${commit}\n`), 0o644);
 }
 
-function replaceFile(file: string, data: Buffer, mode: number): void {
-  const tmp = `${file}.keel-${process.pid}.tmp`;
+function replaceFile(tmp: string, file: string, data: Buffer, mode: number): void {
   try {
+    fs.rmSync(tmp, { force: true }); // a killed writer's
     fs.writeFileSync(tmp, data, { mode });
     fs.renameSync(tmp, file);
   } catch (err) {
