@@ -119,6 +119,18 @@ describe('GitCheckpoints', () => {
     expect(fs.readFileSync(abs('out/build.js'), 'utf8')).toBe('built\n');
   });
 
+  test("a file tool's file that grew over the limit is named, taken out of the record, and left by a rewind", () => {
+    const { root, cp } = setup({ 'data.bin': 'small\n' }, { maxFileBytes: 1000 });
+    cp.turnStarted(1);
+    fs.writeFileSync(path.join(root, 'data.bin'), 'changed\n');
+    expect(cp.afterCall(1, [path.join(root, 'data.bin')])).toBeUndefined();
+    // The index now holds a content neither HEAD (the turn's start) nor the file has: taken out all the same.
+    fs.writeFileSync(path.join(root, 'data.bin'), Buffer.alloc(5000, 1));
+    expect(cp.afterCall(1, [path.join(root, 'data.bin')])).toBeUndefined();
+    expect(cp.rewind(1, () => {})).toEqual({ restored: [], left: [], large: ['data.bin'] });
+    expect(fs.statSync(path.join(root, 'data.bin')).size).toBe(5000);
+  });
+
   test('a shadow repository from before HEAD commits and call entries (calls logged with trees) reopens and rewinds exactly', () => {
     const { root, dir, open } = setup({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
     const env = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };

@@ -128,7 +128,8 @@ export class ShadowRepo {
       const present: string[] = [];
       for (const rel of paths) {
         const st = lstat(path.join(this.root, rel));
-        if (st && st.isFile() && st.size > this.maxFileBytes) sizeUp(rel, st, true);
+        if (behindLink(this.root, rel)) skipped.push({ path: rel, why: 'it lies behind a link' });
+        else if (st && st.isFile() && st.size > this.maxFileBytes) sizeUp(rel, st, true);
         else if (st && st.isFile() && !readable(path.join(this.root, rel))) skipped.push({ path: rel, why: 'it could not be read' });
         else {
           if (large[rel] !== undefined) changed.add(rel);
@@ -194,7 +195,7 @@ export class ShadowRepo {
   private takeOut(paths: readonly string[]): string[] {
     if (paths.length === 0) return [];
     this.moved = true;
-    const out = this.guarded(() => this.git.text(['--literal-pathspecs', 'rm', '--cached', '--ignore-unmatch', '--', ...paths]));
+    const out = this.guarded(() => this.git.text(['--literal-pathspecs', 'rm', '--cached', '--force', '--ignore-unmatch', '--', ...paths]));
     return paths.filter((p) => out.includes(`rm '${p}'\n`));
   }
 
@@ -316,6 +317,18 @@ function afterFields(line: string, n: number): string {
   let at = 0;
   for (let i = 0; i < n; i++) at = line.indexOf(' ', at) + 1;
   return line.slice(at);
+}
+
+/** Whether a folder on the way to `rel` is a link or not a folder (git refuses such a path). */
+function behindLink(root: string, rel: string): boolean {
+  let at = root;
+  for (const part of rel.split('/').slice(0, -1)) {
+    at = path.join(at, part);
+    const st = lstat(at);
+    if (!st) return false;
+    if (!st.isDirectory()) return true;
+  }
+  return false;
 }
 
 function readdirOrNone(dir: string): string[] {
