@@ -29,6 +29,9 @@ const CONFIGURE = [
   ['user.name', 'Keel'], ['user.email', 'keel@localhost'], ['keel.layout', '2'],
 ].map(([k, v]) => `"$KEEL_GIT" config ${k} ${v}`).join('\n');
 
+/** Paths on standard input, NUL-separated (a rewind's thousands of paths fit no command line). */
+const FROM_STDIN = ['--pathspec-from-file=-', '--pathspec-file-nul'];
+
 export interface Snapshot {
   /** Paths whose state differs from the previous snapshot (large files included). */
   changed: string[];
@@ -195,7 +198,7 @@ export class ShadowRepo {
   private takeOut(paths: readonly string[]): string[] {
     if (paths.length === 0) return [];
     this.moved = true;
-    const out = this.guarded(() => this.git.text(['--literal-pathspecs', 'rm', '--cached', '--force', '--ignore-unmatch', '--', ...paths]));
+    const out = this.guarded(() => this.git.text(['--literal-pathspecs', 'rm', '--cached', '--force', '--ignore-unmatch', ...FROM_STDIN], nulJoin(paths)));
     return paths.filter((p) => out.includes(`rm '${p}'\n`));
   }
 
@@ -204,7 +207,7 @@ export class ShadowRepo {
     if (paths.length === 0) return [];
     this.moved = true;
     // Exit 1: some were ignored (or unreadable), the others added.
-    const out = this.guarded(() => this.git.text(['--literal-pathspecs', 'add', '--verbose', '--all', '--ignore-errors', '--', ...paths], undefined, [1]));
+    const out = this.guarded(() => this.git.text(['--literal-pathspecs', 'add', '--verbose', '--all', '--ignore-errors', ...FROM_STDIN], nulJoin(paths), [1]));
     return paths.filter((p) => out.includes(`add '${p}'\n`) || out.includes(`remove '${p}'\n`));
   }
 
