@@ -107,10 +107,11 @@ if (stateIterations > 0) {
 }
 let checkpointFailed = false;
 if (checkpointIterations > 0) {
-  console.log(`checkpoint kill loop: ${checkpointIterations} iterations, seed ${seed}, kills 30..1500 ms after ready`);
+  console.log(`checkpoint kill loop: ${checkpointIterations} iterations, seed ${seed}, kills 30..1500 ms after ready, or aimed just after a rewind or a record begins`);
   const c = await runCheckpointKillLoop({ iterations: checkpointIterations, seed, log: (line) => console.log(line) });
   print([
     ['iterations', c.iterations],
+    ['kills inside a record (a snapshot)', c.killsInSnapshot],
     ['kills inside a rewind', c.killsInRewind],
     ['… the workspace found as before / as after / neither', `${c.before} / ${c.after} / ${c.torn}`],
     ['children that failed by themselves (a snapshot failed, a rewind not exact)', c.childFailures],

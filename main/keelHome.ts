@@ -82,3 +82,42 @@ export function removeSessionState(dataFolder: string, sessionId: number): strin
   removeCheckpoints(dataFolder, sessionId);
   return removed;
 }
+
+/** What a data folder holds on disk: the sessions' checkpoints (shadow repositories) and their saved states. */
+export interface DataUsage {
+  checkpoints: { bytes: number; sessions: number };
+  states: { bytes: number };
+}
+
+/**
+ * The bytes the data folder's checkpoints and saved states take (files as stored, links not
+ * followed). Saved states are kept within their budget (llm/stateFiles.ts); checkpoints are not
+ * pruned (a rewind with files needs every one of its session's) and go only with their session.
+ */
+export function dataUsage(dataFolder: string): DataUsage {
+  const checkpoints = path.join(dataFolder, 'checkpoints');
+  const sessions = readdirOrNone(checkpoints).filter((name) => name.startsWith('session-'));
+  return {
+    checkpoints: { bytes: sessions.reduce((sum, name) => sum + folderBytes(path.join(checkpoints, name)), 0), sessions: sessions.length },
+    states: { bytes: folderBytes(path.join(dataFolder, 'state')) },
+  };
+}
+
+function folderBytes(dir: string): number {
+  let total = 0;
+  for (const name of readdirOrNone(dir)) {
+    const abs = path.join(dir, name);
+    const st = fs.lstatSync(abs, { throwIfNoEntry: false });
+    if (st?.isDirectory()) total += folderBytes(abs);
+    else if (st?.isFile()) total += st.size;
+  }
+  return total;
+}
+
+function readdirOrNone(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+}

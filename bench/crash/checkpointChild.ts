@@ -2,7 +2,8 @@
  * The checkpoint kill loop's child (see checkpointLoop.ts): on one workspace and shadow repository,
  * turns of random changes, each recorded, and every few turns a rewind with files to a turn this
  * child began, checked exact. Before a rewind it prints `rewind BEFORE AFTER` (the workspace's
- * digest now and the one the rewind must leave), after it `done`; the parent kills it anywhere.
+ * digest now and the one the rewind must leave), after it `done`; around each record `snap` and
+ * `snapped`; the parent kills it anywhere, or just after one of those lines.
  *
  *   tsx bench/crash/checkpointChild.ts DATA_DIR WORKSPACE SEED
  */
@@ -25,11 +26,11 @@ const digests = new Map<number, string>();
 for (;;) {
   fs.writeFileSync(seqFile, String(seq + 1));
   digests.set(seq, treeDigest(root));
-  if (cp.turnStarted(seq)) process.exit(3);
+  if (snap(() => cp.turnStarted(seq))) process.exit(3);
   for (let c = rng.int(1, 3); c > 0; c--) {
-    cp.beforeCall(seq);
+    snap(() => cp.beforeCall(seq));
     for (let k = rng.int(1, 6); k > 0; k--) change();
-    if (cp.afterCall(seq)) process.exit(3);
+    if (snap(() => cp.afterCall(seq))) process.exit(3);
   }
   if (digests.size > 1 && rng.chance(0.4)) {
     const seqs = [...digests.keys()];
@@ -45,6 +46,15 @@ for (;;) {
     console.log('done');
   }
   seq++;
+}
+
+/** A record, between the lines that tell the parent a kill now lands inside one. */
+function snap(record: () => string | undefined): string | undefined {
+  console.log('snap');
+  const failed = record();
+  console.log('snapped');
+  if (failed) console.error(`a record failed: ${failed}`);
+  return failed;
 }
 
 /** One random change: a new file, an edit, a removal, a rename, a mode bit. */

@@ -23,6 +23,8 @@ export interface CheckpointLoopFigures {
   iterations: number;
   /** Kills that landed inside a rewind (after `rewind`, before `done`). */
   killsInRewind: number;
+  /** Kills that landed inside a record (after `snap`, before `snapped`): the next child must record and rewind exactly on what it left. */
+  killsInSnapshot: number;
   /** Of those, how the workspace was found: as before, as after, neither. */
   before: number;
   after: number;
@@ -40,27 +42,43 @@ export async function runCheckpointKillLoop(o: { iterations: number; seed: numbe
   fs.mkdirSync(root, { recursive: true });
   fs.mkdirSync(path.dirname(data), { recursive: true });
   const rng = new Rng(o.seed);
-  const f: CheckpointLoopFigures = { iterations: o.iterations, killsInRewind: 0, before: 0, after: 0, torn: 0, childFailures: 0, problems: [], elapsedMs: 0 };
+  const f: CheckpointLoopFigures = { iterations: o.iterations, killsInRewind: 0, killsInSnapshot: 0, before: 0, after: 0, torn: 0, childFailures: 0, problems: [], elapsedMs: 0 };
   const started = performance.now();
   for (let i = 0; i < o.iterations; i++) {
     const child = spawn(process.execPath, ['--import', 'tsx', CHILD, data, root, String(rng.int(1, 1e9))], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
     let last = '';
     let stderr = '';
     let readyAt = 0;
+    // A third of the kills come at a random moment, a third just after a rewind begins, a third just after a record does.
+    const aim = rng.int(0, 2);
+    const killAfter = rng.int(30, 1500);
+    const soon = rng.int(0, 25);
+    let aimed = false;
+    const kill = () => {
+      if (!aimed) setTimeout(() => child.kill('SIGKILL'), soon);
+      aimed = true;
+    };
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      for (const line of chunk.split('\n')) if (line !== '') last = line;
-      if (readyAt === 0 && last !== '') readyAt = performance.now();
+      for (const line of chunk.split('\n')) {
+        if (line === '') continue;
+        last = line;
+        if (readyAt === 0) readyAt = performance.now();
+        if ((aim === 1 && line.startsWith('rewind ')) || (aim === 2 && line === 'snap' && performance.now() - readyAt > killAfter / 3)) kill();
+      }
     });
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk; });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const killAfter = rng.int(30, 1500);
-    const timer = (async () => {
-      while (readyAt === 0) await new Promise((r) => setTimeout(r, 5));
-      await new Promise((r) => setTimeout(r, killAfter));
-      child.kill('SIGKILL');
-    })();
+    // 'close': every line the child wrote (pipes are synchronous on Linux) has been read.
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    // Unaimed, or no such line yet: killed after `killAfter` ms (aimed: at the latest after 6 s).
+    let timer: NodeJS.Timeout | undefined;
+    const ready = setInterval(() => {
+      if (readyAt === 0) return;
+      clearInterval(ready);
+      timer = setTimeout(() => child.kill('SIGKILL'), aim === 0 ? killAfter : 6000);
+    }, 5);
     const code = await exited;
-    await timer.catch(() => {});
+    clearInterval(ready);
+    clearTimeout(timer);
     if (code !== null) {
       f.childFailures++;
       f.problems.push(`iteration ${i + 1}: the child exited ${code} by itself: ${stderr.trim().split('\n').slice(-3).join(' / ')}`);
@@ -69,6 +87,7 @@ export async function runCheckpointKillLoop(o: { iterations: number; seed: numbe
     // What the next run does first: open, and finish a rewind in flight.
     const cp = new GitCheckpoints({ dir: data, root, fresh: false });
     cp.recover(() => {});
+    if (last === 'snap') f.killsInSnapshot++;
     if (last.startsWith('rewind ')) {
       f.killsInRewind++;
       const [, before, after] = last.split(' ');

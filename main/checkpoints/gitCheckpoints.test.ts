@@ -103,6 +103,81 @@ describe('GitCheckpoints', () => {
     expect(fs.existsSync(path.join(root, 's.txt'))).toBe(false);
   });
 
+  test("a file tool's paths: an ignored one is not recorded, a deleted one comes back, one never recorded and gone is no error", () => {
+    const { root, cp } = setup({ '.gitignore': 'out/\n', 'a.txt': 'a\n', 'gone.txt': 'gone\n' });
+    cp.turnStarted(1);
+    fs.mkdirSync(path.join(root, 'out'));
+    fs.writeFileSync(path.join(root, 'out/build.js'), 'built\n');
+    fs.writeFileSync(path.join(root, 'a.txt'), 'A\n');
+    fs.rmSync(path.join(root, 'gone.txt'));
+    const abs = (p: string) => path.join(root, p);
+    expect(cp.afterCall(1, [abs('out/build.js'), abs('a.txt'), abs('gone.txt'), abs('never.txt')])).toBeUndefined();
+    expect(cp.changes().map((c) => [c.path, c.kind])).toEqual([['a.txt', 'modified'], ['gone.txt', 'deleted']]);
+    expect(cp.rewind(1, () => {}).restored).toEqual(['a.txt', 'gone.txt']);
+    expect(fs.readFileSync(abs('a.txt'), 'utf8')).toBe('a\n');
+    expect(fs.readFileSync(abs('gone.txt'), 'utf8')).toBe('gone\n');
+    expect(fs.readFileSync(abs('out/build.js'), 'utf8')).toBe('built\n');
+  });
+
+  test("a file tool's file that grew over the limit is named, taken out of the record, and left by a rewind", () => {
+    const { root, cp } = setup({ 'data.bin': 'small\n' }, { maxFileBytes: 1000 });
+    cp.turnStarted(1);
+    fs.writeFileSync(path.join(root, 'data.bin'), 'changed\n');
+    expect(cp.afterCall(1, [path.join(root, 'data.bin')])).toBeUndefined();
+    // The index now holds a content neither HEAD (the turn's start) nor the file has: taken out all the same.
+    fs.writeFileSync(path.join(root, 'data.bin'), Buffer.alloc(5000, 1));
+    expect(cp.afterCall(1, [path.join(root, 'data.bin')])).toBeUndefined();
+    expect(cp.rewind(1, () => {})).toEqual({ restored: [], left: [], large: ['data.bin'] });
+    expect(fs.statSync(path.join(root, 'data.bin')).size).toBe(5000);
+  });
+
+  test('a shadow repository from before HEAD commits and call entries (calls logged with trees) reopens and rewinds exactly', () => {
+    const { root, dir, open } = setup({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    const env = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
+    const git = (...args: string[]) => execFileSync('git', ['--git-dir', dir, '--work-tree', root, ...args], { env, cwd: root }).toString().trim();
+    fs.mkdirSync(path.dirname(dir), { recursive: true });
+    git('init', '-q');
+    git('add', '-A');
+    const start = git('write-tree');
+    fs.writeFileSync(path.join(root, 'a.txt'), 'changed\n');
+    fs.writeFileSync(path.join(root, 'c.txt'), 'new\n');
+    git('add', '-A');
+    const after = git('write-tree');
+    const log = [{ t: 'start', tree: start }, { t: 'turn', seq: 1, tree: start }, { t: 'call', seq: 1, tree: after, paths: ['a.txt', 'c.txt'] }];
+    fs.writeFileSync(path.join(dir, 'keel-checkpoints.jsonl'), log.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const cp = open(false);
+    expect(cp.recordedTurns()).toEqual([1]);
+    expect(cp.turnStarted(2)).toBeUndefined();
+    cp.beforeCall(2);
+    sh(root, 'echo bee > b.txt');
+    expect(cp.afterCall(2)).toBeUndefined();
+    expect(cp.changes(2).map((c) => c.path)).toEqual(['b.txt']);
+    expect(cp.rewind(1, () => {})).toEqual({ restored: ['a.txt', 'b.txt', 'c.txt'], left: [], large: [] });
+    expect(treeFiles(root)).toEqual(new Map([['a.txt', expect.stringMatching(/^file - /)], ['b.txt', expect.stringMatching(/^file - /)]]));
+    expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('a\n');
+    expect(fs.readFileSync(path.join(root, 'b.txt'), 'utf8')).toBe('b\n');
+  });
+
+  test("HEAD is a chain of commits of the turns' trees, written by Keel, that git itself reads and checks", () => {
+    const { root, dir, cp } = setup({ 'a.txt': 'a\n' });
+    for (const seq of [1, 2, 3]) {
+      cp.turnStarted(seq);
+      fs.writeFileSync(path.join(root, 'a.txt'), `turn ${seq}\n`);
+      cp.afterCall(seq, [path.join(root, 'a.txt')]);
+    }
+    cp.turnStarted(4);
+    const env = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
+    const git = (...args: string[]) => execFileSync('git', ['--git-dir', dir, ...args], { env }).toString();
+    const records = fs.readFileSync(path.join(dir, 'keel-checkpoints.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { t: string; tree?: string });
+    const trees = records.filter((r) => r.t === 'start' || r.t === 'turn').map((r) => r.tree!);
+    expect(trees).toHaveLength(5);
+    // Newest first: one commit for each tree a turn began with (turn 1 began as the session did).
+    expect(git('log', '--format=%T', 'HEAD').trim().split('\n')).toEqual([...new Set(trees)].reverse());
+    expect(new Set(trees).size).toBe(4);
+    git('fsck', '--strict', '--no-dangling');
+    expect(fs.readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
   test('binary files go back byte for byte; a file over the limit is named, never copied', () => {
     const bin = Buffer.from([0, 1, 2, 255, 0, 10, 13]);
     const { root, dir, cp } = setup({ 'img.bin': bin }, { maxFileBytes: 1000 });
@@ -207,6 +282,9 @@ describe('GitCheckpoints', () => {
     const failed = cp.afterCall(1);
     expect(failed).toMatch(/space|write|fail/i);
     expect(() => cp.planRewind(1)).toThrow(/Turn 1 cannot be rewound with files: recording turn 1's files failed/);
+    // What git had half-written of the blob is gone: the space is the data folder's again.
+    const objects = path.join(mount, 'checkpoints', 'session-1', 'objects');
+    expect(fs.readdirSync(objects, { recursive: true }).map(String).filter((f) => f.includes('tmp_obj_'))).toEqual([]);
     fs.rmSync(path.join(root, 'blob.bin'));
     expect(cp.turnStarted(2)).toBeUndefined();
     expect(cp.planRewind(2)).toEqual({ restored: [], left: [], large: [] });

@@ -213,10 +213,16 @@ export class GitCheckpoints implements Checkpoints {
     return { base: records[at] as TurnRecord, windows: later.filter((r): r is CallRecord => r.t === 'call') };
   }
 
+  /** What each path was after the session's last change to it (absent: no file). */
   private entriesAt(last: Map<string, CallRecord>): Map<string, Entry> {
-    const byTree = new Map<string, string[]>();
-    for (const [p, w] of last) byTree.set(w.tree, [...(byTree.get(w.tree) ?? []), p]);
     const out = new Map<string, Entry>();
+    const byTree = new Map<string, string[]>();
+    for (const [p, w] of last) {
+      if (w.entries) {
+        const e = w.entries[p];
+        if (e) out.set(p, e);
+      } else if (w.tree) byTree.set(w.tree, [...(byTree.get(w.tree) ?? []), p]);
+    }
     for (const [tree, paths] of byTree) for (const [p, e] of this.repo.entries(tree, paths)) out.set(p, e);
     return out;
   }
@@ -226,9 +232,20 @@ export class GitCheckpoints implements Checkpoints {
     return this.guard(seq, () => {
       const s = this.repo.snapshot(paths);
       const large: LargeFiles | undefined = Object.keys(s.large).length > 0 ? s.large : undefined;
-      if (r.t === 'call') this.log.append({ ...r, tree: s.tree, paths: s.changed, ...(large ? { large } : {}) });
-      else this.log.append({ ...r, tree: s.tree, ...(large ? { large } : {}) });
+      if (r.t === 'call') this.log.append({ ...r, paths: s.changed, entries: this.entriesNow(s.changed, s.large), ...(large ? { large } : {}) });
+      else this.log.append({ ...r, tree: this.repo.tree(), ...(large ? { large } : {}) });
     });
+  }
+
+  /** The changed paths as they are on disk now (a large file is named by its signature alone). */
+  private entriesNow(paths: readonly string[], large: LargeFiles): Record<string, Entry | null> {
+    const out: Record<string, Entry | null> = {};
+    for (const p of paths) {
+      if (large[p] !== undefined) continue;
+      const e = currentEntry(this.o.root, p);
+      out[p] = e && e.mode !== 'unsafe' ? e : null;
+    }
+    return out;
   }
 
   private guard(seq: number, f: () => void): string | undefined {

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { LargeFiles } from './shadowRepo.js';
+import type { Entry, LargeFiles } from './shadowRepo.js';
 
 /**
  * The checkpoint log: one JSON line per record, appended, in the shadow repository's
@@ -9,14 +9,15 @@ import type { LargeFiles } from './shadowRepo.js';
  *
  *   start   the workspace when the session began
  *   turn    the workspace when turn `seq` began: what a rewind to it puts back
- *   call    the workspace after one change of the session's (a call of turn `seq`; a rewind's or a
- *           revert's putting back, by `kind`): `paths` changed in it
+ *   call    one change of the session's (a call of turn `seq`; a rewind's or a revert's putting
+ *           back, by `kind`): `paths` changed in it, and `entries` what each was after it (null:
+ *           none). A log from before entries has `tree` instead: the workspace after the change.
  *   broken  a snapshot of turn `seq` failed: that turn, and every turn before it, rewinds without files
  */
 export type LogRecord =
   | { t: 'start'; tree: string; large?: LargeFiles }
   | { t: 'turn'; seq: number; tree: string; large?: LargeFiles }
-  | { t: 'call'; seq: number; tree: string; paths: string[]; large?: LargeFiles; kind?: 'rewind' | 'revert' }
+  | { t: 'call'; seq: number; paths: string[]; entries?: Record<string, Entry | null>; tree?: string; large?: LargeFiles; kind?: 'rewind' | 'revert' }
   | { t: 'broken'; seq: number; reason: string };
 
 export class CheckpointLog {

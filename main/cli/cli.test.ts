@@ -282,12 +282,14 @@ describe('keel doctor', { timeout: 60_000 }, () => {
     expect(text.out).toMatch(/\n {2}context size +4,096 tokens per session, 4 sessions\n +The model's trained context \(4,096 tokens\) fits/);
     expect(text.out).toMatch(/\n {2}threads +1\n +Set to 1\.\n/);
     expect(text.out).toMatch(/\nCommands\n {2}sandbox +bubblewrap\n +Commands run in a bubblewrap sandbox\.\n$/);
+    expect(text.out).toContain(`\nData ${path.join(tmp, 'home')}\n  checkpoints      0 B for 0 sessions\n`);
 
     const json = await cli('doctor', model, '--json', '--backend', 'cpu', '--context', '8192');
     expect(json.code).toBe(1);
     const report = JSON.parse(json.out);
     expect(report.settings).toMatchObject({ backend: 'cpu', contextSize: 8192 });
     expect(report.sandbox).toEqual({ kind: 'sandboxed', how: 'bubblewrap' });
+    expect(report.data).toEqual({ folder: path.join(tmp, 'home'), checkpoints: { bytes: 0, sessions: 0 }, states: { bytes: 0 } });
     expect(report.machine).toMatchObject({ setting: 'cpu', backend: 'CPU', devices: [] });
     expect(report.model).toMatchObject({ path: model, trainContextSize: 4096, contextSize: { value: 4096 }, gpuLayers: { value: 0 } });
     expect(report.model.problem).toBe('A 8,192-token context is more than this model was trained for; it takes up to 4,096.');

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,7 +7,9 @@ import { DEFAULT_PROMPTS_DIR } from '../core/prompts/buildSystemPrompt.js';
 import { Session, type SessionDeps } from '../core/session/session.js';
 import { ToolRegistry } from '../core/tools/registry.js';
 import { SqliteStore } from '../db/store.js';
-import { databasePath, keelHome } from '../keelHome.js';
+import { checkpointsDir } from '../checkpoints/open.js';
+import { GitCheckpoints } from '../checkpoints/gitCheckpoints.js';
+import { databasePath, dataUsage, keelHome } from '../keelHome.js';
 import { runCli } from './index.js';
 
 function collector() {
@@ -178,6 +181,15 @@ describe('keel delete', () => {
     const state = path.join(keelHome(), 'state');
     fs.mkdirSync(state, { recursive: true });
     for (const name of [`session-${s.id}.bin`, `session-${s.id}.bin.json`, `session-${s.id}1.bin`]) fs.writeFileSync(path.join(state, name), 'x');
+    // Its checkpoints: a real shadow repository of the workspace, and another session's beside it.
+    new GitCheckpoints({ dir: checkpointsDir(keelHome(), s.id), root, fresh: true });
+    new GitCheckpoints({ dir: checkpointsDir(keelHome(), s.id + 100), root, fresh: true });
+    expect(fs.existsSync(path.join(checkpointsDir(keelHome(), s.id), 'HEAD'))).toBe(true);
+    // The data folder counts them: every file's bytes, as find sums them apart from Keel.
+    const stored = (dir: string) => execFileSync('find', [dir, '-type', 'f', '-printf', '%s\\n']).toString().trim().split('\n').reduce((a, b) => a + Number(b), 0);
+    const both = stored(path.join(keelHome(), 'checkpoints'));
+    expect(both).toBeGreaterThan(0);
+    expect(dataUsage(keelHome()).checkpoints).toEqual({ bytes: both, sessions: 2 });
     const asked = await cli('delete', String(s.id));
     expect(asked.code).toBe(1);
     expect(asked.err).toBe(`keel: This would delete session ${s.id} "Fix the parser" (3 turns, 7 results) in ${root} and its saved state. `
@@ -187,6 +199,8 @@ describe('keel delete', () => {
     expect(done).toMatchObject({ code: 0, out: `Deleted session ${s.id} "Fix the parser" (3 turns, 7 results) in ${root} and its saved state.\n` });
     expect(store.getSession(s.id)).toBeUndefined();
     expect(fs.readdirSync(state)).toEqual([`session-${s.id}1.bin`]);
+    expect(fs.readdirSync(path.join(keelHome(), 'checkpoints'))).toEqual([`session-${s.id + 100}`]);
+    expect(dataUsage(keelHome()).checkpoints).toEqual({ bytes: stored(checkpointsDir(keelHome(), s.id + 100)), sessions: 1 });
     expect(Session.create(deps, { root, kind: 'chat' }).id).toBe(s.id + 1);
   });
 });

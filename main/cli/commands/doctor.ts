@@ -5,6 +5,7 @@ import type { Choice, DoctorReport, LocalSettings } from '../../llm/localSetting
 import { CliError, type Io } from '../io.js';
 import { sandboxStatus } from '../../sandbox/runner.js';
 import { LOCAL_FLAGS, modelFile } from './model.js';
+import { dataUsage, keelHome, type DataUsage } from '../../keelHome.js';
 
 /**
  * `keel doctor [MODEL.gguf] [--json]`: the report on stdout, as text or JSON, and whether commands
@@ -20,7 +21,9 @@ export async function runDoctor(model: string | undefined, settings: Partial<Loc
     throw new CliError((e as Error).message);
   }
   const sandbox = await sandboxStatus();
-  io.out.write(json ? `${JSON.stringify({ ...report, sandbox }, null, 2)}\n` : formatDoctor(report) + formatSandbox(sandbox));
+  const home = keelHome();
+  const data = { folder: home, ...dataUsage(home) };
+  io.out.write(json ? `${JSON.stringify({ ...report, data, sandbox }, null, 2)}\n` : formatDoctor(report) + formatData(home, data) + formatSandbox(sandbox));
   if (report.model?.problem) io.err.write(`keel: ${report.model.problem}\n`);
   return report.model?.problem === undefined;
 }
@@ -52,6 +55,14 @@ export function formatDoctor(r: DoctorReport): string {
   if (p.estimate) text += row('memory', `about ${size(p.estimate.ram)} RAM and ${size(p.estimate.vram)} VRAM (node-llama-cpp's estimate)`);
   if (p.problem) text += `\nThese settings cannot be used: ${p.problem}\n`;
   return text;
+}
+
+/** The data section: what the sessions' checkpoints and saved states take in the data folder. */
+export function formatData(home: string, d: DataUsage): string {
+  const sessions = `${n(d.checkpoints.sessions)} session${d.checkpoints.sessions === 1 ? '' : 's'}`;
+  return `\nData ${home}\n`
+    + row('checkpoints', `${size(d.checkpoints.bytes)} for ${sessions}`, 'Removed with their session; a rewind with files needs all of a session\'s.')
+    + row('saved states', size(d.states.bytes), 'Kept within their budget: the oldest go first.');
 }
 
 /** The sandbox section: which sandbox runs commands, or why none does (a busy machine's "none" says it is tried again). */
