@@ -26,7 +26,7 @@
  * Every harness plays the same replies, forced token by token, so the model's randomness plays no
  * part; the figures are measured on the sequence (what each harness asks node-llama-cpp to
  * evaluate), not estimated. Timing is printed, never asserted: the run exits 1 only when a harness
- * did not follow the script. The last line is Keel's whole run time over stock's (`keel/stock run time: X.XX`).
+ * did not follow the script, a template's run failed, or a command ran without the OS sandbox (named on stderr). The last line is Keel's whole run time over stock's (`keel/stock run time: X.XX`).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -42,6 +42,7 @@ import { classify, fmt, ratio, secs, summarise, table, type Summary } from './re
 import { generateScript } from './reuse/script.js';
 import { runStock } from './reuse/stock.js';
 import { runTemplates } from './reuse/templates.js';
+import { checkProblems } from './checks.js';
 
 const SEED = Number(process.env.KEEL_BENCH_SEED ?? 0x6b65656c);
 const TURNS = Number(process.env.KEEL_REUSE_TURNS ?? 62);
@@ -75,6 +76,7 @@ async function main(): Promise<number> {
   // The same session for every harness: Keel's system prompt (as a new agent session in auto mode has it) and tool list.
   const systemPrompt = (root: string) => buildSystemPrompt({ promptsDir: DEFAULT_PROMPTS_DIR, root, mode: 'auto', kind: 'agent' }).text;
   const runs: HarnessRun[] = [];
+  const templateProblems: string[] = [];
   try {
     if (ONLY.has('keel')) {
       progress('keel: starting');
@@ -104,7 +106,9 @@ async function main(): Promise<number> {
   if (ONLY.has('templates')) {
     const short = generateScript(SEED, 10);
     out.push('', `Keel on each chat template with tools (tiny generated models, ${short.turns.length} turns, ${short.calls} calls, the start of the same session):`);
-    out.push(...(await runTemplates(short, progress)));
+    const templates = await runTemplates(short, progress);
+    out.push(...templates.lines);
+    templateProblems.push(...templates.problems);
   }
   const problems = runs.flatMap((r) => r.problems.map((p) => `${r.name}: ${p}`));
   if (problems.length > 0) out.push('', 'The script was not followed:', ...problems.map((p) => `  ${p}`));
@@ -114,7 +118,7 @@ async function main(): Promise<number> {
   const stock = runs.find((r) => r.name.startsWith('stock'));
   if (keel && stock) out.push(`keel/stock run time: ${(keel.elapsedMs / stock.elapsedMs).toFixed(2)}`);
   process.stdout.write(out.join('\n') + '\n');
-  return problems.length > 0 ? 1 : 0;
+  return checkProblems('bench:reuse', [...problems, ...templateProblems]);
 }
 
 function comparison(runs: HarnessRun[], s: Summary[]): string[] {
