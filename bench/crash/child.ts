@@ -41,6 +41,10 @@ async function main(): Promise<void> {
   const newest = store.listSessions().pop();
   let session = newest && store.lastResultNumber(newest.id) < RESULTS_PER_SESSION ? Session.open(deps, newest.id) : fresh();
   let last = store.lastResultNumber(session.id);
+  // The gate asks the runner whether commands are sandboxed before each call; the first asking starts
+  // the sandbox (its proxies: most of a second on a busy machine). It is started while opening, so
+  // the kills after `ready` land among the calls, as before the session had a runner.
+  await deps.commands!.status();
   tell({ t: 'ready', s: session.id, last });
 
   // Each write is read first, so a write whose result was lost to a kill (the file changed, the
