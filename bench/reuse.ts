@@ -16,6 +16,7 @@
  *   KEEL_REUSE_COMPACT_AT=<0..1> Keel's compaction threshold for the run (default 0.75, Keel's own)
  *   KEEL_REUSE_KEEP=<int>        turns whose tool results the naive harness keeps unpruned (default 4)
  *   KEEL_REUSE_ONLY=keel,stock,naive,templates   run only these parts
+ *   KEEL_REUSE_PROFILE=1         also print where Keel's run time goes (bench/reuse/profile.ts)
  *   KEEL_BENCH_OUT=<file.json>   also write every request's figures there
  *
  * The session is sized to the 16k context: Keel's system prompt and tool list alone are ~4,200
@@ -52,6 +53,8 @@ const ONLY = new Set((process.env.KEEL_REUSE_ONLY ?? 'keel,stock,naive,templates
 const CONTEXT = Number(process.env.KEEL_REUSE_CONTEXT ?? 32768);
 /** Keel compacts past 75% of the context by default; the session is sized so that it does not. */
 const COMPACT_AT = Number(process.env.KEEL_REUSE_COMPACT_AT ?? 0.75);
+/** Time the parts of Keel's run (its tools, checkpoints, store, the bench's probe): printed under Keel. */
+const PROFILE = process.env.KEEL_REUSE_PROFILE === '1';
 
 const started = performance.now();
 const progress = (msg: string) => process.stderr.write(`[${secs(performance.now() - started).padStart(7)}] ${msg}\n`);
@@ -80,7 +83,7 @@ async function main(): Promise<number> {
   try {
     if (ONLY.has('keel')) {
       progress('keel: starting');
-      runs.push(await runKeel(script, model, { compactAt: COMPACT_AT, progress }));
+      runs.push(await runKeel(script, model, { compactAt: COMPACT_AT, progress, profile: PROFILE }));
     }
     if (ONLY.has('stock')) {
       progress('stock: starting');

@@ -18,6 +18,7 @@ import { openAgent, openEngine } from '../../main/openEngine.js';
 import type { LoadedModel } from '../../main/llm/model.js';
 import { sessionWrapper } from '../../main/llm/wrapper.js';
 import { SequenceProbe, type RequestMeasure } from './measure.js';
+import { RunProfile } from './profile.js';
 import { makeWorkspace, plainFunctions } from './tools.js';
 import { nativeReplies } from '../../main/llm/testModel/nativeReplies.js';
 import type { Script } from './script.js';
@@ -39,7 +40,8 @@ const START = new Date('2026-11-30T23:20:00');
 const NEXT_DAY = new Date('2026-12-01T00:40:00');
 
 export async function runKeel(
-  script: Script, model: LoadedModel, o: { label?: string; compactAt?: number; progress?: (msg: string) => void } = {},
+  script: Script, model: LoadedModel,
+  o: { label?: string; compactAt?: number; progress?: (msg: string) => void; /** Time the run's parts (notes). */ profile?: boolean } = {},
 ): Promise<HarnessRun> {
   const began = performance.now();
   const ws = makeWorkspace(script.files, 'keel_');
@@ -49,7 +51,10 @@ export async function runKeel(
   const store = new SqliteStore(path.join(dir, 'keel.db'));
   // The session as the app builds it: commands in the OS sandbox (auto mode lets them run at once); what the
   // gate still asks about (a command too complex to judge) the person allows, as the other harnesses run it.
-  const { deps, missing } = appDeps({ store, dataFolder: path.join(dir, 'data'), now: () => now, approve: async () => 'allow' });
+  const prof = o.profile ? new RunProfile() : undefined;
+  const built = appDeps({ store, dataFolder: path.join(dir, 'data'), now: () => now, approve: async () => 'allow', tools: prof?.tools() });
+  const { missing } = built;
+  const deps = prof ? prof.wrap(built.deps) : built.deps;
   try {
     await requireSandbox(deps, 'bench:reuse (Keel)');
   } catch (err) {
@@ -67,6 +72,7 @@ export async function runKeel(
     session, store, engine: openEngine({ kind: 'local', model }), maxReplyTokens: 512, compactAt: o.compactAt,
     script: { next: () => replies.shift() },
     onEvent: (e) => {
+      const t0 = performance.now();
       events.push(e);
       if (e.type === 'request' && ref.probe) {
         const m = ref.probe.end();
@@ -74,6 +80,7 @@ export async function runKeel(
         requests.push(m);
         ref.probe.begin(turnNo);
       }
+      prof?.add('the bench\'s own probe and events', performance.now() - t0);
     },
   });
   const probe = new SequenceProbe((agent.engine as unknown as { sequence: LlamaContextSequence }).sequence);
@@ -108,7 +115,8 @@ export async function runKeel(
     const rows = agent.requests();
     const first = requests[0];
     const systemEnd = first ? systemPromptEnd(model, first.prompt, session.systemPrompt) : undefined;
-    return { name: 'Keel', requests, problems, elapsedMs: performance.now() - began, rows, systemEnd, notes: [] };
+    const elapsedMs = performance.now() - began;
+    return { name: 'Keel', requests, problems, elapsedMs, rows, systemEnd, notes: prof ? prof.lines(elapsedMs, rows) : [] };
   } finally {
     await agent.dispose();
     store.close();
