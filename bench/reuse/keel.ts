@@ -116,7 +116,7 @@ export async function runKeel(
     const first = requests[0];
     const systemEnd = first ? systemPromptEnd(model, first.prompt, session.systemPrompt) : undefined;
     const elapsedMs = performance.now() - began;
-    return { name: 'Keel', requests, problems, elapsedMs, rows, systemEnd, notes: prof ? prof.lines(elapsedMs, rows) : [] };
+    return { name: 'Keel', requests, problems, elapsedMs, rows, systemEnd, notes: prof ? prof.lines(elapsedMs, rows, requests.reduce((n, r) => n + r.generationMs, 0)) : [] };
   } finally {
     await agent.dispose();
     store.close();

@@ -65,7 +65,7 @@ export class RunProfile {
   }
 
   /** The breakdown of `elapsedMs`, largest first, the model's own time from the request rows. */
-  lines(elapsedMs: number, rows: readonly RequestRow[]): string[] {
+  lines(elapsedMs: number, rows: readonly RequestRow[], sequenceGenerationMs: number): string[] {
     const prefill = rows.reduce((n, r) => n + r.prefillMs, 0);
     const generation = rows.reduce((n, r) => n + r.generationMs, 0);
     const generated = rows.reduce((n, r) => n + (r.outputTokens ?? 0), 0);
@@ -86,6 +86,8 @@ export class RunProfile {
       `where the run's ${secs(elapsedMs)} went (${rows.length} requests):`,
       row('model prefill (rows)', prefill, rows.length),
       row(`model generation (rows, ${fmt(generated)} tokens)`, generation, rows.length),
+      row('  of which the sequence decoding (probe)', sequenceGenerationMs, generated),
+      row('  of which between tokens (reply reader)', generation - sequenceGenerationMs, generated),
       ...[...grouped].sort((a, b) => b[1].ms - a[1].ms).map(([k, p]) => row(k, p.ms, p.n)),
       row('the rest (loop, render, tokenize, gate, hygiene)', rest, rows.length),
     ];
