@@ -20,6 +20,10 @@
  * token here, since the reply is empty). The reply figures feed a scripted reply's tokens through
  * the reader a request uses (request.ts `ReplyReader`), without a model evaluating them.
  *
+ * The sessions are built as the app builds them (main/sessionDeps.ts); each turn's checkpoint (a walk
+ * of the workspace) is part of the harness time and also shown on its own. It exits 1 when a check
+ * fails (a read that failed, a scripted reply left unused: named on stderr).
+ *
  * Printed last, for the issue's goals: `overhead 128k/8k: X.XX` (<= 2.00) and `parse 4k/1k: X.XX` (<= 5.00).
  */
 import fs from 'node:fs';
@@ -39,6 +43,7 @@ import { appDeps } from './appDeps.js';
 import { checkProblems } from './checks.js';
 import { median } from './measure.js';
 import { Rng } from './prng.js';
+import { RunProfile } from './reuse/profile.js';
 import { fmt, table } from './reuse/report.js';
 
 const SIZES = (process.env.KEEL_OVERHEAD_SIZES ?? '8192,32768,131072').split(',').map(Number);
@@ -48,6 +53,8 @@ const CONTEXT = 143_360;
 const FILES = 160;
 
 const started = performance.now();
+/** Times the sessions' checkpoints (and store calls), so the harness's figure can be read without them. */
+const profile = new RunProfile();
 const progress = (msg: string) => process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(1).padStart(7)} s] ${msg}\n`);
 
 async function main(): Promise<number> {
@@ -65,12 +72,16 @@ async function main(): Promise<number> {
     const storeDir = process.env.KEEL_OVERHEAD_STORE ? fs.mkdtempSync(path.join(process.env.KEEL_OVERHEAD_STORE, 'keel-overhead-')) : dir;
     const store = new SqliteStore(path.join(storeDir, 'keel.db'));
     // The sessions as the app builds them (main/sessionDeps.ts: checkpoints, hooks, the sandbox's runner included).
-    const { deps, missing } = appDeps({ store, dataFolder: path.join(dir, 'data'), now: () => new Date('2026-12-01T10:00:00') });
+    // Their checkpoints' time is timed apart (a column of its own), so the harness figure compares with runs before sessions had them.
+    const built = appDeps({ store, dataFolder: path.join(dir, 'data'), now: () => new Date('2026-12-01T10:00:00') });
+    const { missing } = built;
+    const deps = profile.wrap(built.deps);
     try {
       for (const target of SIZES) sessions.push(await grow(await loadModel({ modelPath, threads: 2, contextSize: CONTEXT }), deps, store, root, target));
       const harness = await measureHarness(sessions);
-      out.push(table(['history (prompt tokens)', 'requests', 'harness ms (median)', 'min', 'max', 'of which prefill ms (model, excluded)'], harness.map((h) => [
-        fmt(h.prompt), String(h.samples.length), median(h.samples).toFixed(1), Math.min(...h.samples).toFixed(1), Math.max(...h.samples).toFixed(1), median(h.prefill).toFixed(1),
+      out.push(table(['history (prompt tokens)', 'requests', 'harness ms (median)', 'min', 'max', 'of which checkpoints ms (median)', 'prefill ms (model, excluded)'], harness.map((h) => [
+        fmt(h.prompt), String(h.samples.length), median(h.samples).toFixed(1), Math.min(...h.samples).toFixed(1), Math.max(...h.samples).toFixed(1),
+        median(h.checkpoints).toFixed(1), median(h.prefill).toFixed(1),
       ])));
       const parse = measureParse(sessions[0]);
       out.push('', table(['reply tokens', 'read ms (median of 5)', 'µs per token'], parse.map((p) => [fmt(p.tokens), p.ms.toFixed(1), (1000 * p.ms / p.tokens).toFixed(1)])));
@@ -126,25 +137,28 @@ async function grow(model: LoadedModel, deps: SessionDeps, store: SqliteStore, r
   return { target, model, engine, agent, replies, rows, date: session.promptDate, problems };
 }
 
-interface SizeFigures { target: number; prompt: number; samples: number[]; prefill: number[] }
+interface SizeFigures { target: number; prompt: number; samples: number[]; prefill: number[]; checkpoints: number[] }
 
 /**
  * REPEATS short turns on each session, taken in turn (one at each size, then the next round), so
  * the machine's drift over the run weighs on every size alike. The first round warms up and is left out.
  */
 async function measureHarness(sessions: Grown[]): Promise<SizeFigures[]> {
-  const figures = sessions.map((s): SizeFigures => ({ target: s.target, prompt: 0, samples: [], prefill: [] }));
+  const figures = sessions.map((s): SizeFigures => ({ target: s.target, prompt: 0, samples: [], prefill: [], checkpoints: [] }));
   for (let round = 0; round < REPEATS + 1; round++) {
     for (const [i, s] of sessions.entries()) {
       s.replies.push('');
+      const cp0 = profile.total('checkpoints.');
       const t0 = performance.now();
       await s.agent.send(`Go on (${round}).`);
       const wall = performance.now() - t0;
+      const cp = profile.total('checkpoints.') - cp0;
       if (s.replies.length > 0) s.problems.push(`${fmt(s.target)}: round ${round}: the scripted reply was left unused`);
       const row = s.rows[s.rows.length - 1];
       if (round === 0) continue;
       figures[i].samples.push(wall - row.prefillMs - row.generationMs);
       figures[i].prefill.push(row.prefillMs);
+      figures[i].checkpoints.push(cp);
       figures[i].prompt = row.promptTokens;
     }
   }

@@ -24,6 +24,13 @@ export class RunProfile {
     this.parts.set(key, p);
   }
 
+  /** The time so far of the parts whose key starts with `prefix`. */
+  total(prefix: string): number {
+    let ms = 0;
+    for (const [key, p] of this.parts) if (key.startsWith(prefix)) ms += p.ms;
+    return ms;
+  }
+
   /** Times `f` under `key` (a promise until it settles). */
   time<T>(key: string, f: () => T): T {
     const t0 = performance.now();
