@@ -25,6 +25,7 @@ import { snapshotTree } from '../test/outsideTree.js';
 import { treeDigest, treeFiles } from '../test/treeDigest.js';
 import { fmtInt, median, quantile } from './measure.js';
 import { Rng } from './prng.js';
+import { checkProblems } from './checks.js';
 
 const FILES = Number(process.env.KEEL_CHECKPOINT_FILES ?? 10_000);
 const TURNS = Number(process.env.KEEL_CHECKPOINT_TURNS ?? 30);
@@ -174,4 +175,7 @@ console.log(`bytes stored: ${fmtInt(bytes())} (${(bytes() / wsBytes * 100).toFix
 console.log(`machine: ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 fs.rmSync(top, { recursive: true, force: true });
 console.log(`checkpoint per turn: ${median(costs).toFixed(0)} ms median; rewinds exact: ${exact} of ${rewinds}`);
-process.exit(exact === rewinds && gitSame ? 0 : 1);
+process.exit(checkProblems('bench:checkpoint', [
+  ...(exact < rewinds ? [`${rewinds - exact} of ${rewinds} rewinds did not put the workspace back exactly`] : []),
+  ...(gitSame ? [] : ["the workspace's own .git changed"]),
+]));

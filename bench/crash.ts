@@ -31,6 +31,7 @@ import { median } from './measure.js';
 import { runKillLoop } from './crash/killLoop.js';
 import { runStateKillLoop } from './crash/stateLoop.js';
 import { runCheckpointKillLoop } from './crash/checkpointLoop.js';
+import { checkProblems } from './checks.js';
 
 const iterations = Number(process.env.KEEL_KILL_ITERATIONS ?? 200);
 const seed = Number(process.env.KEEL_KILL_SEED ?? 0x6b696c6c);
@@ -74,10 +75,14 @@ const print = (table: [string, number | string][]): void => {
 print(rows);
 if (dir) console.log(`kept: ${dir}`);
 for (const p of f.problems) console.log(`  problem: ${p}`);
-const failed = f.lost > 0 || f.tornFiles > 0 || f.integrityFailures > 0 || f.inconsistencies > 0 || f.childFailures > 0;
-console.log(failed ? 'FAILED' : 'ok: nothing acknowledged was lost, nothing torn, every reopen clean');
+/** The checks that failed, named: `[count, what]` pairs whose count is above 0. */
+const failures = (loop: string, counts: [number, string][]) => counts.filter(([n]) => n > 0).map(([n, what]) => `${loop}: ${n} ${what}`);
+const problems = failures('kill loop', [
+  [f.lost, 'acknowledged results lost'], [f.tornFiles, 'torn files'], [f.integrityFailures, 'integrity check failures'],
+  [f.inconsistencies, 'turn/result inconsistencies'], [f.childFailures, 'children that died by themselves'],
+]);
+console.log(problems.length > 0 ? 'FAILED' : 'ok: nothing acknowledged was lost, nothing torn, every reopen clean');
 
-let stateFailed = false;
 if (stateIterations > 0) {
   const stateDir = keep ? fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-crash-state-'))) : undefined;
   console.log(`state kill loop: ${stateIterations} iterations, seed ${stateSeed}, 3 in 4 kills aimed inside a save`);
@@ -102,10 +107,13 @@ if (stateIterations > 0) {
   for (const [why, n] of s.reasons) console.log(`  discarded ${n}×: ${why}`);
   if (stateDir) console.log(`kept: ${stateDir}`);
   for (const p of s.problems) console.log(`  problem: ${p}`);
-  stateFailed = s.restoreFailures > 0 || s.stateProblems > 0 || s.unanswered > 0 || s.strayPileUps > 0 || s.childFailures > 0;
-  console.log(stateFailed ? 'FAILED' : 'ok: every kill left the previous state or the new one, every restore returned, every session answered');
+  const stateProblems = failures('state kill loop', [
+    [s.restoreFailures, 'restores that threw, blocked or went wrong'], [s.stateProblems, 'states lost, torn or unexpected'],
+    [s.unanswered, 'sessions that did not answer after a restore'], [s.strayPileUps, 'stray file pile-ups'], [s.childFailures, 'children that died by themselves'],
+  ]);
+  problems.push(...stateProblems);
+  console.log(stateProblems.length > 0 ? 'FAILED' : 'ok: every kill left the previous state or the new one, every restore returned, every session answered');
 }
-let checkpointFailed = false;
 if (checkpointIterations > 0) {
   console.log(`checkpoint kill loop: ${checkpointIterations} iterations, seed ${seed}, kills 30..1500 ms after ready, or aimed just after a rewind or a record begins`);
   const c = await runCheckpointKillLoop({ iterations: checkpointIterations, seed, log: (line) => console.log(line) });
@@ -118,7 +126,10 @@ if (checkpointIterations > 0) {
     ['elapsed', `${(c.elapsedMs / 1000).toFixed(1)} s`],
   ]);
   for (const p of c.problems) console.log(`  problem: ${p}`);
-  checkpointFailed = c.torn > 0 || c.childFailures > 0;
-  console.log(checkpointFailed ? 'FAILED' : 'ok: every kill left the workspace before or after a rewind, every rewind exact');
+  const checkpointProblems = failures('checkpoint kill loop', [
+    [c.torn, 'rewinds that left the workspace neither before nor after'], [c.childFailures, 'children that failed by themselves'],
+  ]);
+  problems.push(...checkpointProblems);
+  console.log(checkpointProblems.length > 0 ? 'FAILED' : 'ok: every kill left the workspace before or after a rewind, every rewind exact');
 }
-process.exit(failed || stateFailed || checkpointFailed ? 1 : 0);
+process.exit(checkProblems('bench:crash', problems));

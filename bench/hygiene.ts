@@ -22,7 +22,9 @@ import { DEFAULT_PROMPTS_DIR } from '../main/core/prompts/buildSystemPrompt.js';
 import { Session } from '../main/core/session/session.js';
 import type { ReplyCall, ResultRow } from '../main/core/session/types.js';
 import { ToolRegistry } from '../main/core/tools/registry.js';
-import { buildSessionDeps, expectSandbox, requireSandbox } from '../main/sessionDeps.js';
+import { requireSandbox } from '../main/sessionDeps.js';
+import { appDeps } from './appDeps.js';
+import { checkProblems } from './checks.js';
 import { stopSandbox } from '../main/sandbox/runner.js';
 import type { RawOutput, Tool } from '../main/core/tools/types.js';
 import { SqliteStore } from '../main/db/store.js';
@@ -113,9 +115,7 @@ async function main(): Promise<void> {
     const tools = new RecordingRegistry();
     // The session as the app builds it (the OS sandbox runs its commands); a command that would run
     // without it fails the bench instead of measuring something else.
-    const missing: string[] = [];
-    const built = buildSessionDeps({ store, dataFolder: path.join(tmp, 'data'), tools, promptsDir: DEFAULT_PROMPTS_DIR });
-    const deps = { ...built, commands: expectSandbox(built.commands!, missing) };
+    const { deps, missing } = appDeps({ store, dataFolder: path.join(tmp, 'data'), tools, promptsDir: DEFAULT_PROMPTS_DIR });
     await requireSandbox(deps, 'bench:hygiene');
     const session = Session.create(deps, { root, kind: 'agent', mode: 'auto', title: 'hygiene bench' });
 
@@ -179,10 +179,7 @@ async function main(): Promise<void> {
 
     if (OUT_JSON) writeRecords(OUT_JSON, recs, hygieneNs);
     report({ root, recs, turns, wsFiles: ws.files.size, wsLines, hygieneNs, storeInsertNs, recallNs, problems, elapsedMs: Date.now() - started });
-    if (problems.length > 0) {
-      console.error(`bench:hygiene: ${problems.length} check problem(s), the first: ${problems.slice(0, 3).join('; ')}`);
-      process.exitCode = 1;
-    }
+    if (checkProblems('bench:hygiene', problems) !== 0) process.exitCode = 1;
   } finally {
     store.close();
     fs.rmSync(tmp, { recursive: true, force: true });

@@ -20,15 +20,17 @@
  * token here, since the reply is empty). The reply figures feed a scripted reply's tokens through
  * the reader a request uses (request.ts `ReplyReader`), without a model evaluating them.
  *
+ * The sessions are built as the app builds them (main/sessionDeps.ts); each turn's checkpoint (a walk
+ * of the workspace) is part of the harness time and also shown on its own. It exits 1 when a check
+ * fails (a read that failed, a scripted reply left unused: named on stderr).
+ *
  * Printed last, for the issue's goals: `overhead 128k/8k: X.XX` (<= 2.00) and `parse 4k/1k: X.XX` (<= 5.00).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DEFAULT_PROMPTS_DIR } from '../main/core/prompts/buildSystemPrompt.js';
-import { Session } from '../main/core/session/session.js';
+import { Session, type SessionDeps } from '../main/core/session/session.js';
 import type { RequestRow } from '../main/core/session/types.js';
-import { ToolRegistry } from '../main/core/tools/registry.js';
 import { SqliteStore } from '../main/db/store.js';
 import type { LlamaEngine } from '../main/llm/engine.js';
 import { loadModel, type LoadedModel } from '../main/llm/model.js';
@@ -37,8 +39,11 @@ import { writeTestModel } from '../main/llm/testModel/makeTestModel.js';
 import { formatCall } from '../main/llm/toolCalls.js';
 import { openAgent, openEngine } from '../main/openEngine.js';
 import type { AgentLoop } from '../main/core/session/loop.js';
+import { appDeps } from './appDeps.js';
+import { checkProblems } from './checks.js';
 import { median } from './measure.js';
 import { Rng } from './prng.js';
+import { RunProfile } from './reuse/profile.js';
 import { fmt, table } from './reuse/report.js';
 
 const SIZES = (process.env.KEEL_OVERHEAD_SIZES ?? '8192,32768,131072').split(',').map(Number);
@@ -48,26 +53,35 @@ const CONTEXT = 143_360;
 const FILES = 160;
 
 const started = performance.now();
+/** Times the sessions' checkpoints (and store calls), so the harness's figure can be read without them. */
+const profile = new RunProfile();
 const progress = (msg: string) => process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(1).padStart(7)} s] ${msg}\n`);
 
-async function main(): Promise<void> {
+async function main(): Promise<number> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keel-overhead-'));
   const modelPath = path.join(dir, 'long.gguf');
   // As small as a model gets (the cost of evaluating 128k tokens grows with its width), with a long trained context.
   writeTestModel(modelPath, { contextLength: CONTEXT, embedding: 16, layers: 1, heads: 1, ff: 32 });
   const out: string[] = [`Keel harness overhead benchmark — generated model, context ${fmt(CONTEXT)}`, ''];
   const sessions: Grown[] = [];
+  const problems: string[] = [];
   try {
     const root = path.join(dir, 'ws');
     const rng = new Rng(7);
     for (let i = 0; i < FILES; i++) writeFile(path.join(root, `src/module${i}.ts`), sourceFile(rng, i, 90));
     const storeDir = process.env.KEEL_OVERHEAD_STORE ? fs.mkdtempSync(path.join(process.env.KEEL_OVERHEAD_STORE, 'keel-overhead-')) : dir;
     const store = new SqliteStore(path.join(storeDir, 'keel.db'));
+    // The sessions as the app builds them (main/sessionDeps.ts: checkpoints, hooks, the sandbox's runner included).
+    // Their checkpoints' time is timed apart (a column of its own), so the harness figure compares with runs before sessions had them.
+    const built = appDeps({ store, dataFolder: path.join(dir, 'data'), now: () => new Date('2026-12-01T10:00:00') });
+    const { missing } = built;
+    const deps = profile.wrap(built.deps);
     try {
-      for (const target of SIZES) sessions.push(await grow(await loadModel({ modelPath, threads: 2, contextSize: CONTEXT }), store, root, target));
+      for (const target of SIZES) sessions.push(await grow(await loadModel({ modelPath, threads: 2, contextSize: CONTEXT }), deps, store, root, target));
       const harness = await measureHarness(sessions);
-      out.push(table(['history (prompt tokens)', 'requests', 'harness ms (median)', 'min', 'max', 'of which prefill ms (model, excluded)'], harness.map((h) => [
-        fmt(h.prompt), String(h.samples.length), median(h.samples).toFixed(1), Math.min(...h.samples).toFixed(1), Math.max(...h.samples).toFixed(1), median(h.prefill).toFixed(1),
+      out.push(table(['history (prompt tokens)', 'requests', 'harness ms (median)', 'min', 'max', 'of which checkpoints ms (median)', 'prefill ms (model, excluded)'], harness.map((h) => [
+        fmt(h.prompt), String(h.samples.length), median(h.samples).toFixed(1), Math.min(...h.samples).toFixed(1), Math.max(...h.samples).toFixed(1),
+        median(h.checkpoints).toFixed(1), median(h.prefill).toFixed(1),
       ])));
       const parse = measureParse(sessions[0]);
       out.push('', table(['reply tokens', 'read ms (median of 5)', 'µs per token'], parse.map((p) => [fmt(p.tokens), p.ms.toFixed(1), (1000 * p.ms / p.tokens).toFixed(1)])));
@@ -75,6 +89,7 @@ async function main(): Promise<void> {
       const last = harness[harness.length - 1];
       out.push('', `overhead ${label(last.target)}/${label(first.target)}: ${(median(last.samples) / median(first.samples)).toFixed(2)}`);
       out.push(`parse ${label(parse[1].tokens)}/${label(parse[0].tokens)}: ${(parse[1].ms / parse[0].ms).toFixed(2)}`);
+      problems.push(...missing, ...sessions.flatMap((s) => s.problems));
     } finally {
       store.close();
       if (storeDir !== dir) fs.rmSync(storeDir, { recursive: true, force: true });
@@ -84,51 +99,66 @@ async function main(): Promise<void> {
     fs.rmSync(dir, { recursive: true, force: true });
   }
   process.stdout.write(out.join('\n') + '\n');
+  return checkProblems('bench:overhead', problems);
 }
 
 const label = (n: number) => `${Math.round(n / 1024)}k`;
 
 /** A real agent session grown to a size, on its own model context (the sizes together do not fit in one). */
-interface Grown { target: number; model: LoadedModel; engine: LlamaEngine; agent: AgentLoop; replies: string[]; rows: RequestRow[]; date: string }
+interface Grown {
+  target: number; model: LoadedModel; engine: LlamaEngine; agent: AgentLoop; replies: string[]; rows: RequestRow[]; date: string;
+  /** What went otherwise than scripted (a read that failed, a reply left unused). */
+  problems: string[];
+}
 
 /** A real agent session grown to `target` tokens: each turn reads a file (a distinct one, so no stub stands in for it), then answers. */
-async function grow(model: LoadedModel, store: SqliteStore, root: string, target: number): Promise<Grown> {
-  const session = Session.create({ store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, now: () => new Date('2026-12-01T10:00:00') }, { root, kind: 'agent', mode: 'auto', model: model.path });
+async function grow(model: LoadedModel, deps: SessionDeps, store: SqliteStore, root: string, target: number): Promise<Grown> {
+  const session = Session.create(deps, { root, kind: 'agent', mode: 'auto', model: model.path });
   const replies: string[] = [];
   const rows: RequestRow[] = [];
+  const problems: string[] = [];
   const engine = openEngine({ kind: 'local', model }) as LlamaEngine;
   const agent = openAgent({
     session, store, engine, maxReplyTokens: 64, compactAt: 1,
-    script: { next: () => replies.shift() }, onEvent: (e) => { if (e.type === 'request') rows.push(e.request); },
+    script: { next: () => replies.shift() },
+    onEvent: (e) => {
+      if (e.type === 'request') rows.push(e.request);
+      if (e.type === 'tool' && /^\[#\w+\]\nError/.test(e.result.text)) problems.push(`${fmt(target)}: ${e.name} failed: ${e.result.text.split('\n')[1]}`);
+    },
   });
   const syntax = engine.syntax(session.promptDate);
   for (let read = 0; await agent.promptTokens() < target; read++) {
     if (read >= FILES) throw new Error(`${FILES} files are not enough for ${target} tokens`);
     replies.push(formatCall(syntax, 'read', { path: `src/module${read}.ts` }), `Read module${read}.`);
     await agent.send(`Read src/module${read}.ts.`);
+    if (replies.length > 0) problems.push(`${fmt(target)}: read ${read}: ${replies.splice(0).length} scripted replies left unused`);
   }
   progress(`history at ${fmt(await agent.promptTokens())} tokens`);
-  return { target, model, engine, agent, replies, rows, date: session.promptDate };
+  return { target, model, engine, agent, replies, rows, date: session.promptDate, problems };
 }
 
-interface SizeFigures { target: number; prompt: number; samples: number[]; prefill: number[] }
+interface SizeFigures { target: number; prompt: number; samples: number[]; prefill: number[]; checkpoints: number[] }
 
 /**
  * REPEATS short turns on each session, taken in turn (one at each size, then the next round), so
  * the machine's drift over the run weighs on every size alike. The first round warms up and is left out.
  */
 async function measureHarness(sessions: Grown[]): Promise<SizeFigures[]> {
-  const figures = sessions.map((s): SizeFigures => ({ target: s.target, prompt: 0, samples: [], prefill: [] }));
+  const figures = sessions.map((s): SizeFigures => ({ target: s.target, prompt: 0, samples: [], prefill: [], checkpoints: [] }));
   for (let round = 0; round < REPEATS + 1; round++) {
     for (const [i, s] of sessions.entries()) {
       s.replies.push('');
+      const cp0 = profile.total('checkpoints.');
       const t0 = performance.now();
       await s.agent.send(`Go on (${round}).`);
       const wall = performance.now() - t0;
+      const cp = profile.total('checkpoints.') - cp0;
+      if (s.replies.length > 0) s.problems.push(`${fmt(s.target)}: round ${round}: the scripted reply was left unused`);
       const row = s.rows[s.rows.length - 1];
       if (round === 0) continue;
       figures[i].samples.push(wall - row.prefillMs - row.generationMs);
       figures[i].prefill.push(row.prefillMs);
+      figures[i].checkpoints.push(cp);
       figures[i].prompt = row.promptTokens;
     }
   }
@@ -183,7 +213,7 @@ function writeFile(file: string, text: string): void {
   fs.writeFileSync(file, text);
 }
 
-main().then(() => process.exit(0), (err: unknown) => {
+main().then((code) => process.exit(code), (err: unknown) => {
   process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
   process.exit(1);
 });

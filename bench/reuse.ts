@@ -16,6 +16,7 @@
  *   KEEL_REUSE_COMPACT_AT=<0..1> Keel's compaction threshold for the run (default 0.75, Keel's own)
  *   KEEL_REUSE_KEEP=<int>        turns whose tool results the naive harness keeps unpruned (default 4)
  *   KEEL_REUSE_ONLY=keel,stock,naive,templates   run only these parts
+ *   KEEL_REUSE_PROFILE=1         also print where Keel's run time goes (bench/reuse/profile.ts)
  *   KEEL_BENCH_OUT=<file.json>   also write every request's figures there
  *
  * The session is sized to the 16k context: Keel's system prompt and tool list alone are ~4,200
@@ -26,7 +27,7 @@
  * Every harness plays the same replies, forced token by token, so the model's randomness plays no
  * part; the figures are measured on the sequence (what each harness asks node-llama-cpp to
  * evaluate), not estimated. Timing is printed, never asserted: the run exits 1 only when a harness
- * did not follow the script. The last line is Keel's whole run time over stock's (`keel/stock run time: X.XX`).
+ * did not follow the script, a template's run failed, or a command ran without the OS sandbox (named on stderr). The last line is Keel's whole run time over stock's (`keel/stock run time: X.XX`).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -42,6 +43,7 @@ import { classify, fmt, ratio, secs, summarise, table, type Summary } from './re
 import { generateScript } from './reuse/script.js';
 import { runStock } from './reuse/stock.js';
 import { runTemplates } from './reuse/templates.js';
+import { checkProblems } from './checks.js';
 
 const SEED = Number(process.env.KEEL_BENCH_SEED ?? 0x6b65656c);
 const TURNS = Number(process.env.KEEL_REUSE_TURNS ?? 62);
@@ -51,6 +53,8 @@ const ONLY = new Set((process.env.KEEL_REUSE_ONLY ?? 'keel,stock,naive,templates
 const CONTEXT = Number(process.env.KEEL_REUSE_CONTEXT ?? 32768);
 /** Keel compacts past 75% of the context by default; the session is sized so that it does not. */
 const COMPACT_AT = Number(process.env.KEEL_REUSE_COMPACT_AT ?? 0.75);
+/** Time the parts of Keel's run (its tools, checkpoints, store, the bench's probe): printed under Keel. */
+const PROFILE = process.env.KEEL_REUSE_PROFILE === '1';
 
 const started = performance.now();
 const progress = (msg: string) => process.stderr.write(`[${secs(performance.now() - started).padStart(7)}] ${msg}\n`);
@@ -75,10 +79,11 @@ async function main(): Promise<number> {
   // The same session for every harness: Keel's system prompt (as a new agent session in auto mode has it) and tool list.
   const systemPrompt = (root: string) => buildSystemPrompt({ promptsDir: DEFAULT_PROMPTS_DIR, root, mode: 'auto', kind: 'agent' }).text;
   const runs: HarnessRun[] = [];
+  const templateProblems: string[] = [];
   try {
     if (ONLY.has('keel')) {
       progress('keel: starting');
-      runs.push(await runKeel(script, model, { compactAt: COMPACT_AT, progress }));
+      runs.push(await runKeel(script, model, { compactAt: COMPACT_AT, progress, profile: PROFILE }));
     }
     if (ONLY.has('stock')) {
       progress('stock: starting');
@@ -104,7 +109,9 @@ async function main(): Promise<number> {
   if (ONLY.has('templates')) {
     const short = generateScript(SEED, 10);
     out.push('', `Keel on each chat template with tools (tiny generated models, ${short.turns.length} turns, ${short.calls} calls, the start of the same session):`);
-    out.push(...(await runTemplates(short, progress)));
+    const templates = await runTemplates(short, progress);
+    out.push(...templates.lines);
+    templateProblems.push(...templates.problems);
   }
   const problems = runs.flatMap((r) => r.problems.map((p) => `${r.name}: ${p}`));
   if (problems.length > 0) out.push('', 'The script was not followed:', ...problems.map((p) => `  ${p}`));
@@ -114,7 +121,7 @@ async function main(): Promise<number> {
   const stock = runs.find((r) => r.name.startsWith('stock'));
   if (keel && stock) out.push(`keel/stock run time: ${(keel.elapsedMs / stock.elapsedMs).toFixed(2)}`);
   process.stdout.write(out.join('\n') + '\n');
-  return problems.length > 0 ? 1 : 0;
+  return checkProblems('bench:reuse', [...problems, ...templateProblems]);
 }
 
 function comparison(runs: HarnessRun[], s: Summary[]): string[] {
@@ -134,7 +141,10 @@ function comparison(runs: HarnessRun[], s: Summary[]): string[] {
       row('breaks (requests that lost cache)', (x) => fmt(x.breaks)),
       row('cached tokens lost in breaks', (x) => fmt(x.lost)),
       row('generated tokens', (x) => fmt(x.sampled)),
+      row('generation time (model, after the first token)', (x) => secs(x.generationMs)),
+      row('  per token / mean context it was made at', (x) => `${(x.generationMs / Math.max(1, x.sampled - x.requests)).toFixed(0)} ms / ${fmt(Math.round(x.meanContext))}`),
       row('harness run time', (x) => secs(x.elapsedMs)),
+      row('  less prefill and generation', (x) => secs(x.elapsedMs - x.prefillMs - x.generationMs)),
     ]),
     '',
     'Ideal new tokens: for each request, the tokens of its prompt that a token-level diff (Myers) against',

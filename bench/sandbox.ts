@@ -22,6 +22,7 @@ import type { CommandAccess, CommandRunner } from '../main/core/tools/commandRun
 import { makeContext } from '../test/toolContext.js';
 import { snapshotGit } from '../main/sandbox/gitGuard.js';
 import { createSandboxRunner, sandboxStatus, stopSandbox } from '../main/sandbox/runner.js';
+import { checkProblems } from './checks.js';
 import { median, quantile } from './measure.js';
 
 const runs = Number(process.env.KEEL_BENCH_RUNS ?? 20);
@@ -100,7 +101,4 @@ const start = Date.now();
 const problems = await busyMachine();
 console.log(`busy machine (8 loops, ${os.cpus().length} cores): ${5 - problems.length} of 5 fresh keel exec found the sandbox, ${((Date.now() - start) / 1000).toFixed(1)} s`);
 fs.rmSync(root, { recursive: true, force: true });
-if (problems.length > 0) {
-  console.error(`Not sandboxed beside the busy loops:\n${problems.join('\n')}`);
-  process.exit(1);
-}
+process.exit(checkProblems('bench:sandbox', problems.map((p) => `not sandboxed beside the busy loops: ${p}`)));

@@ -30,13 +30,15 @@ import { SqliteStore } from '../main/db/store.js';
 import { loadModel } from '../main/llm/model.js';
 import { BIG_MODEL_OPTIONS, writeTestModel } from '../main/llm/testModel/makeTestModel.js';
 import { openAgent } from '../main/openEngine.js';
-import { buildSessionDeps, expectSandbox, requireSandbox } from '../main/sessionDeps.js';
+import { requireSandbox } from '../main/sessionDeps.js';
 import { connectServer } from '../main/remote/connect.js';
 import { ServerEngine } from '../main/remote/engine.js';
 import { ServerClient } from '../main/remote/http.js';
 import { wireMessages, wireTools } from '../main/remote/messages.js';
 import { scriptReply } from '../main/remote/scripted.js';
 import { startLlamaServer } from '../test/llamaServer.js';
+import { appDeps } from './appDeps.js';
+import { checkProblems } from './checks.js';
 import { runKeel } from './reuse/keel.js';
 import { analyse, novelTokens } from './reuse/measure.js';
 import { fmt, secs } from './reuse/report.js';
@@ -139,9 +141,7 @@ async function runServer(script: Script, modelPath: string): Promise<Figures> {
     let now = START;
     // The session as the app builds it (main/sessionDeps.ts): the OS sandbox runs its commands; what
     // the gate still asks the person allows, as bench:reuse's Keel harness runs it.
-    const missing: string[] = [];
-    const built = buildSessionDeps({ store, dataFolder: path.join(path.dirname(ws.root), 'data'), now: () => now, approve: async () => 'allow' });
-    const deps = { ...built, commands: expectSandbox(built.commands!, missing) };
+    const { deps, missing } = appDeps({ store, dataFolder: path.join(path.dirname(ws.root), 'data'), now: () => now, approve: async () => 'allow' });
     await requireSandbox(deps, 'bench:server');
     const session = Session.create(deps, { root: ws.root, kind: 'agent', mode: 'auto', model: engine.id });
     const replies: string[] = [];
@@ -223,7 +223,7 @@ async function main(): Promise<number> {
   const server = figures.find((f) => f.name === 'server')!;
   out.push('', `server cached/ideal: ${(server.cached / Math.max(1, server.idealReusable)).toFixed(3)}`);
   process.stdout.write(`${out.join('\n')}\n`);
-  return figures.some((f) => f.problems.length > 0) ? 1 : 0;
+  return checkProblems('bench:server', figures.flatMap((f) => f.problems.map((p) => `${f.name}: ${p}`)));
 }
 
 main().then((code) => process.exit(code), (e: unknown) => {

@@ -28,6 +28,7 @@ import type { LlamaContext, LlamaModel } from 'node-llama-cpp';
 import { autoThreads } from '../main/llm/fit.js';
 import { loadLlama, loadModel } from '../main/llm/model.js';
 import { BIG_MODEL_OPTIONS, writeTestModel } from '../main/llm/testModel/makeTestModel.js';
+import { checkProblems } from './checks.js';
 import { median } from './measure.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -118,8 +119,7 @@ async function main(): Promise<number> {
   } finally {
     await loaded.dispose();
   }
-  for (const p of problems) console.error(`bench:threads: ${p}`);
-  return problems.length ? 1 : 0;
+  return checkProblems('bench:threads', problems);
 }
 
 process.exitCode = await main();

@@ -12,20 +12,25 @@
  *   KEEL_BENCH_RESULTS=<n>    another number of results (default 2000)
  *   KEEL_BENCH_SEED=<int>     another workspace and call sequence
  *
- * Figures are printed, never asserted; it exits 1 only when the run itself breaks.
+ * The session is built as the app builds it (main/sessionDeps.ts: its commands in the OS sandbox,
+ * its checkpoints in the data folder the app then opens). Figures are printed, never asserted; it
+ * exits 1 when the run itself breaks or one of its checks fails (named on stderr): a command that
+ * was to run without the sandbox, the page's errors, a scroll that did not reach the last row.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { writeSettings } from '../main/app/settings.js';
-import { DEFAULT_PROMPTS_DIR } from '../main/core/prompts/buildSystemPrompt.js';
 import { Session } from '../main/core/session/session.js';
-import { ToolRegistry } from '../main/core/tools/registry.js';
 import { SqliteStore } from '../main/db/store.js';
+import { stopSandbox } from '../main/sandbox/runner.js';
+import { requireSandbox } from '../main/sessionDeps.js';
 import { writeTestModel } from '../main/llm/testModel/makeTestModel.js';
 import { formatCall, type CallSyntax } from '../main/llm/toolCalls.js';
 import { launchBrowser, modelSyntax, RENDERER_DIR, RESULTS_DIR, startHarness } from '../e2e/harness.js';
+import { appDeps } from './appDeps.js';
+import { checkProblems } from './checks.js';
 import { fmtInt } from './measure.js';
 import { Rng } from './prng.js';
 import { generateWorkspace, writeWorkspace, type Workspace } from './workspace.js';
@@ -40,6 +45,8 @@ interface Built {
   results: number;
   byTool: Record<string, number>;
   ms: number;
+  /** Commands that were to run without the sandbox (an error result is a transcript row like any other). */
+  problems: string[];
 }
 
 /** One call of the trace: mostly reads and searches, some commands, as an agent's session goes. */
@@ -82,17 +89,14 @@ async function buildSession(dataFolder: string, root: string, model: string, syn
   writeWorkspace(root, ws.files);
   const store = new SqliteStore(path.join(dataFolder, 'keel.db'));
   const byTool: Record<string, number> = {};
+  const problems: string[] = [];
   let results = 0;
   let turns = 0;
   try {
-    const session = Session.create(
-      {
-        store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, now: () => new Date(),
-        // The person allows the commands auto mode still asks about (loops, say).
-        permissions: { approve: async () => 'allow' },
-      },
-      { root, kind: 'agent', mode: 'auto', title: `UI benchmark: ${fmtInt(RESULTS)} results`, model },
-    );
+    // The person allows the commands auto mode still asks about (loops, say).
+    const { deps, missing } = appDeps({ store, dataFolder, now: () => new Date(), approve: async () => 'allow' });
+    await requireSandbox(deps, 'bench:ui');
+    const session = Session.create(deps, { root, kind: 'agent', mode: 'auto', title: `UI benchmark: ${fmtInt(RESULTS)} results`, model });
     while (results < RESULTS) {
       turns++;
       session.userMessage(`Step ${turns}: look at ${rng.pick(ws.sources)} and what uses it, then run the checks.`);
@@ -111,9 +115,11 @@ async function buildSession(dataFolder: string, root: string, model: string, syn
       );
       session.endReply();
     }
-    return { sessionId: session.id, turns, results, byTool, ms: performance.now() - began };
+    problems.push(...missing);
+    return { sessionId: session.id, turns, results, byTool, ms: performance.now() - began, problems };
   } finally {
     store.close();
+    await stopSandbox(); // its proxies would keep the process alive
   }
 }
 
@@ -201,7 +207,8 @@ async function heapAndNodes(page: Page): Promise<{ heapUsed: number; heapTotal: 
 const ms = (value: number | undefined) => (value === undefined || Number.isNaN(value) ? 'n/a' : `${fmtInt(Math.round(value))} ms`);
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
-async function main(): Promise<void> {
+async function main(): Promise<number> {
+  const problems: string[] = [];
   if (!fs.existsSync(path.join(RENDERER_DIR, 'index.html'))) throw new Error(`${RENDERER_DIR}/index.html is missing: run \`npx electron-vite build\` first.`);
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-bench-ui-')));
   const browser = await launchBrowser();
@@ -219,6 +226,7 @@ async function main(): Promise<void> {
 
     console.log(`Building a stored session of ${fmtInt(RESULTS)} results (seed ${SEED})…`);
     const built = await buildSession(dataFolder, workspace, model, syntax);
+    problems.push(...built.problems);
     const dbBytes = fs.statSync(path.join(dataFolder, 'keel.db')).size;
 
     const h = await startHarness({ browser, models: [], dataFolder, viewport: VIEWPORT });
@@ -245,7 +253,8 @@ async function main(): Promise<void> {
       await page.screenshot({ path: path.join(RESULTS_DIR, 'bench-ui-top.png') });
       const scroll = (await page.evaluate(`(${SCROLL_SCRIPT})(${JSON.stringify(lastSelector)})`)) as ScrollFigures;
       const afterScroll = await heapAndNodes(page);
-      assertClean(h.pageErrors);
+      problems.push(...h.pageErrors.map((e) => `the page reported: ${e}`));
+      if (!scroll.reachedEnd) problems.push(`the scroll did not reach the last row (${lastSelector}) in ${scroll.steps} steps`);
 
       const line = (label: string, value: string) => console.log(`  ${label.padEnd(50)} ${value}`);
       console.log(`\nKeel UI benchmark (Chromium ${browser.version()}, viewport ${VIEWPORT.width}x${VIEWPORT.height})`);
@@ -282,14 +291,11 @@ async function main(): Promise<void> {
     await browser.close();
     fs.rmSync(root, { recursive: true, force: true });
   }
-}
-
-function assertClean(errors: string[]): void {
-  if (errors.length > 0) throw new Error(`The page reported errors:\n${errors.join('\n')}`);
+  return checkProblems('bench:ui', problems);
 }
 
 main().then(
-  () => process.exit(0),
+  (code) => process.exit(code),
   (err: unknown) => {
     console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
     process.exit(1);

@@ -1,6 +1,6 @@
 /**
  * The kill loop's child: opens the SQLite store at argv[2], reopens its newest session on the
- * workspace argv[3] (or creates one), and runs a scripted session until it is killed: read, write
+ * workspace argv[3] (or creates one; the session built as the app builds it, on the store's folder), and runs a scripted session until it is killed: read, write
  * (content that grows, every line stamped with its version: see script.ts), list, with endReply() every few calls.
  *
  *   node --import tsx bench/crash/child.ts <db> <workspace>
@@ -16,11 +16,11 @@
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import { sha256 as sha } from '../../main/core/hash.js';
-import { DEFAULT_PROMPTS_DIR } from '../../main/core/prompts/buildSystemPrompt.js';
-import { Session, type SessionDeps } from '../../main/core/session/session.js';
-import { ToolRegistry } from '../../main/core/tools/registry.js';
+import { Session } from '../../main/core/session/session.js';
 import { SqliteStore } from '../../main/db/store.js';
+import { appDeps } from '../appDeps.js';
 import { RESULTS_PER_SESSION, versionContent } from './script.js';
 
 /** Calls between two endReply(). */
@@ -35,11 +35,16 @@ async function main(): Promise<void> {
   if (!dbPath || !root) throw new Error('usage: child.ts <db> <workspace>');
   tell({ t: 'opening' });
   const store = new SqliteStore(dbPath);
-  const deps: SessionDeps = { store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, now: () => new Date() };
+  // The session as the app builds it, on the store's data folder (its checkpoints beside the store).
+  const { deps, missing } = appDeps({ store, dataFolder: path.dirname(dbPath) });
   const fresh = (): Session => Session.create(deps, { root, kind: 'agent', mode: 'auto', title: 'kill loop' });
   const newest = store.listSessions().pop();
   let session = newest && store.lastResultNumber(newest.id) < RESULTS_PER_SESSION ? Session.open(deps, newest.id) : fresh();
   let last = store.lastResultNumber(session.id);
+  // The gate asks the runner whether commands are sandboxed before each call; the first asking starts
+  // the sandbox (its proxies: most of a second on a busy machine). It is started while opening, so
+  // the kills after `ready` land among the calls, as before the session had a runner.
+  await deps.commands!.status();
   tell({ t: 'ready', s: session.id, last });
 
   // Each write is read first, so a write whose result was lost to a kill (the file changed, the
@@ -70,6 +75,7 @@ async function main(): Promise<void> {
       args = op.tool === 'read' ? { path: op.file } : {};
     }
     const inserted = await session.callTool(op.tool, args);
+    if (missing.length > 0) throw new Error(missing.join('; '));
     last = inserted.number;
     const changed = wrote && inserted.kind === 'change' ? wrote : undefined;
     tell({ t: 'ack', s: session.id, n: inserted.number, tool: op.tool, kind: inserted.kind, body: sha(inserted.body), ins: sha(inserted.text), ...changed });

@@ -22,13 +22,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { sessionStateFile as stateFile } from '../../main/keelHome.js';
-import { DEFAULT_PROMPTS_DIR } from '../../main/core/prompts/buildSystemPrompt.js';
 import type { AgentLoop } from '../../main/core/session/loop.js';
 import { Session, type SessionDeps } from '../../main/core/session/session.js';
 import { ToolRegistry } from '../../main/core/tools/registry.js';
 import { SqliteStore } from '../../main/db/store.js';
 import { loadModel, type LoadedModel } from '../../main/llm/model.js';
 import { openAgent, openEngine } from '../../main/openEngine.js';
+import { appDeps } from '../appDeps.js';
 import { STATE_CONTEXT, STATE_SESSION_CAP, STATE_TOOLS, stateMessage, stateReply } from './stateScript.js';
 
 const tell = (event: Record<string, unknown>): void => {
@@ -52,10 +52,11 @@ function open(deps: SessionDeps, session: Session, model: LoadedModel, dir: stri
 }
 
 /** Sends the session's next message with its scripted reply; the answer and its request. */
-async function sendNext(o: Open) {
+async function sendNext(o: Open, missing: string[]) {
   const n = o.agent.session.history().length + 1;
   o.replies.push(stateReply(n));
   const answer = await o.agent.send(stateMessage(n));
+  if (missing.length > 0) throw new Error(missing.join('; '));
   return { answer, expected: stateReply(n), request: o.agent.requests().at(-1)! };
 }
 
@@ -67,7 +68,8 @@ async function main(): Promise<void> {
   const root = path.join(dir, 'workspace');
   fs.mkdirSync(root, { recursive: true });
   const now = new Date('2026-12-01T10:00:00');
-  const deps: SessionDeps = { store, tools: new ToolRegistry(STATE_TOOLS), promptsDir: DEFAULT_PROMPTS_DIR, now: () => now };
+  // The session as the app builds it, on <dir> as its data folder, with the script's tools only.
+  const { deps, missing } = appDeps({ store, dataFolder: dir, tools: new ToolRegistry(STATE_TOOLS), now: () => now });
   const model = await loadModel({ modelPath, threads: 1, contextSize: STATE_CONTEXT });
   const fresh = () => Session.create(deps, { root, kind: 'agent', mode: 'auto', title: 'state kill loop', model: model.path });
   const newest = store.listSessions().pop();
@@ -79,7 +81,7 @@ async function main(): Promise<void> {
     t: 'restored', s: o.agent.session.id, restored, reason: o.notices.join('\n') || undefined,
     tokens: o.agent.engine.cachedTokens(), ms: Math.round(performance.now() - began),
   });
-  const first = await sendNext(o);
+  const first = await sendNext(o, missing);
   tell({
     t: 'answered', s: o.agent.session.id, answer: first.answer, expected: first.expected,
     reused: first.request.reusedTokens, prompt: first.request.promptTokens, cause: first.request.cause,
@@ -93,7 +95,7 @@ async function main(): Promise<void> {
       o = open(deps, fresh(), model, dir);
       tell({ t: 'session', s: o.agent.session.id });
     }
-    await sendNext(o);
+    await sendNext(o, missing);
     const tokens = o.agent.engine.cachedTokens();
     tell({ t: 'save-begin', s: o.agent.session.id, tokens });
     const at = performance.now();

@@ -22,14 +22,13 @@ import { AgentPool } from '../../main/app/agentPool.js';
 import { sessionStateFile as stateFile } from '../../main/keelHome.js';
 import { ModelCatalog } from '../../main/app/catalog.js';
 import { loopConfig } from '../../main/core/config.js';
-import { DEFAULT_PROMPTS_DIR } from '../../main/core/prompts/buildSystemPrompt.js';
 import type { AgentLoop } from '../../main/core/session/loop.js';
-import { Session, type SessionDeps } from '../../main/core/session/session.js';
+import { Session } from '../../main/core/session/session.js';
 import type { RequestRow } from '../../main/core/session/types.js';
-import { ToolRegistry } from '../../main/core/tools/registry.js';
 import { SqliteStore } from '../../main/db/store.js';
 import { readMeta } from '../../main/llm/stateFiles.js';
 import { openAgent, openEngine } from '../../main/openEngine.js';
+import { appDeps } from '../appDeps.js';
 import { Rng } from '../prng.js';
 
 export interface Args {
@@ -109,7 +108,8 @@ async function app(a: Args, replies: string[]) {
   };
   const catalog = new ModelCatalog({ dataFolder: a.data, emit, threads: 1, contextSize: a.contextSize });
   await catalog.choose(a.model);
-  const deps: SessionDeps = { store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, now: () => NOW };
+  // The sessions as the app builds them, on the data folder (its settings, checkpoints, guarded folder).
+  const { deps, missing } = appDeps({ store, dataFolder: a.data, now: () => NOW });
   const pool = new AgentPool({ deps, catalog, dataFolder: a.data, emit, scriptFor: () => ({ next: () => replies.shift() }) });
   return {
     store, deps, pool, errors,
@@ -119,6 +119,7 @@ async function app(a: Args, replies: string[]) {
       await catalog.dispose();
       store.close();
       if (errors.length > 0) throw new Error(`the app reported: ${errors.join('; ')}`);
+      if (missing.length > 0) throw new Error(missing.join('; '));
     },
   };
 }

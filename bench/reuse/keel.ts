@@ -1,6 +1,7 @@
 /**
- * Harness 1, Keel: the real agent loop, opened as everything opens it (main/openEngine.ts) (a real SQLite store, the
- * real tools and OS sandbox, a Session in a temporary workspace), with the scripted replies as its Script. The
+ * Harness 1, Keel: the real agent loop, opened as everything opens it (main/openEngine.ts), on a session built
+ * as the app builds it (main/sessionDeps.ts: a real SQLite store, the real tools, OS sandbox, checkpoints and
+ * hooks, in a temporary workspace), with the scripted replies as its Script. The
  * requests Keel records (with their causes) are read back, and the probe measures the same
  * figures as for the other harnesses.
  */
@@ -9,14 +10,15 @@ import type { LlamaContextSequence } from 'node-llama-cpp';
 import { DEFAULT_PROMPTS_DIR } from '../../main/core/prompts/buildSystemPrompt.js';
 import { Session } from '../../main/core/session/session.js';
 import type { RequestRow } from '../../main/core/session/types.js';
-import { ToolRegistry } from '../../main/core/tools/registry.js';
 import { SqliteStore } from '../../main/db/store.js';
-import { createSandboxRunner } from '../../main/sandbox/runner.js';
+import { requireSandbox } from '../../main/sessionDeps.js';
+import { appDeps } from '../appDeps.js';
 import type { LoopEvent } from '../../main/core/session/loop.js';
 import { openAgent, openEngine } from '../../main/openEngine.js';
 import type { LoadedModel } from '../../main/llm/model.js';
 import { sessionWrapper } from '../../main/llm/wrapper.js';
 import { SequenceProbe, type RequestMeasure } from './measure.js';
+import { RunProfile } from './profile.js';
 import { makeWorkspace, plainFunctions } from './tools.js';
 import { nativeReplies } from '../../main/llm/testModel/nativeReplies.js';
 import type { Script } from './script.js';
@@ -38,7 +40,8 @@ const START = new Date('2026-11-30T23:20:00');
 const NEXT_DAY = new Date('2026-12-01T00:40:00');
 
 export async function runKeel(
-  script: Script, model: LoadedModel, o: { label?: string; compactAt?: number; progress?: (msg: string) => void } = {},
+  script: Script, model: LoadedModel,
+  o: { label?: string; compactAt?: number; progress?: (msg: string) => void; /** Time the run's parts (notes). */ profile?: boolean } = {},
 ): Promise<HarnessRun> {
   const began = performance.now();
   const ws = makeWorkspace(script.files, 'keel_');
@@ -46,12 +49,20 @@ export async function runKeel(
   const dir = path.dirname(root);
   let now = START;
   const store = new SqliteStore(path.join(dir, 'keel.db'));
-  const tools = new ToolRegistry();
-  // Commands run as the app runs them: in the OS sandbox (auto mode lets them run at once); what the
+  // The session as the app builds it: commands in the OS sandbox (auto mode lets them run at once); what the
   // gate still asks about (a command too complex to judge) the person allows, as the other harnesses run it.
-  const commands = createSandboxRunner({ dataFolder: path.join(dir, 'data') });
-  const permissions = { approve: async () => 'allow' as const };
-  const session = Session.create({ store, tools, promptsDir: DEFAULT_PROMPTS_DIR, now: () => now, commands, permissions }, { root, kind: 'agent', mode: 'auto', model: model.path });
+  const prof = o.profile ? new RunProfile() : undefined;
+  const built = appDeps({ store, dataFolder: path.join(dir, 'data'), now: () => now, approve: async () => 'allow', tools: prof?.tools() });
+  const { missing } = built;
+  const deps = prof ? prof.wrap(built.deps) : built.deps;
+  try {
+    await requireSandbox(deps, 'bench:reuse (Keel)');
+  } catch (err) {
+    store.close();
+    ws.remove();
+    throw err;
+  }
+  const session = Session.create(deps, { root, kind: 'agent', mode: 'auto', model: model.path });
   const replies: string[] = [];
   const requests: RequestMeasure[] = [];
   const events: LoopEvent[] = [];
@@ -61,6 +72,7 @@ export async function runKeel(
     session, store, engine: openEngine({ kind: 'local', model }), maxReplyTokens: 512, compactAt: o.compactAt,
     script: { next: () => replies.shift() },
     onEvent: (e) => {
+      const t0 = performance.now();
       events.push(e);
       if (e.type === 'request' && ref.probe) {
         const m = ref.probe.end();
@@ -68,6 +80,7 @@ export async function runKeel(
         requests.push(m);
         ref.probe.begin(turnNo);
       }
+      prof?.add('the bench\'s own probe and events', performance.now() - t0);
     },
   });
   const probe = new SequenceProbe((agent.engine as unknown as { sequence: LlamaContextSequence }).sequence);
@@ -98,10 +111,12 @@ export async function runKeel(
       }
       if (turnNo % 10 === 0) o.progress?.(`${o.label ?? 'keel'}: turn ${turnNo}/${script.turns.length}, prompt ${requests[requests.length - 1]?.prompt.length ?? 0} tokens`);
     }
+    for (const m of missing) problems.push(m);
     const rows = agent.requests();
     const first = requests[0];
     const systemEnd = first ? systemPromptEnd(model, first.prompt, session.systemPrompt) : undefined;
-    return { name: 'Keel', requests, problems, elapsedMs: performance.now() - began, rows, systemEnd, notes: [] };
+    const elapsedMs = performance.now() - began;
+    return { name: 'Keel', requests, problems, elapsedMs, rows, systemEnd, notes: prof ? prof.lines(elapsedMs, rows, requests.reduce((n, r) => n + r.generationMs, 0)) : [] };
   } finally {
     await agent.dispose();
     store.close();

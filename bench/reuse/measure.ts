@@ -31,6 +31,10 @@ export interface RequestMeasure {
   /** Input tokens evaluated during the request (prompt tail and any re-evaluation, not fed-back samples). */
   newTokens: number;
   prefillMs: number;
+  /** The model's time for the reply's tokens after the first: each `next` of the evaluation awaited (what the harness does between them not counted). */
+  generationMs: number;
+  /** The sequence's length at each reply token (summed), for the cost per token against the context. */
+  sampledAt: number;
   evaluations: Evaluation[];
   sampled: number;
   meterInput: number;
@@ -54,6 +58,8 @@ export class SequenceProbe {
   private prompt?: Token[];
   private reused = 0;
   private sampled = 0;
+  private generationMs = 0;
+  private sampledAt = 0;
   private cachedBefore = 0;
   private meterState: ReturnType<LlamaContextSequence['tokenMeter']['getState']>;
   private turn = 0;
@@ -98,13 +104,17 @@ export class SequenceProbe {
     try {
       let input: unknown;
       while (true) {
+        const t0 = performance.now();
         const r = await it.next(input);
         if (!timed) {
           first();
           timed = true;
+        } else {
+          this.generationMs += performance.now() - t0;
         }
         if (r.done) return r.value;
         this.sampled++;
+        this.sampledAt += this.sequence.nextTokenIndex;
         input = yield r.value;
       }
     } finally {
@@ -118,6 +128,8 @@ export class SequenceProbe {
     this.evals = [];
     this.prompt = undefined;
     this.sampled = 0;
+    this.generationMs = 0;
+    this.sampledAt = 0;
     this.cachedBefore = this.sequence.nextTokenIndex;
     this.meterState = this.sequence.tokenMeter.getState();
   }
@@ -134,6 +146,8 @@ export class SequenceProbe {
       reused: this.prompt ? this.reused : evaluated.length,
       newTokens: this.evals.reduce((n, e) => n + e.tokens, 0),
       prefillMs: this.evals.reduce((n, e) => n + e.ms, 0),
+      generationMs: this.generationMs,
+      sampledAt: this.sampledAt,
       evaluations: this.evals,
       sampled: this.sampled,
       meterInput: meter.usedInputTokens,

@@ -42,6 +42,9 @@ export interface Summary {
   reused: number;
   newTokens: number;
   prefillMs: number;
+  generationMs: number;
+  /** The mean sequence length a reply token was generated at. */
+  meanContext: number;
   sampled: number;
   breaks: number;
   lost: number;
@@ -73,6 +76,8 @@ export function summarise(run: HarnessRun, fit: PrefillModel, model: LoadedModel
     reused: sum((r) => r.reused),
     newTokens: sum((r) => r.newTokens),
     prefillMs: sum((r) => r.prefillMs),
+    generationMs: sum((r) => r.generationMs),
+    meanContext: sum((r) => r.sampledAt) / Math.max(1, sum((r) => r.sampled)),
     sampled: sum((r) => r.sampled),
     breaks: rs.filter((r) => r.lost > 0).length,
     lost: sum((r) => r.lost),

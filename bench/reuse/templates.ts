@@ -2,7 +2,8 @@
  * Keel on each shared chat template that supports tools: a tiny generated model carrying the
  * template and its special tokens, and a short scripted session (the first turns of the main
  * script), through the real Agent. Prints each template's ratio to the ideal and every loss with
- * the cause Keel recorded. A template whose run throws is reported and the next one runs.
+ * the cause Keel recorded. A template whose run throws is reported and the next one runs; what went
+ * wrong (a throw, a script not followed) is also returned among `problems`, for the bench's exit.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,8 +16,9 @@ import { runKeel } from './keel.js';
 import { classify, divergence, fmt, ratio } from './report.js';
 import type { Script } from './script.js';
 
-export async function runTemplates(script: Script, progress: (msg: string) => void): Promise<string[]> {
+export async function runTemplates(script: Script, progress: (msg: string) => void): Promise<{ lines: string[]; problems: string[] }> {
   const out: string[] = [];
+  const problems: string[] = [];
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keel-reuse-templates-'));
   const replies = script.turns.flatMap((t) => t.replies);
   try {
@@ -48,8 +50,10 @@ export async function runTemplates(script: Script, progress: (msg: string) => vo
           out.push(`  request ${i + 1} (turn ${r.turn}): lost ${fmt(r.lost)} of ${fmt(r.cachedBefore)} cached tokens — ${r.cause ?? 'no cause recorded'}; ${i > 0 ? divergence(model, rs[i - 1], r) : ''}`);
         }
         for (const p of run.problems) out.push(`  script problem: ${p}`);
+        problems.push(...run.problems.map((p) => `template ${name}: ${p}`));
       } catch (err) {
         out.push(`${name}: FAILED in Keel: ${(err as Error).stack?.split('\n').slice(0, 4).join(' | ') ?? String(err)}`);
+        problems.push(`template ${name}: failed: ${(err as Error).message ?? String(err)}`);
       } finally {
         await model.dispose();
       }
@@ -57,5 +61,5 @@ export async function runTemplates(script: Script, progress: (msg: string) => vo
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
-  return out;
+  return { lines: out, problems };
 }
