@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Runs on `npm install` / `npm ci` (postinstall): patches three pinned dependencies by exact anchors.
+// Runs on `npm install` / `npm ci` (postinstall): patches four pinned dependencies by exact anchors.
 //
 // @huggingface/jinja 0.5.11: its evaluation brought to Python Jinja2's semantics where chat templates
 // written for Python depend on it (docs/decisions.md, "Chat templates"). Each patch is a general rule
@@ -39,6 +39,12 @@
 //      render; it copies each item as deep as squashing changes it (the item and its response list);
 //   3. each message id the Jinja wrapper made was searched for in the whole text of the prompt; it is
 //      compared only where the text has its first character (those places found once per render).
+//
+// @anthropic-ai/sandbox-runtime 0.0.83: its `whichSync` started `which` (1 s timeout) for bash, bwrap
+// and socat before every sandboxed command: on a busy machine the timeout was missed ("Shell 'bash'
+// not found in PATH", a command refused) and each start cost up to 0.3 s. PATH is searched in the
+// process instead, as `which` does: a name with a slash is itself, else the first PATH entry (an
+// empty one is `.`) holding a regular file the user may execute.
 //
 // Contract: every file listed gets every patch of its package; a file that already holds a patch's
 // replacement is left alone (so a second run is a no-op); an anchor missing from a file that lacks
@@ -310,6 +316,48 @@ export const UNIQUE_ID_PATCHES = [
   },
 ];
 
+export const WHICH_PATCHES = [
+  {
+    name: 'fs for an in-process which',
+    anchor: "import { spawnSync } from 'node:child_process';",
+    replacement: "import { spawnSync } from 'node:child_process';\nimport { accessSync, statSync, constants as fsConstants } from 'node:fs';",
+  },
+  {
+    name: 'which without a process',
+    anchor: [
+      '    // Fallback to Node.js implementation',
+      "    const result = spawnSync('which', [bin], {",
+      "        encoding: 'utf8',",
+      "        stdio: ['ignore', 'pipe', 'ignore'],",
+      '        timeout: 1000,',
+      '    });',
+      '    if (result.status === 0 && result.stdout) {',
+      '        return result.stdout.trim();',
+      '    }',
+      '    return null;',
+    ].join('\n'),
+    replacement: [
+      '    // Keel: PATH searched here, as `which` does, with no process to start or time out.',
+      '    const isProgram = (file) => {',
+      '        try {',
+      '            if (!statSync(file).isFile()) return false;',
+      '            accessSync(file, fsConstants.X_OK);',
+      '            return true;',
+      '        }',
+      '        catch {',
+      '            return false;',
+      '        }',
+      '    };',
+      "    if (bin.includes('/')) return isProgram(bin) ? bin : null;",
+      "    for (const dir of (process.env.PATH ?? '').split(':')) {",
+      "        const file = `${dir === '' ? '.' : dir}/${bin}`;",
+      '        if (isProgram(file)) return file;',
+      '    }',
+      '    return null;',
+    ].join('\n'),
+  },
+];
+
 const require = createRequire(import.meta.url);
 const PACKAGES = [
   {
@@ -328,6 +376,10 @@ const PACKAGES = [
       'chatWrappers/generic/utils/UniqueIdGenerator.js': UNIQUE_ID_PATCHES,
     },
     dist: () => dirname(require.resolve('node-llama-cpp')),
+  },
+  {
+    name: '@anthropic-ai/sandbox-runtime', version: '0.0.83', files: { 'utils/which.js': WHICH_PATCHES },
+    dist: () => dirname(require.resolve('@anthropic-ai/sandbox-runtime')),
   },
 ];
 

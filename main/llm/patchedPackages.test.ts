@@ -7,12 +7,14 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 // scripts/patchPackages.mjs (postinstall) patches @huggingface/jinja (semantics: jinjaSemantics.test.ts;
-// speed), node-llama-cpp's lifecycle-utils and node-llama-cpp itself (speed). A speed patch must not change a result.
+// speed), node-llama-cpp's lifecycle-utils and node-llama-cpp itself (speed), and sandbox-runtime's which
+// (no process per lookup). A speed patch must not change a result.
 const script = path.resolve('scripts/patchPackages.mjs');
 const require = createRequire(import.meta.url);
 const jinjaDist = path.dirname(require.resolve('@huggingface/jinja'));
 const splitDist = path.dirname(createRequire(require.resolve('node-llama-cpp')).resolve('lifecycle-utils'));
 const llamaDist = path.dirname(require.resolve('node-llama-cpp'));
+const sandboxDist = path.dirname(require.resolve('@anthropic-ai/sandbox-runtime'));
 const SQUASH = 'chatWrappers/generic/utils/squashChatHistoryItems.js';
 const UNIQUE_ID = 'chatWrappers/generic/utils/UniqueIdGenerator.js';
 
@@ -26,7 +28,7 @@ const copy = (dist: string, files: string[]) => {
 };
 
 interface Patch { name: string; anchor: string; replacement: string }
-interface Patches { SPLIT_TEXT_PATCHES: Patch[]; SQUASH_PATCHES: Patch[]; UNIQUE_ID_PATCHES: Patch[]; unpatched(text: string, patches: Patch[]): string }
+interface Patches { WHICH_PATCHES: Patch[]; SPLIT_TEXT_PATCHES: Patch[]; SQUASH_PATCHES: Patch[]; UNIQUE_ID_PATCHES: Patch[]; unpatched(text: string, patches: Patch[]): string }
 /** A copy's source map comment, taken out (the map is not copied). */
 const SOURCE_MAP = /\/\/# sourceMappingURL=.*$/m;
 const patches = async () => await import(pathToFileURL(script).href) as Patches;
@@ -58,6 +60,7 @@ describe('scripts/patchPackages.mjs', () => {
     expect(fs.readFileSync(path.join(dir, 'index.cjs'), 'utf8')).toBe(before);
     expect(run('lifecycle-utils', copy(splitDist, ['splitText.js']))).toMatch(/splitText\.js: 0 applied, \d+ already in place/);
     expect(run('node-llama-cpp', copy(llamaDist, ['evaluator/LlamaContext/LlamaContext.js', SQUASH, UNIQUE_ID]))).toMatch(/LlamaContext\.js: 0 applied, 1 already in place\n.*squashChatHistoryItems\.js: 0 applied, 2 already in place\n.*UniqueIdGenerator\.js: 0 applied, 2 already in place/);
+    expect(run('@anthropic-ai/sandbox-runtime', copy(sandboxDist, ['utils/which.js']))).toMatch(/which\.js: 0 applied, 2 already in place/);
   });
 
   it('fails loudly, naming the package and patch, where an anchor is missing, and writes nothing to that file', () => {
@@ -174,5 +177,41 @@ describe('node-llama-cpp UniqueIdGenerator, patched for speed', () => {
     } finally {
       Math.random = random;
     }
+  });
+});
+
+describe('sandbox-runtime whichSync, patched to search PATH in the process', () => {
+  type Which = { whichSync(bin: string): string | null };
+  it('finds what `which` finds: the first regular file the user may run, an empty entry as ., a slash as the path itself', async () => {
+    const { patched, original } = await patchedAndOriginal<Which>(path.join(sandboxDist, 'utils/which.js'), (all) => all.WHICH_PATCHES);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keel-which-'));
+    const at = (...parts: string[]) => path.join(dir, ...parts);
+    for (const d of ['plain', 'folder/prog', 'runs', 'later']) fs.mkdirSync(at(d), { recursive: true });
+    fs.writeFileSync(at('plain', 'prog'), 'not executable');
+    fs.writeFileSync(at('runs', 'prog'), '#!/bin/sh\n', { mode: 0o755 });
+    fs.writeFileSync(at('later', 'prog'), '#!/bin/sh\n', { mode: 0o755 });
+    fs.writeFileSync(at('runs', 'here'), '#!/bin/sh\n', { mode: 0o755 });
+    const saved = { path: process.env.PATH, cwd: process.cwd() };
+    const seen: unknown[] = [];
+    try {
+      process.chdir(at('runs'));
+      // Each PATH ends in the folder of `which` itself, which the original starts through PATH.
+      const which = path.dirname(execFileSync('sh', ['-c', 'command -v which'], { encoding: 'utf8' }).trim());
+      for (const PATH of [`${at('plain')}:${at('folder')}:${at('runs')}:${at('later')}:${which}`, `${at('later')}:${at('runs')}:${which}`, `${at('plain')}::${which}:/bin`, `:${which}`, saved.path!]) {
+        process.env.PATH = PATH;
+        for (const bin of ['prog', 'here', 'bash', 'bwrap', 'no-such-program-x', at('runs', 'prog'), at('plain', 'prog'), './here', at('folder', 'prog')]) {
+          const want = original.whichSync(bin);
+          seen.push(want);
+          expect([PATH, bin, patched.whichSync(bin)]).toEqual([PATH, bin, want]);
+        }
+      }
+    } finally {
+      process.env.PATH = saved.path;
+      process.chdir(saved.cwd);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    // The comparison covered finds and misses alike.
+    expect(seen).toContain(at('runs', 'prog'));
+    expect(seen).toContain(null);
   });
 });

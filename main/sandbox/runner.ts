@@ -150,8 +150,6 @@ type PolicyBase = Omit<CommandPolicy, 'tmp'> & { maxProcesses?: number; tmpBytes
 
 /** bubblewrap's `/dev` comes right after the mounts: the command's own temp file system goes there, over them. */
 const DEV_ARG = ' --dev /dev ';
-/** The library's wrap looks the shell up with `which` too (1 s timeout): a busy machine gets another try. */
-const WRAP_TRIES = 3;
 
 /**
  * Wraps a shell command line for a policy: a private temp folder (its TMPDIR, a memory file system
@@ -182,15 +180,9 @@ async function sandboxLaunch(command: string, base: PolicyBase, domains: readonl
     // ulimit -u holds where the command's user is not root; the cgroup (processCap) where Keel may make one.
     const inner = `export TMPDIR=${shellQuote(tmp)}; ulimit -u ${maxProcesses} 2>/dev/null; ${command}`;
     const config = commandConfig(policy);
-    let wrappedLine: string | undefined;
-    for (let i = 1; wrappedLine === undefined; i++) {
-      try {
-        wrappedLine = await inFolder(base.root, () =>
-          SandboxManager.wrapWithSandbox(inner, 'bash', config, undefined, { commandId: id, commandText: command }));
-      } catch (err) {
-        if (i >= WRAP_TRIES || !/not found in PATH/.test((err as Error).message)) throw err;
-      }
-    }
+    // The library looks bash up in PATH in this process (scripts/patchPackages.mjs), never with a timed `which`.
+    const wrappedLine = await inFolder(base.root, () =>
+      SandboxManager.wrapWithSandbox(inner, 'bash', config, undefined, { commandId: id, commandText: command }));
     wrapped = true;
     if (!wrappedLine.includes(DEV_ARG)) throw new Error('the sandbox runtime\'s command line has no /dev mount to put the temp folder after');
     // The home folder hidden by readRules is the library's tmpfs: read-only, so a write there fails as
