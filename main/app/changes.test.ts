@@ -5,10 +5,9 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { checkpointsDir } from '../checkpoints/open.js';
 import { DEFAULT_PROMPTS_DIR } from '../core/prompts/buildSystemPrompt.js';
 import { SqliteStore } from '../db/store.js';
-import { loadModel } from '../llm/model.js';
 import { writeTestModel } from '../llm/testModel/makeTestModel.js';
-import { callSyntax, formatCall, type CallSyntax } from '../llm/toolCalls.js';
-import { sessionWrapper } from '../llm/wrapper.js';
+import { formatCall, type CallSyntax } from '../llm/toolCalls.js';
+import { generatedModelSyntax } from '../../test/generatedSyntax.js';
 import { KeelService } from './service.js';
 
 let dir: string;
@@ -41,12 +40,8 @@ beforeEach(() => {
 });
 
 beforeAll(async () => {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-syntax-')), 'tiny.gguf');
-  writeTestModel(file);
-  const loaded = await loadModel({ modelPath: file, threads: 1, contextSize: 2048 });
-  syntax = callSyntax(sessionWrapper(loaded.model, '2026-11-30'));
-  await loaded.dispose();
-  fs.rmSync(path.dirname(file), { recursive: true, force: true });
+  // How the generated model writes a call, to script its replies.
+  syntax = await generatedModelSyntax();
 }, 60_000);
 
 afterEach(async () => {

@@ -7,10 +7,9 @@ import { DEFAULT_PROMPTS_DIR } from '../core/prompts/buildSystemPrompt.js';
 import { Session } from '../core/session/session.js';
 import { ToolRegistry } from '../core/tools/registry.js';
 import { SqliteStore } from '../db/store.js';
-import { loadModel } from '../llm/model.js';
 import { writeTestModel } from '../llm/testModel/makeTestModel.js';
-import { callSyntax, formatCall, type CallSyntax } from '../llm/toolCalls.js';
-import { sessionWrapper } from '../llm/wrapper.js';
+import { formatCall, type CallSyntax } from '../llm/toolCalls.js';
+import { generatedModelSyntax } from '../../test/generatedSyntax.js';
 import { KeelService } from './service.js';
 
 let dir: string;
@@ -38,12 +37,7 @@ beforeEach(() => {
 
 beforeAll(async () => {
   // How the generated model writes a call, to script its replies.
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-syntax-')), 'tiny.gguf');
-  writeTestModel(file);
-  const loaded = await loadModel({ modelPath: file, threads: 1, contextSize: 2048 });
-  syntax = callSyntax(sessionWrapper(loaded.model, '2026-11-30'));
-  await loaded.dispose();
-  fs.rmSync(path.dirname(file), { recursive: true, force: true });
+  syntax = await generatedModelSyntax();
 }, 60_000);
 
 afterEach(async () => {

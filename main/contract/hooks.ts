@@ -3,6 +3,7 @@
  * call that approves a workspace's `.keel/settings.json`, and what a hook did for a tool call, as
  * its result shows it. Spread into CONTRACT (main/contract.ts); values only from leaf modules.
  */
+import type { HookRun } from '../core/hooks/run.js';
 import type { HookEventName, HookSource } from '../core/hooks/settings.js';
 import { takes } from './shape.js';
 import { PATH, TEXT as HASH } from './args.js';
@@ -41,18 +42,8 @@ export interface HooksView {
 }
 
 /** One hook's run for a tool call, as the person is shown it (the model got only the result's text). */
-export interface HookRunView {
+export interface HookRunView extends Omit<HookRun, 'event'> {
   event: 'PreToolUse' | 'PostToolUse';
-  command: string;
-  /** The settings file it came from. */
-  file: string;
-  /** The exit code; null when it was stopped or never started (`problem` says which). */
-  exit: number | null;
-  stdout: string;
-  stderr: string;
-  /** Why it did not end by itself: it timed out, printed too much, could not start. */
-  problem?: string;
-  ms: number;
   /** This PreToolUse hook blocked the call (it exited 2): the tool never ran. */
   blocked?: true;
 }
