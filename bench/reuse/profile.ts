@@ -10,7 +10,7 @@ import type { SessionDeps } from '../../main/core/session/session.js';
 import type { RequestRow } from '../../main/core/session/types.js';
 import { ToolRegistry } from '../../main/core/tools/registry.js';
 import type { Tool } from '../../main/core/tools/types.js';
-import { fmt, secs } from './report.js';
+import { fmt, secs } from './numbers.js';
 
 interface Part { n: number; ms: number }
 

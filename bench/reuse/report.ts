@@ -4,6 +4,7 @@ import type { HarnessRun } from './keel.js';
 import { analyse, prefillMs, type PrefillModel, type RequestMeasure } from './measure.js';
 import type { NaiveRequest } from './naive.js';
 import type { Reply } from './script.js';
+import { fmt, ratio, secs } from './numbers.js';
 
 /**
  * Fills each request's firstDiff, lost and ideal, and the cause of every break: Keel's as it
@@ -100,9 +101,7 @@ export function divergence(model: LoadedModel, prev: RequestMeasure, r: RequestM
   return `at token ${p}, after ${text(r.prompt.slice(Math.max(0, p - 8), p))}: was ${text(prev.evaluated.slice(p, p + 10))}, now ${text(r.prompt.slice(p, p + 10))}`;
 }
 
-export const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
-export const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-export const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}×` : '–');
+export { fmt, ratio, secs };
 
 export function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
