@@ -16,7 +16,7 @@ export class Git {
 
   /** Runs git; its stdout. A failure (an exit status not in `ok`) throws GitError with git's own words. */
   run(args: readonly string[], input?: string | Buffer, ok: readonly number[] = []): Buffer {
-    return this.exec(this.binary, ['--git-dir', this.gitDir, '--work-tree', this.workTree, ...args], this.env, input, args.slice(0, 4).join(' '), ok);
+    return this.exec(this.binary, ['--git-dir', this.gitDir, '--work-tree', this.workTree, ...args], this.env, input, ok);
   }
 
   text(args: readonly string[], input?: string | Buffer, ok?: readonly number[]): string {
@@ -30,11 +30,10 @@ export class Git {
    */
   script(name: string, script: string, args: readonly string[], input?: string | Buffer): Buffer {
     const env = { ...this.env, GIT_DIR: this.gitDir, GIT_WORK_TREE: this.workTree, GIT_LITERAL_PATHSPECS: '1', KEEL_GIT: this.binary };
-    return this.exec('sh', ['-c', script, name, ...args], env, input, name, []);
+    return this.exec('sh', ['-c', script, name, ...args], env, input, []);
   }
 
-  private exec(file: string, args: readonly string[], env: NodeJS.ProcessEnv, input: string | Buffer | undefined, label: string, ok: readonly number[]): Buffer {
-    const t0 = performance.now();
+  private exec(file: string, args: readonly string[], env: NodeJS.ProcessEnv, input: string | Buffer | undefined, ok: readonly number[]): Buffer {
     try {
       return execFileSync(file, args, { cwd: this.workTree, env, input, maxBuffer: 1 << 30, stdio: ['pipe', 'pipe', 'pipe'] });
     } catch (err) {
@@ -42,8 +41,6 @@ export class Git {
       if (typeof e.status === 'number' && ok.includes(e.status) && e.stdout) return e.stdout;
       const said = e.stderr?.toString().trim();
       throw new GitError(said && said !== '' ? said : e.message);
-    } finally {
-      if (process.env.KEEL_GIT_PROFILE) console.log(`git ${label}: ${(performance.now() - t0).toFixed(1)} ms`);
     }
   }
 }
