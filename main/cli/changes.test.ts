@@ -8,19 +8,7 @@ import { Session, type SessionDeps } from '../core/session/session.js';
 import { ToolRegistry } from '../core/tools/registry.js';
 import { SqliteStore } from '../db/store.js';
 import { databasePath, keelHome } from '../keelHome.js';
-import { runCli } from './index.js';
-
-function collector() {
-  const chunks: string[] = [];
-  return { write: (text: string) => chunks.push(text), get text() { return chunks.join(''); } };
-}
-
-async function cli(...argv: string[]) {
-  const out = collector();
-  const err = collector();
-  const code = await runCli(argv, { out, err });
-  return { code, out: out.text, err: err.text };
-}
+import { cli } from '../../test/cliRun.js';
 
 let tmp: string;
 let root: string;

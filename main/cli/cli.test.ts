@@ -16,19 +16,7 @@ import { listSessions } from './commands/sessions.js';
 import { writeTestModel } from '../llm/testModel/makeTestModel.js';
 import { localFlags, runCli } from './index.js';
 import { CliError } from './io.js';
-
-/** A writer that keeps what it is given. */
-function collector() {
-  const chunks: string[] = [];
-  return { write: (text: string) => chunks.push(text), get text() { return chunks.join(''); } };
-}
-
-async function cli(...argv: string[]) {
-  const out = collector();
-  const err = collector();
-  const code = await runCli(argv, { out, err });
-  return { code, out: out.text, err: err.text };
-}
+import { cli, collector } from '../../test/cliRun.js';
 
 let tmp: string;
 let root: string;

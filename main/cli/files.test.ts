@@ -10,19 +10,7 @@ import { SqliteStore } from '../db/store.js';
 import { checkpointsDir } from '../checkpoints/open.js';
 import { GitCheckpoints } from '../checkpoints/gitCheckpoints.js';
 import { databasePath, dataUsage, keelHome } from '../keelHome.js';
-import { runCli } from './index.js';
-
-function collector() {
-  const chunks: string[] = [];
-  return { write: (text: string) => chunks.push(text), get text() { return chunks.join(''); } };
-}
-
-async function cli(...argv: string[]) {
-  const out = collector();
-  const err = collector();
-  const code = await runCli(argv, { out, err });
-  return { code, out: out.text, err: err.text };
-}
+import { cli } from '../../test/cliRun.js';
 
 let tmp: string;
 let root: string;

@@ -11,19 +11,7 @@ import { sessionWrapper } from '../llm/wrapper.js';
 import { entry, EVERYTHING, GROWING, nodeServer, writeConfig } from '../../test/mcp/servers.js';
 import { sayOnce } from './commands/chat.js';
 import { newConversation } from './commands/conversation.js';
-import { runCli } from './index.js';
-
-function collector() {
-  const chunks: string[] = [];
-  return { write: (text: string) => chunks.push(text), get text() { return chunks.join(''); } };
-}
-
-async function cli(...argv: string[]) {
-  const out = collector();
-  const err = collector();
-  const code = await runCli(argv, { out, err });
-  return { code, out: out.text, err: err.text };
-}
+import { cli, collector } from '../../test/cliRun.js';
 
 let tmp: string;
 let ws: string;
