@@ -1,6 +1,6 @@
 import { applyPatch, formatPatch, reversePatch, structuredPatch, type StructuredPatch } from 'diff';
 import type { ChangedFile, ChangeKind } from '../core/checkpoints/types.js';
-import type { Entry } from './shadowRepo.js';
+import type { Entry } from './mirror.js';
 
 /** One side of a change: its entry (undefined: no file) and content. */
 export interface Side {

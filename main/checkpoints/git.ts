@@ -28,9 +28,9 @@ export class Git {
    * GIT_WORK_TREE set, pathspecs literal): several git steps for one process started from Keel,
    * which costs far more to start from a large process than git does from the shell.
    */
-  script(name: string, script: string, args: readonly string[], input?: string | Buffer): Buffer {
+  script(name: string, script: string, args: readonly string[], input?: string | Buffer, ok: readonly number[] = []): Buffer {
     const env = { ...this.env, GIT_DIR: this.gitDir, GIT_WORK_TREE: this.workTree, GIT_LITERAL_PATHSPECS: '1', KEEL_GIT: this.binary };
-    return this.exec('sh', ['-c', script, name, ...args], env, input, []);
+    return this.exec('sh', ['-c', script, name, ...args], env, input, ok);
   }
 
   private exec(file: string, args: readonly string[], env: NodeJS.ProcessEnv, input: string | Buffer | undefined, ok: readonly number[]): Buffer {

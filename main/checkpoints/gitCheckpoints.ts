@@ -4,8 +4,9 @@ import { checkpointConfig } from '../core/config.js';
 import { CheckpointError, type ChangedFile, type Checkpoints, type RewindPlan } from '../core/checkpoints/types.js';
 import { describeChange, withoutHunk, type Side } from './changes.js';
 import { CheckpointLog, writeDurably, type LogRecord } from './log.js';
-import { currentEntry, putBack, safePath, sameEntry, type PutBack } from './putBack.js';
-import { diskEntry, ShadowRepo, type Entry, type LargeFiles } from './shadowRepo.js';
+import { sameEntry, type Entry } from './mirror.js';
+import { currentEntry, putBack, safePath, type PutBack } from './putBack.js';
+import { diskEntry, ShadowRepo, type LargeFiles, type Recorded } from './shadowRepo.js';
 
 export interface GitCheckpointOptions {
   /** The shadow repository's folder (in Keel's data folder, one per session). */
@@ -17,6 +18,8 @@ export interface GitCheckpointOptions {
   maxFileBytes?: number;
   /** The git binary (tests give one that fails as a full disk does). */
   git?: string;
+  /** Whether the workspace watcher tells what changed (default); without it every record walks. */
+  watch?: boolean;
 }
 
 /** A rewind in flight: written before the first file is touched, removed once it is done. */
@@ -39,12 +42,17 @@ export class GitCheckpoints implements Checkpoints {
   private readonly journalFile: string;
 
   constructor(private readonly o: GitCheckpointOptions) {
-    this.repo = new ShadowRepo(o.dir, o.root, o.maxFileBytes ?? checkpointConfig.maxFileBytes, o.git);
+    this.repo = new ShadowRepo(o.dir, o.root, o.maxFileBytes ?? checkpointConfig.maxFileBytes, o.git, o.watch ?? true);
     this.log = new CheckpointLog(path.join(o.dir, 'keel-checkpoints.jsonl'));
     this.journalFile = path.join(o.dir, 'keel-rewind.json');
     if (!o.fresh && !this.repo.exists) return; // a session from before checkpoints: recorded from its next turn on
-    this.repo.resume(this.log.lastLarge());
+    this.repo.resume(this.log.lastLarge(), this.recorded());
     if (o.fresh) this.record({ t: 'start' }, undefined, 0);
+  }
+
+  /** Stops watching the workspace (the session is done with). */
+  close(): void {
+    this.repo.close();
   }
 
   turnStarted(seq: number): string | undefined {
@@ -237,15 +245,24 @@ export class GitCheckpoints implements Checkpoints {
     });
   }
 
-  /** The changed paths as they are on disk now (a large file is named by its signature alone). */
+  /** The changed paths as recorded now (a large file is named by its signature alone). */
   private entriesNow(paths: readonly string[], large: LargeFiles): Record<string, Entry | null> {
     const out: Record<string, Entry | null> = {};
-    for (const p of paths) {
-      if (large[p] !== undefined) continue;
-      const e = currentEntry(this.o.root, p);
-      out[p] = e && e.mode !== 'unsafe' ? e : null;
-    }
+    for (const p of paths) if (large[p] === undefined) out[p] = this.repo.entry(p) ?? null;
     return out;
+  }
+
+  /** The log's last tree and what its later records changed: the workspace as last recorded. */
+  private recorded(): Recorded | undefined {
+    const records = this.log.records;
+    const at = records.findLastIndex((r) => r.t !== 'broken' && r.tree !== undefined);
+    if (at < 0) return undefined;
+    const after: Recorded['after'] = [];
+    for (const r of records.slice(at + 1)) {
+      if (r.t !== 'call') continue;
+      for (const p of r.paths) after.push([p, r.entries?.[p] ?? undefined]);
+    }
+    return { tree: (records[at] as { tree: string }).tree, after };
   }
 
   private guard(seq: number, f: () => void): string | undefined {

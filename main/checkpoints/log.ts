@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Entry, LargeFiles } from './shadowRepo.js';
+import type { Entry } from './mirror.js';
+import type { LargeFiles } from './shadowRepo.js';
 
 /**
  * The checkpoint log: one JSON line per record, appended, in the shadow repository's

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { diskEntry, type Entry } from './shadowRepo.js';
+import { diskEntry } from './disk.js';
+import type { Entry } from './mirror.js';
 
 /** One file to put back: its recorded entry, or none (it did not exist then: removed). */
 export interface PutBack {
@@ -35,9 +36,6 @@ export function currentEntry(root: string, rel: string): Entry | undefined {
   return e && { mode: e.mode, oid: e.oid };
 }
 
-export function sameEntry(a: Entry | undefined, b: Entry | undefined): boolean {
-  return a === undefined || b === undefined ? a === b : a.mode === b.mode && a.oid === b.oid;
-}
 
 /**
  * Puts one file back. Each file is replaced whole (written beside it under a fixed name, then

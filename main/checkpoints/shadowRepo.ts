@@ -1,14 +1,13 @@
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { behindLink, diskEntry, folderBytes, lstat, readable, readdirOrNone, readText } from './disk.js';
 import { Git, GitError, nulSplit } from './git.js';
-import { setHead, writeCommit } from './objects.js';
+import { sameEntry, TreeMirror, type Entry } from './mirror.js';
+import { setHead, writeCommit, writeObject } from './objects.js';
+import { watchWorkspace, type WorkspaceWatch } from './watch.js';
 
-/** A file as git records it: its mode (`100644`, `100755`, `120000` for a link) and blob id. */
-export interface Entry {
-  mode: string;
-  oid: string;
-}
+export type { Entry } from './mirror.js';
+export { diskEntry } from './disk.js';
 
 /** A file over the size limit: named by its size and modification time, never copied. */
 export type LargeFiles = Record<string, string>;
@@ -32,6 +31,9 @@ const CONFIGURE = [
 /** Paths on standard input, NUL-separated (a rewind's thousands of paths fit no command line). */
 const FROM_STDIN = ['--pathspec-from-file=-', '--pathspec-file-nul'];
 
+/** Past this many paths, a walk's entries are read back from git rather than hashed here. */
+const READ_BACK = 1000;
+
 export interface Snapshot {
   /** Paths whose state differs from the previous snapshot (large files included). */
   changed: string[];
@@ -41,24 +43,35 @@ export interface Snapshot {
   skipped: { path: string; why: string }[];
 }
 
+/** What a reopened session recorded last: a tree, then the changes logged after it, in order. */
+export interface Recorded {
+  tree: string;
+  after: [string, Entry | undefined][];
+}
+
 /**
- * The shadow repository. Its index is the workspace as last recorded: a snapshot moves it (a walk:
- * one `git status`, git's stat cache written back and its untracked cache kept, so only folders
- * whose listing changed are read; then one `update-index` of what it listed; a file tool's paths:
- * one `git add`). A tree is written only where a record needs one (a turn's start), and HEAD is a
- * commit of the last one (so `status` lists only what changed since). It honours the workspace's
- * .gitignore files (git reads them from the work tree), never tracks `.git`, stores links as
- * links, and is the only thing it writes to (the git dir in Keel's data).
+ * The shadow repository. What it recorded last is held in memory (a TreeMirror), so a record of a
+ * few files and a turn's tree cost no git process; git's index follows the mirror (what the mirror
+ * took without git reaches the index with the next git step that reads it) and is a walk's stat
+ * cache. A snapshot finds what changed from the workspace watcher (watch.ts) where it can say, and
+ * otherwise by a walk: one `git status` (its stat cache written back, its untracked cache kept, so
+ * only folders whose listing changed are read), then one `update-index` of what it listed. Changed
+ * paths (the watcher's, or those file tools wrote): a tracked file is hashed and stored here, an
+ * untracked one goes to one `git add` (it honours .gitignore), a new folder to a walk of that
+ * folder. HEAD is a commit of the last tree (so `status` lists only what changed since). It never
+ * tracks `.git`, stores links as links, and writes only to its git dir in Keel's data.
  */
 export class ShadowRepo {
   readonly git: Git;
   private lastTree?: string;
   private head?: string;
-  /** The index moved since `lastTree` was written. */
-  private moved = true;
   private lastLarge: LargeFiles = {};
+  private mirror = new TreeMirror();
+  /** Index lines (`update-index -z --index-info`) for what the mirror took without git, by path. */
+  private readonly pending = new Map<string, string>();
+  private watch?: WorkspaceWatch;
 
-  constructor(readonly dir: string, readonly root: string, private readonly maxFileBytes: number, binary?: string) {
+  constructor(readonly dir: string, readonly root: string, private readonly maxFileBytes: number, binary?: string, private readonly watching = true) {
     this.git = new Git(dir, root, binary);
   }
 
@@ -70,15 +83,18 @@ export class ShadowRepo {
   init(): void {
     fs.mkdirSync(path.dirname(this.dir), { recursive: true });
     this.git.script('keel-init', `set -e\n"$KEEL_GIT" init --quiet\n${CONFIGURE}`, []);
-    this.moved = true;
+    this.mirror = new TreeMirror();
+    this.pending.clear();
+    this.startWatching();
   }
 
   /**
-   * Picks up where a reopened session left off: its large files, and HEAD (a kill may have come
-   * after the index moved, before HEAD or the log did: the index is what the next tree is written
-   * from). A repository from before this layout gets its settings.
+   * Picks up where a reopened session left off: its large files, HEAD, and the workspace as last
+   * recorded (the log's last tree and the changes logged after it: entries the mirror took may
+   * not have reached the index before a kill, so the index is brought to it). A repository from
+   * before this layout gets its settings.
    */
-  resume(large: LargeFiles): void {
+  resume(large: LargeFiles, recorded: Recorded | undefined): void {
     this.lastLarge = { ...large };
     // A kill during a snapshot can leave git's lock: this session's store is the only writer.
     fs.rmSync(path.join(this.dir, 'index.lock'), { force: true });
@@ -89,85 +105,170 @@ export class ShadowRepo {
     } catch {
       this.head = undefined; // none yet: the first tree makes one
     }
+    const index = TreeMirror.parse(this.git.run(['ls-files', '-s', '-z']));
+    this.mirror = index;
+    if (recorded) {
+      this.mirror = TreeMirror.parse(this.git.run(['ls-tree', '-r', '-z', '--full-tree', recorded.tree]));
+      for (const [p, e] of recorded.after) this.mirror.set(p, e);
+      const want = this.mirror.entries();
+      const have = index.entries();
+      for (const [p, e] of want) if (!sameEntry(have.get(p), e)) this.pending.set(p, indexLine(p, e));
+      for (const p of have.keys()) if (!want.has(p)) this.pending.set(p, indexLine(p, undefined));
+    }
     this.lastTree = undefined;
-    this.moved = true;
+    this.startWatching();
+  }
+
+  /** Stops watching the workspace (a record after it walks). */
+  close(): void {
+    this.watch?.close();
+    this.watch = undefined;
   }
 
   /**
-   * Brings the index up to date with the workspace (or only with `paths`, relative: what file tools
-   * wrote). Throws GitError when git cannot write (a full disk, say): the index moves whole or not.
+   * Brings the record up to date with the workspace (or only with `paths`, relative: what file
+   * tools wrote). Throws GitError when git cannot write (a full disk, say).
    */
   snapshot(paths?: readonly string[]): Snapshot {
-    if (paths && paths.length === 0) return { changed: [], large: this.lastLarge, skipped: [] };
-    const large: LargeFiles = paths ? { ...this.lastLarge } : {};
-    const skipped: Snapshot['skipped'] = [];
+    if (paths) return this.take(paths, false);
+    const drained = this.watch?.drain();
+    if (drained && 'paths' in drained) return this.take(drained.paths, true);
+    const large: LargeFiles = {};
     const changed = new Set<string>();
-    const add: string[] = [];
-    const remove: string[] = [];
-    const sizeUp = (rel: string, st: fs.Stats, tracked: boolean) => {
-      large[rel] = `${st.size}:${st.mtimeMs}`;
-      // Named, never copied: out of the index (a file that grew over the limit), untracked from then on.
-      if (tracked || this.lastLarge[rel] === undefined) remove.push(rel);
-    };
-    if (!paths) {
-      for (const { rel, tracked } of this.walk()) {
-        if (rel.endsWith('/')) {
-          skipped.push({ path: rel, why: 'a git repository of its own inside the workspace' });
-          continue;
-        }
-        const st = lstat(path.join(this.root, rel));
-        if (st?.isDirectory() && tracked) add.push(rel); // a recorded file or link that became a folder: `--remove` takes it out
-        else if (st && st.isFile() && st.size > this.maxFileBytes) sizeUp(rel, st, tracked);
-        else if (st && !st.isFile() && !st.isSymbolicLink()) skipped.push({ path: rel, why: 'not a file or a link' });
-        else if (st && st.isFile() && !readable(path.join(this.root, rel))) skipped.push({ path: rel, why: 'it could not be read' });
-        else add.push(rel);
-      }
-      for (const rel of add) changed.add(rel);
-      // A large file stays untracked, so every walk lists it: it changed only where its signature did.
-      for (const [rel, sig] of Object.entries(this.lastLarge)) if (large[rel] !== sig) changed.add(rel);
-      if (remove.length > 0) this.updateIndex(['--force-remove'], remove);
-      if (add.length > 0) this.updateIndex(['--add', '--remove', '--replace'], add);
-    } else {
-      const present: string[] = [];
-      for (const rel of paths) {
-        const st = lstat(path.join(this.root, rel));
-        if (behindLink(this.root, rel)) skipped.push({ path: rel, why: 'it lies behind a link' });
-        else if (st && st.isFile() && st.size > this.maxFileBytes) sizeUp(rel, st, true);
-        else if (st && st.isFile() && !readable(path.join(this.root, rel))) skipped.push({ path: rel, why: 'it could not be read' });
-        else {
-          if (large[rel] !== undefined) changed.add(rel);
-          delete large[rel];
-          if (st) present.push(rel);
-          else remove.push(rel);
-        }
-      }
-      for (const rel of this.takeOut(remove)) changed.add(rel);
-      for (const rel of this.addPaths(present)) changed.add(rel);
-    }
-    for (const rel of Object.keys(large)) if (this.lastLarge[rel] !== large[rel]) changed.add(rel);
-    this.lastLarge = large;
-    return { changed: [...changed], large, skipped };
+    const skipped: Snapshot['skipped'] = [];
+    this.walk(undefined, large, changed, skipped);
+    if (drained?.rescan) this.watch?.rebuild(this.ignoredFolders());
+    return this.done(changed, large, skipped);
   }
 
-  /** The tree of the index: written where the index moved since the last one, and HEAD made a commit of it. */
+  /** The tree of the record, and HEAD a commit of it where it moved. */
   tree(): string {
-    if (this.lastTree && !this.moved) return this.lastTree;
-    const tree = this.git.text(['write-tree']).trim();
+    const tree = this.mirror.write(this.dir);
     if (tree !== this.lastTree || !this.head) {
       this.head = writeCommit(this.dir, tree, this.head);
       setHead(this.dir, this.head);
     }
     this.lastTree = tree;
-    this.moved = false;
     return tree;
   }
 
+  /** A path as recorded now (undefined: no file). */
+  entry(rel: string): Entry | undefined {
+    return this.mirror.get(rel);
+  }
+
+  /**
+   * Records changed paths: a tracked file here, untracked ones by `git add`, a folder the watcher
+   * saw appear (`rel/`), or a recorded file that became a folder, by a walk of it.
+   */
+  private take(paths: readonly string[], watched: boolean): Snapshot {
+    const large: LargeFiles = { ...this.lastLarge };
+    const skipped: Snapshot['skipped'] = [];
+    const changed = new Set<string>();
+    const untracked: string[] = [];
+    const folders: string[] = [];
+    for (const listed of new Set(paths)) {
+      const rel = listed.endsWith('/') ? listed.slice(0, -1) : listed;
+      if (rel === '' || rel.split('/').includes('.git')) continue;
+      const abs = path.join(this.root, rel);
+      if (behindLink(this.root, rel)) {
+        skipped.push({ path: rel, why: 'it lies behind a link' });
+        continue;
+      }
+      const st = lstat(abs);
+      const had = this.mirror.get(rel);
+      if (!st) {
+        for (const gone of had ? [rel] : this.mirror.filesUnder(rel)) this.record(gone, undefined, changed, true);
+        delete large[rel];
+      } else if (st.isDirectory()) {
+        if (watched && (listed.endsWith('/') || had)) folders.push(rel);
+      } else if (st.isFile() && st.size > this.maxFileBytes) {
+        large[rel] = `${st.size}:${st.mtimeMs}`;
+        // Named, never copied: out of the record (a file that grew over the limit), untracked from then on.
+        if (had) this.record(rel, undefined, changed, true);
+      } else if (!st.isFile() && !st.isSymbolicLink()) {
+        skipped.push({ path: rel, why: 'not a file or a link' });
+      } else if (st.isFile() && !readable(abs)) {
+        skipped.push({ path: rel, why: 'it could not be read' });
+      } else {
+        delete large[rel];
+        if (had) this.record(rel, diskEntry(abs), changed, true);
+        else untracked.push(rel);
+      }
+    }
+    const outside = untracked.filter((p) => !folders.some((f) => p.startsWith(`${f}/`)));
+    if (outside.length > 0) this.addUntracked(outside, changed);
+    if (folders.length > 0) this.walk(folders, large, changed, skipped);
+    return this.done(changed, large, skipped);
+  }
+
+  private done(changed: Set<string>, large: LargeFiles, skipped: Snapshot['skipped']): Snapshot {
+    // A large file stays untracked, so every walk lists it: it changed only where its signature did.
+    for (const rel of new Set([...Object.keys(large), ...Object.keys(this.lastLarge)])) if (large[rel] !== this.lastLarge[rel]) changed.add(rel);
+    this.lastLarge = large;
+    return { changed: [...changed], large, skipped };
+  }
+
+  /** The mirror takes a path's state (undefined: none), storing its content; `later`: the index gets it with the next git step. */
+  private record(rel: string, e: (Entry & { content: Buffer }) | undefined, changed: Set<string>, later: boolean): void {
+    if (sameEntry(this.mirror.get(rel), e)) return;
+    // git stored it where git added it, unless the workspace's attributes made git store it converted.
+    if (e) writeObject(this.dir, 'blob', e.content);
+    this.mirror.set(rel, e && { mode: e.mode, oid: e.oid });
+    if (later) this.pending.set(rel, indexLine(rel, e));
+    changed.add(rel);
+  }
+
+  /** Untracked files into the record, where git does not ignore them (or find them in a repository of their own). */
+  private addUntracked(paths: readonly string[], changed: Set<string>): void {
+    // Exit 1: some were ignored (or unreadable), the others added.
+    const args = ['--literal-pathspecs', 'add', '--verbose', '--all', '--ignore-errors', ...FROM_STDIN];
+    const out = this.indexed(args, nulJoin(paths), [1], paths.some((p) => this.pending.has(p))).toString();
+    for (const rel of paths) if (out.includes(`add '${rel}'\n`)) this.record(rel, diskEntry(path.join(this.root, rel)), changed, false);
+  }
+
+  /**
+   * A walk of the workspace, or of some folders: what git lists as changed against the index goes
+   * into it (one `update-index`) and into the mirror (hashed here, or read back from git when many).
+   */
+  private walk(folders: readonly string[] | undefined, large: LargeFiles, changed: Set<string>, skipped: Snapshot['skipped']): void {
+    if (folders) for (const rel of Object.keys(large)) if (folders.some((f) => rel.startsWith(`${f}/`))) delete large[rel];
+    const add: string[] = [];
+    const remove: string[] = [];
+    for (const { rel, tracked } of this.list(folders)) {
+      if (rel.endsWith('/')) {
+        skipped.push({ path: rel, why: 'a git repository of its own inside the workspace' });
+        continue;
+      }
+      const st = lstat(path.join(this.root, rel));
+      if (st?.isDirectory() && tracked) add.push(rel); // a recorded file or link that became a folder: `--remove` takes it out
+      else if (st && st.isFile() && st.size > this.maxFileBytes) {
+        large[rel] = `${st.size}:${st.mtimeMs}`;
+        if (tracked || this.lastLarge[rel] === undefined) remove.push(rel);
+      } else if (st && !st.isFile() && !st.isSymbolicLink()) skipped.push({ path: rel, why: 'not a file or a link' });
+      else if (st && st.isFile() && !readable(path.join(this.root, rel))) skipped.push({ path: rel, why: 'it could not be read' });
+      else add.push(rel);
+    }
+    if (remove.length > 0) this.updateIndex(['--force-remove'], remove);
+    if (add.length > 0) this.updateIndex(['--add', '--remove', '--replace'], add);
+    for (const rel of remove) this.record(rel, undefined, changed, false);
+    if (add.length <= READ_BACK) {
+      for (const rel of add) this.record(rel, diskEntry(path.join(this.root, rel)), changed, false);
+      return;
+    }
+    const before = this.mirror.entries();
+    this.mirror = TreeMirror.parse(this.git.run(['ls-files', '-s', '-z']));
+    const after = this.mirror.entries();
+    for (const [p, e] of after) if (!sameEntry(before.get(p), e)) changed.add(p);
+    for (const p of before.keys()) if (!after.has(p)) changed.add(p);
+  }
+
   /** What differs from the index: tracked paths changed or gone, and untracked ones (not ignored). */
-  private walk(): { rel: string; tracked: boolean }[] {
-    const args = ['status', '--porcelain=v2', '-z', '--untracked-files=all', '--no-renames'];
+  private list(folders?: readonly string[]): { rel: string; tracked: boolean }[] {
+    const args = ['--literal-pathspecs', 'status', '--porcelain=v2', '-z', '--untracked-files=all', '--no-renames', ...(folders ? ['--', ...folders] : [])];
     let out: Buffer;
     try {
-      out = this.git.run(args);
+      out = this.indexed(args);
     } catch (err) {
       // status writes its refreshed index back where it can, and a full disk makes that fatal:
       // listing without writing still tells what changed.
@@ -189,26 +290,33 @@ export class ShadowRepo {
     return listed;
   }
 
+  /**
+   * Runs a git step on the index, the mirror's pending entries applied first where `flush` (in the
+   * same process: one `sh` running both).
+   */
+  private indexed(args: readonly string[], input?: string, ok: readonly number[] = [], flush = this.pending.size > 0): Buffer {
+    if (!flush || this.pending.size === 0) return this.guarded(() => this.git.run(args, input, ok));
+    const lines = path.join(this.dir, 'keel-index-info');
+    fs.writeFileSync(lines, [...this.pending.values()].join(''));
+    const out = this.guarded(() => this.git.script('keel-indexed', 'set -e\n"$KEEL_GIT" update-index -z --index-info < "$1"\nshift\nexec "$KEEL_GIT" "$@"', [lines, ...args], input, ok));
+    this.pending.clear();
+    fs.rmSync(lines, { force: true });
+    return out;
+  }
+
   private updateIndex(mode: readonly string[], paths: readonly string[]): void {
-    this.moved = true;
-    this.guarded(() => this.git.run(['update-index', '-z', ...mode, '--stdin'], nulJoin(paths)));
+    this.indexed(['update-index', '-z', ...mode, '--stdin'], nulJoin(paths));
   }
 
-  /** Paths gone from the workspace (or over the limit) out of the index: those it held. */
-  private takeOut(paths: readonly string[]): string[] {
-    if (paths.length === 0) return [];
-    this.moved = true;
-    const out = this.guarded(() => this.git.text(['--literal-pathspecs', 'rm', '--cached', '--force', '--ignore-unmatch', ...FROM_STDIN], nulJoin(paths)));
-    return paths.filter((p) => out.includes(`rm '${p}'\n`));
+  private startWatching(): void {
+    if (!this.watching || this.watch) return;
+    this.watch = watchWorkspace(this.root, this.ignoredFolders());
   }
 
-  /** Files written into the index, where git does not ignore them: those that changed. */
-  private addPaths(paths: readonly string[]): string[] {
-    if (paths.length === 0) return [];
-    this.moved = true;
-    // Exit 1: some were ignored (or unreadable), the others added.
-    const out = this.guarded(() => this.git.text(['--literal-pathspecs', 'add', '--verbose', '--all', '--ignore-errors', ...FROM_STDIN], nulJoin(paths), [1]));
-    return paths.filter((p) => out.includes(`add '${p}'\n`) || out.includes(`remove '${p}'\n`));
+  /** The folders git ignores now (not watched: nothing in them is recorded). */
+  private ignoredFolders(): string[] {
+    const out = this.git.run(['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory']);
+    return nulSplit(out).filter((p) => p.endsWith('/')).map((p) => p.slice(0, -1));
   }
 
   private guarded<T>(f: () => T): T {
@@ -275,46 +383,6 @@ export class ShadowRepo {
   }
 }
 
-/** A file's state on disk as git would record it, or undefined when there is no file or link there. */
-export function diskEntry(abs: string): (Entry & { content: Buffer }) | undefined {
-  const st = lstat(abs);
-  if (!st) return undefined;
-  let content: Buffer;
-  let mode: string;
-  if (st.isSymbolicLink()) {
-    content = fs.readlinkSync(abs, { encoding: 'buffer' });
-    mode = '120000';
-  } else if (st.isFile()) {
-    content = fs.readFileSync(abs);
-    mode = st.mode & 0o100 ? '100755' : '100644';
-  } else {
-    return undefined;
-  }
-  return { mode, oid: blobId(content), content };
-}
-
-/** git's blob id of some content. */
-export function blobId(content: Buffer): string {
-  return crypto.createHash('sha1').update(`blob ${content.length}\0`).update(content).digest('hex');
-}
-
-function lstat(abs: string): fs.Stats | undefined {
-  try {
-    return fs.lstatSync(abs);
-  } catch {
-    return undefined;
-  }
-}
-
-function readable(abs: string): boolean {
-  try {
-    fs.closeSync(fs.openSync(abs, 'r'));
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** The rest of a porcelain line after its first `n` space-separated fields: the path. */
 function afterFields(line: string, n: number): string {
   let at = 0;
@@ -322,44 +390,13 @@ function afterFields(line: string, n: number): string {
   return line.slice(at);
 }
 
-/** Whether a folder on the way to `rel` is a link or not a folder (git refuses such a path). */
-function behindLink(root: string, rel: string): boolean {
-  let at = root;
-  for (const part of rel.split('/').slice(0, -1)) {
-    at = path.join(at, part);
-    const st = lstat(at);
-    if (!st) return false;
-    if (!st.isDirectory()) return true;
-  }
-  return false;
-}
-
-function readdirOrNone(dir: string): string[] {
-  try {
-    return fs.readdirSync(dir);
-  } catch {
-    return [];
-  }
-}
-
-function readText(file: string): string {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch {
-    return '';
-  }
-}
-
 function nulJoin(paths: readonly string[]): string {
   return paths.map((p) => `${p}\0`).join('');
 }
 
-function folderBytes(dir: string): number {
-  let total = 0;
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const abs = path.join(dir, e.name);
-    if (e.isDirectory()) total += folderBytes(abs);
-    else if (e.isFile()) total += fs.statSync(abs).size;
-  }
-  return total;
+
+/** An `update-index --index-info` line: the entry, or its removal. */
+function indexLine(rel: string, e: Entry | undefined): string {
+  return `${e ? `${e.mode} ${e.oid}` : `0 ${'0'.repeat(40)}`}\t${rel}\0`;
 }
+

@@ -1,0 +1,131 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { WATCH_WORKER } from './watchWorker.js';
+
+/**
+ * What changed in a workspace since the last drain: the paths (relative, `/` between parts) that
+ * had an event, or that only a full walk can tell, and why. `rescan`: what git ignores may have
+ * changed (a .gitignore did), so the folders watched should be worked out again.
+ */
+export type Drained = { paths: string[] } | { everything: string; rescan?: boolean };
+
+/** One record keeper's view of a watched workspace. */
+export interface WorkspaceWatch {
+  /** Every event the kernel queued before this call, synchronously. */
+  drain(): Drained;
+  /** Folders git ignores: no longer watched. */
+  ignore(folders: readonly string[]): void;
+  /** Watches the workspace afresh, leaving out the folders git ignores now; the next drain after it is everything. */
+  rebuild(ignored: readonly string[]): void;
+  close(): void;
+}
+
+/** The longest a drain waits for the watcher: past it, that watch says everything from then on. */
+const ANSWER_MS = 2000;
+const READY = 0;
+const ANSWERED = 1;
+
+/**
+ * Watches workspace folders with inotify, on one worker thread for the whole process, so that a
+ * record finds what changed without a walk of every file. Linux only (elsewhere, and where the
+ * watcher cannot say, the records walk). The worker reads events while the main thread runs git
+ * or waits for a command, so the kernel's queue does not fill behind a busy main thread.
+ *
+ * A drain is a barrier: the main thread writes a sentinel file the worker watches; the kernel
+ * queues that event after every event before it, so when the worker sees it, it has seen them all,
+ * and it answers through a message port the main thread reads synchronously (Atomics.wait, then
+ * receiveMessageOnPort).
+ */
+class WatchService {
+  private readonly port: MessagePort;
+  private readonly state = new Int32Array(new SharedArrayBuffer(8));
+  private readonly sentinel: string;
+  private asked = 0;
+  private nextId = 1;
+  private readonly dropped = new FinalizationRegistry<number>((id) => this.post({ op: 'close', id }));
+
+  constructor() {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keel-watch-'));
+    this.sentinel = path.join(dir, 'sentinel');
+    fs.writeFileSync(this.sentinel, '');
+    process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+    const { port1, port2 } = new MessageChannel();
+    const limits = {
+      // A queue that overflowed held at least this many events; the kernel drops the rest unsaid.
+      events: Math.floor(procNumber('/proc/sys/fs/inotify/max_queued_events', 16384) / 2),
+      watches: Math.min(100_000, Math.floor(procNumber('/proc/sys/fs/inotify/max_user_watches', 8192) / 2)),
+      // Past this many paths a walk is cheaper than looking at each.
+      paths: 2000,
+    };
+    const worker = new Worker(WATCH_WORKER, { eval: true, workerData: { port: port2, state: this.state, sentinel: this.sentinel, limits }, transferList: [port2] });
+    worker.on('error', () => Atomics.store(this.state, READY, 0));
+    worker.unref();
+    port1.unref();
+    this.port = port1;
+  }
+
+  add(root: string, ignored: readonly string[]): WorkspaceWatch {
+    const id = this.nextId++;
+    let broken: string | undefined;
+    this.post({ op: 'watch', id, root, ignored: [...ignored] });
+    const watch: WorkspaceWatch = {
+      drain: () => {
+        if (broken) return { everything: broken };
+        const d = this.drain(id);
+        if ('everything' in d && d.everything === NO_ANSWER) broken = NO_ANSWER;
+        return d;
+      },
+      ignore: (folders) => this.post({ op: 'ignore', id, folders: [...folders] }),
+      rebuild: (now) => this.post({ op: 'rebuild', id, ignored: [...now] }),
+      close: () => {
+        this.dropped.unregister(watch);
+        this.post({ op: 'close', id });
+      },
+    };
+    this.dropped.register(watch, id, watch);
+    return watch;
+  }
+
+  private drain(id: number): Drained {
+    if (Atomics.load(this.state, READY) === 0) return { everything: 'the watcher is starting' };
+    const n = ++this.asked;
+    fs.writeFileSync(this.sentinel, `${id} ${n}`);
+    const deadline = Date.now() + ANSWER_MS;
+    for (let seen = Atomics.load(this.state, ANSWERED); seen < n; seen = Atomics.load(this.state, ANSWERED)) {
+      const left = deadline - Date.now();
+      if (left <= 0) return { everything: NO_ANSWER };
+      Atomics.wait(this.state, ANSWERED, seen, left);
+    }
+    for (let m = receiveMessageOnPort(this.port); m; m = receiveMessageOnPort(this.port)) {
+      const answer = m.message as { n: number; drained: Drained };
+      if (answer.n === n) return answer.drained;
+    }
+    return { everything: NO_ANSWER };
+  }
+
+  private post(message: object): void {
+    this.port.postMessage(message);
+  }
+}
+
+const NO_ANSWER = 'the watcher did not answer';
+
+let service: WatchService | undefined;
+
+/** Starts watching a workspace (undefined where this system has no watcher Keel uses). */
+export function watchWorkspace(root: string, ignored: readonly string[]): WorkspaceWatch | undefined {
+  if (process.platform !== 'linux') return undefined;
+  service ??= new WatchService();
+  return service.add(root, ignored);
+}
+
+function procNumber(file: string, fallback: number): number {
+  try {
+    const n = Number(fs.readFileSync(file, 'utf8').trim());
+    return Number.isFinite(n) && n > 0 ? n : fallback;
+  } catch {
+    return fallback;
+  }
+}
