@@ -33,6 +33,8 @@ const FROM_STDIN = ['--pathspec-from-file=-', '--pathspec-file-nul'];
 
 /** Past this many paths, a walk's entries are read back from git rather than hashed here. */
 const READ_BACK = 1000;
+/** Past this many files in a new folder, a walk of it (git's) finds what to record. */
+const FOLDER_FILES = 500;
 
 export interface Snapshot {
   /** Paths whose state differs from the previous snapshot (large files included). */
@@ -167,7 +169,10 @@ export class ShadowRepo {
     const changed = new Set<string>();
     const untracked: string[] = [];
     const folders: string[] = [];
-    for (const listed of new Set(paths)) {
+    const queued = new Set(paths);
+    const queue = [...queued];
+    for (let i = 0; i < queue.length; i++) {
+      const listed = queue[i];
       const rel = listed.endsWith('/') ? listed.slice(0, -1) : listed;
       if (rel === '' || rel.split('/').includes('.git')) continue;
       const abs = path.join(this.root, rel);
@@ -181,7 +186,16 @@ export class ShadowRepo {
         for (const gone of had ? [rel] : this.mirror.filesUnder(rel)) this.record(gone, undefined, changed, true);
         delete large[rel];
       } else if (st.isDirectory()) {
-        if (watched && (listed.endsWith('/') || had)) folders.push(rel);
+        if (!watched || !(listed.endsWith('/') || had)) continue;
+        // A folder the watcher saw appear, or a recorded file that became one: what is in it now,
+        // and what the record held under that name before (a folder put in another's place).
+        if (had) this.record(rel, undefined, changed, true);
+        const inside = filesIn(abs, rel, FOLDER_FILES);
+        if (!inside) folders.push(rel);
+        for (const p of [...(inside ?? []), ...this.mirror.filesUnder(rel)].filter((q) => !queued.has(q))) {
+          queued.add(p);
+          queue.push(p);
+        }
       } else if (st.isFile() && st.size > this.maxFileBytes) {
         large[rel] = `${st.size}:${st.mtimeMs}`;
         // Named, never copied: out of the record (a file that grew over the limit), untracked from then on.
@@ -388,6 +402,28 @@ function afterFields(line: string, n: number): string {
   let at = 0;
   for (let i = 0; i < n; i++) at = line.indexOf(' ', at) + 1;
   return line.slice(at);
+}
+
+/** The files and links below a folder (relative paths), `.git` left out; undefined past `most`. */
+function filesIn(abs: string, rel: string, most: number): string[] | undefined {
+  const out: string[] = [];
+  const visit = (dirAbs: string, dirRel: string): boolean => {
+    let kids: fs.Dirent[];
+    try {
+      kids = fs.readdirSync(dirAbs, { withFileTypes: true });
+    } catch {
+      return true; // gone or unreadable: nothing of it to record
+    }
+    for (const d of kids) {
+      if (d.name === '.git') continue;
+      const sub = `${dirRel}/${d.name}`;
+      if (d.isDirectory()) {
+        if (!visit(path.join(dirAbs, d.name), sub)) return false;
+      } else if (out.push(sub) > most) return false;
+    }
+    return true;
+  };
+  return visit(abs, rel) ? out : undefined;
 }
 
 function nulJoin(paths: readonly string[]): string {

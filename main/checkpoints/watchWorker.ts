@@ -5,8 +5,8 @@
  * Per workspace root it watches every folder (fs.watch: one inotify watch each) but `.git`, the
  * folders git ignored when it began, and what lies below a folder holding a repository of its own
  * (that folder itself is watched, to see its `.git` come or go). A new folder is watched when its
- * event comes, and read after its watch starts, so nothing made in it is missed; a folder moved or
- * replaced is watched afresh. Each record keeper of a root (a consumer) gets the paths that had an
+ * event comes and reported as `path/` (a walk of it finds what was made in it before its watch
+ * began); a folder moved or replaced is watched afresh. Each record keeper of a root (a consumer) gets the paths that had an
  * event since its last drain, or "everything" with the reason, where events may be missing: the
  * watch is new or was rebuilt, a folder could not be watched, the kernel's queue may have
  * overflowed (it drops events without a word to fs.watch), too many paths changed, or a .gitignore
@@ -78,7 +78,7 @@ function onEvent(r, dir, type, name) {
   name = String(name);
   if (name === '.git') {
     // The workspace's own repository is not recorded; a folder's becoming (or ceasing to be) a repository is.
-    if (dir !== '') { unwatch(r, dir); watchTree(r, dir); mark(r, dir); }
+    if (dir !== '') { unwatch(r, dir); watchTree(r, dir); mark(r, dir + '/'); }
     return;
   }
   const rel = join(dir, name);
@@ -87,7 +87,11 @@ function onEvent(r, dir, type, name) {
     let st;
     try { st = fs.lstatSync(path.join(r.root, rel)); } catch {}
     if (known && (!st || !st.isDirectory() || st.ino !== known.ino)) unwatch(r, rel);
-    if (st && st.isDirectory()) watchTree(r, rel);
+    if (st && st.isDirectory() && !r.watches.has(rel)) {
+      // A new folder: what was made in it before its watch began is found by a walk of it.
+      watchTree(r, rel);
+      return mark(r, rel + '/');
+    }
   }
   if (name === '.gitignore') return mark(r, rel, 'a .gitignore changed', true);
   mark(r, rel);
