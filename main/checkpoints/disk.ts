@@ -60,6 +60,16 @@ export function behindLink(root: string, rel: string): boolean {
   return false;
 }
 
+/** Whether a folder on the way to `rel` holds a `.git`: a repository of its own, which git records none of. */
+export function inRepositoryOfItsOwn(root: string, rel: string): boolean {
+  let at = root;
+  for (const part of rel.split('/').slice(0, -1)) {
+    at = path.join(at, part);
+    if (fs.existsSync(path.join(at, '.git'))) return true;
+  }
+  return false;
+}
+
 export function readdirOrNone(dir: string): string[] {
   try {
     return fs.readdirSync(dir);

@@ -19,6 +19,11 @@ export class Git {
     return this.exec(this.binary, ['--git-dir', this.gitDir, '--work-tree', this.workTree, ...args], this.env, input, ok);
   }
 
+  /** How to start this git with `args` as a process of its own (one that stays, read by another thread). */
+  spawnSpec(args: readonly string[]): SpawnSpec {
+    return { file: this.binary, args: ['--git-dir', this.gitDir, '--work-tree', this.workTree, ...args], env: this.env, cwd: this.workTree };
+  }
+
   text(args: readonly string[], input?: string | Buffer, ok?: readonly number[]): string {
     return this.run(args, input, ok).toString();
   }
@@ -46,6 +51,13 @@ export class Git {
 }
 
 export class GitError extends Error {}
+
+export interface SpawnSpec {
+  file: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
 
 /** NUL-separated output as its parts (the last, empty one dropped). */
 export function nulSplit(out: Buffer | string): string[] {

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { behindLink, diskEntry, folderBytes, lstat, readable, readdirOrNone, readText } from './disk.js';
+import { behindLink, diskEntry, folderBytes, inRepositoryOfItsOwn, lstat, readable, readdirOrNone, readText } from './disk.js';
 import { Git, GitError, nulSplit } from './git.js';
 import { sameEntry, TreeMirror, type Entry } from './mirror.js';
 import { setHead, writeCommit, writeObject } from './objects.js';
@@ -211,7 +211,7 @@ export class ShadowRepo {
       }
     }
     const outside = untracked.filter((p) => !folders.some((f) => p.startsWith(`${f}/`)));
-    if (outside.length > 0) this.addUntracked(outside, changed);
+    if (outside.length > 0) this.takeUntracked(outside, changed);
     if (folders.length > 0) this.walk(folders, large, changed, skipped);
     return this.done(changed, large, skipped);
   }
@@ -233,7 +233,19 @@ export class ShadowRepo {
     changed.add(rel);
   }
 
-  /** Untracked files into the record, where git does not ignore them (or find them in a repository of their own). */
+  /**
+   * Untracked files into the record, where git does not ignore them and they are not in a
+   * repository of their own: the watcher's check-ignore says which (no process started), or `git add`.
+   */
+  private takeUntracked(paths: readonly string[], changed: Set<string>): void {
+    const kept = paths.filter((p) => !inRepositoryOfItsOwn(this.root, p));
+    const ignored = this.watch?.ignored(kept);
+    if (!ignored) return this.addUntracked(paths, changed);
+    kept.forEach((rel, i) => {
+      if (!ignored[i]) this.record(rel, diskEntry(path.join(this.root, rel)), changed, true);
+    });
+  }
+
   private addUntracked(paths: readonly string[], changed: Set<string>): void {
     // Exit 1: some were ignored (or unreadable), the others added.
     const args = ['--literal-pathspecs', 'add', '--verbose', '--all', '--ignore-errors', ...FROM_STDIN];
@@ -324,7 +336,8 @@ export class ShadowRepo {
 
   private startWatching(): void {
     if (!this.watching || this.watch) return;
-    this.watch = watchWorkspace(this.root, this.ignoredFolders());
+    // check-ignore takes paths, never pathspecs (it refuses the literal magic).
+    this.watch = watchWorkspace(this.root, this.ignoredFolders(), this.git.spawnSpec([]));
   }
 
   /** The folders git ignores now (not watched: nothing in them is recorded). */

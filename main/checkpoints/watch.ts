@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import type { SpawnSpec } from './git.js';
 import { WATCH_WORKER } from './watchWorker.js';
 
 /**
@@ -15,8 +16,11 @@ export type Drained = { paths: string[] } | { everything: string; rescan?: boole
 export interface WorkspaceWatch {
   /** Every event the kernel queued before this call, synchronously. */
   drain(): Drained;
-  /** Folders git ignores: no longer watched. */
-  ignore(folders: readonly string[]): void;
+  /**
+   * Whether git ignores each of these untracked paths (one `git check-ignore --stdin` that stays,
+   * on the worker, asked without a process of its own); undefined where it cannot say.
+   */
+  ignored(paths: readonly string[]): boolean[] | undefined;
   /** Watches the workspace afresh, leaving out the folders git ignores now; the next drain after it is everything. */
   rebuild(ignored: readonly string[]): void;
   close(): void;
@@ -66,10 +70,10 @@ class WatchService {
     this.port = port1;
   }
 
-  add(root: string, ignored: readonly string[]): WorkspaceWatch {
+  add(root: string, ignored: readonly string[], checkIgnore: SpawnSpec): WorkspaceWatch {
     const id = this.nextId++;
     let broken: string | undefined;
-    this.post({ op: 'watch', id, root, ignored: [...ignored] });
+    this.post({ op: 'watch', id, root, ignored: [...ignored], checkIgnore });
     const watch: WorkspaceWatch = {
       drain: () => {
         if (broken) return { everything: broken };
@@ -77,7 +81,13 @@ class WatchService {
         if ('everything' in d && d.everything === NO_ANSWER) broken = NO_ANSWER;
         return d;
       },
-      ignore: (folders) => this.post({ op: 'ignore', id, folders: [...folders] }),
+      ignored: (paths) => {
+        if (broken || paths.length === 0) return broken ? undefined : [];
+        const n = ++this.asked;
+        this.post({ op: 'ignored', id, n, paths: [...paths] });
+        const answer = this.answer<boolean[] | null>(n);
+        return answer ?? undefined;
+      },
       rebuild: (now) => this.post({ op: 'rebuild', id, ignored: [...now] }),
       close: () => {
         this.dropped.unregister(watch);
@@ -92,17 +102,22 @@ class WatchService {
     if (Atomics.load(this.state, READY) === 0) return { everything: 'the watcher is starting' };
     const n = ++this.asked;
     fs.writeFileSync(this.sentinel, `${id} ${n}`);
+    return this.answer<Drained>(n) ?? { everything: NO_ANSWER };
+  }
+
+  /** Waits for the worker's answer to request `n` (undefined: none in time). */
+  private answer<T>(n: number): T | undefined {
     const deadline = Date.now() + ANSWER_MS;
     for (let seen = Atomics.load(this.state, ANSWERED); seen < n; seen = Atomics.load(this.state, ANSWERED)) {
       const left = deadline - Date.now();
-      if (left <= 0) return { everything: NO_ANSWER };
+      if (left <= 0) return undefined;
       Atomics.wait(this.state, ANSWERED, seen, left);
     }
     for (let m = receiveMessageOnPort(this.port); m; m = receiveMessageOnPort(this.port)) {
-      const answer = m.message as { n: number; drained: Drained };
-      if (answer.n === n) return answer.drained;
+      const answer = m.message as { n: number; value: T };
+      if (answer.n === n) return answer.value;
     }
-    return { everything: NO_ANSWER };
+    return undefined;
   }
 
   private post(message: object): void {
@@ -115,10 +130,10 @@ const NO_ANSWER = 'the watcher did not answer';
 let service: WatchService | undefined;
 
 /** Starts watching a workspace (undefined where this system has no watcher Keel uses). */
-export function watchWorkspace(root: string, ignored: readonly string[]): WorkspaceWatch | undefined {
+export function watchWorkspace(root: string, ignored: readonly string[], checkIgnore: SpawnSpec): WorkspaceWatch | undefined {
   if (process.platform !== 'linux') return undefined;
   service ??= new WatchService();
-  return service.add(root, ignored);
+  return service.add(root, ignored, checkIgnore);
 }
 
 function procNumber(file: string, fallback: number): number {

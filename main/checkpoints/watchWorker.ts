@@ -10,13 +10,15 @@
  * event since its last drain, or "everything" with the reason, where events may be missing: the
  * watch is new or was rebuilt, a folder could not be watched, the kernel's queue may have
  * overflowed (it drops events without a word to fs.watch), too many paths changed, or a .gitignore
- * changed (then `rescan`).
+ * changed (then `rescan`). It also answers whether git ignores untracked paths, from a
+ * `git check-ignore --stdin` per root that it keeps (restarted when a .gitignore changes).
  */
 export const WATCH_WORKER = String.raw`
 'use strict';
 const { workerData } = require('node:worker_threads');
 const fs = require('node:fs');
 const path = require('node:path');
+const { spawn } = require('node:child_process');
 const { port, state, sentinel, limits } = workerData;
 const READY = 0, ANSWERED = 1;
 const roots = new Map();
@@ -93,7 +95,10 @@ function onEvent(r, dir, type, name) {
       return mark(r, rel + '/');
     }
   }
-  if (name === '.gitignore') return mark(r, rel, 'a .gitignore changed', true);
+  if (name === '.gitignore') {
+    stopChecker(r); // it keeps the .gitignore files it read
+    return mark(r, rel, 'a .gitignore changed', true);
+  }
   mark(r, rel);
 }
 
@@ -120,9 +125,55 @@ function answer() {
     c.rescan = false;
     c.everything = c.root.broken;
   }
-  port.postMessage({ n, drained });
-  Atomics.store(state, ANSWERED, n);
+  reply(n, drained);
+}
+
+function reply(n, value) {
+  port.postMessage({ n, value });
+  if (n > Atomics.load(state, ANSWERED)) Atomics.store(state, ANSWERED, n);
   Atomics.notify(state, ANSWERED);
+}
+
+// git check-ignore --stdin, one per root, asked path by path: each answer is four NUL-ended
+// fields (source, line, pattern, path), empty where no pattern matches; a '!' pattern un-ignores.
+function startChecker(r) {
+  const s = r.spec;
+  const child = spawn(s.file, [...s.args, 'check-ignore', '--stdin', '-z', '--non-matching', '--verbose', '--no-index'], { cwd: s.cwd, env: s.env, stdio: ['pipe', 'pipe', 'ignore'] });
+  const c = { child, queue: [], fields: [], rest: '' };
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (text) => {
+    const parts = (c.rest + text).split('\0');
+    c.rest = parts.pop();
+    for (const f of parts) {
+      c.fields.push(f);
+      if (c.fields.length < 4) continue;
+      const pattern = c.fields[2];
+      c.fields = [];
+      const q = c.queue[0];
+      if (!q) continue;
+      q.out.push(pattern !== '' && !pattern.startsWith('!'));
+      if (q.out.length === q.count) { c.queue.shift(); reply(q.n, q.out); }
+    }
+  });
+  const fail = () => { if (r.checker === c) r.checker = undefined; for (const q of c.queue.splice(0)) reply(q.n, null); };
+  child.on('error', fail);
+  child.on('exit', fail);
+  child.stdin.on('error', fail);
+  return c;
+}
+
+function askChecker(r, n, paths) {
+  if (!r.checker) r.checker = startChecker(r);
+  r.checker.queue.push({ n, count: paths.length, out: [] });
+  r.checker.child.stdin.write(paths.join('\0') + '\0');
+}
+
+function stopChecker(r) {
+  const c = r.checker;
+  if (!c) return;
+  r.checker = undefined;
+  for (const q of c.queue.splice(0)) reply(q.n, null);
+  c.child.kill();
 }
 
 port.on('message', (m) => {
@@ -130,7 +181,7 @@ port.on('message', (m) => {
     let r = roots.get(m.root);
     const fresh = !r;
     if (fresh) {
-      r = { root: m.root, ignored: new Set(m.ignored), watches: new Map(), consumers: new Set(), broken: undefined };
+      r = { root: m.root, ignored: new Set(m.ignored), watches: new Map(), consumers: new Set(), broken: undefined, spec: m.checkIgnore, checker: undefined };
       roots.set(m.root, r);
     }
     r.consumers.add(m.id);
@@ -144,9 +195,9 @@ port.on('message', (m) => {
   if (m.op === 'close') {
     consumers.delete(m.id);
     r.consumers.delete(m.id);
-    if (r.consumers.size === 0) { for (const w of r.watches.values()) w.watcher.close(); roots.delete(r.root); }
-  } else if (m.op === 'ignore') {
-    for (const f of m.folders) { r.ignored.add(f); if (f !== '') unwatch(r, f); }
+    if (r.consumers.size === 0) { for (const w of r.watches.values()) w.watcher.close(); stopChecker(r); roots.delete(r.root); }
+  } else if (m.op === 'ignored') {
+    askChecker(r, m.n, m.paths);
   } else if (m.op === 'rebuild') {
     r.ignored = new Set(m.ignored);
     build(r);
