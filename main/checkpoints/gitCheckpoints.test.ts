@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, test } from 'vitest';
+import { afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { CheckpointError } from '../core/checkpoints/types.js';
 import { makeTempRoot } from '../../test/toolContext.js';
 import { snapshotTree } from '../../test/outsideTree.js';
@@ -11,6 +11,8 @@ import { GitCheckpoints } from './gitCheckpoints.js';
 
 const sh = (root: string, script: string) => execFileSync('sh', ['-c', script], { cwd: root });
 
+/** Each test runs with the workspace watcher telling what changed, and without it (every record walks). */
+let watch = true;
 const cleanups: (() => void)[] = [];
 afterEach(() => {
   while (cleanups.length > 0) cleanups.pop()!();
@@ -23,12 +25,16 @@ function setup(files: Record<string, string | Buffer> = {}, o: { maxFileBytes?: 
   cleanups.push(() => ws.remove());
   if (!o.dataDir) cleanups.push(() => fs.rmSync(data, { recursive: true, force: true }));
   const dir = path.join(data, 'checkpoints', 'session-1');
-  const open = (fresh: boolean) => new GitCheckpoints({ dir, root: ws.root, fresh, maxFileBytes: o.maxFileBytes });
+  const open = (fresh: boolean) => new GitCheckpoints({ dir, root: ws.root, fresh, maxFileBytes: o.maxFileBytes, watch });
   return { root: ws.root, dir, open, cp: open(true) };
 }
 
 
-describe('GitCheckpoints', () => {
+describe.each([{ watching: true }, { watching: false }])('GitCheckpoints, watcher $watching', ({ watching }) => {
+  beforeAll(() => {
+    watch = watching;
+  });
+
   test('a rewind puts back what commands did: edits, creations, deletions, renames, mode bits, links', () => {
     const { root, cp } = setup({ 'a.txt': 'one\ntwo\n', 'b.txt': 'bee\n', 'sub/c.txt': 'sea\n', 'run.sh': 'echo hi\n' }, { links: 'ln -s a.txt link-a' });
     const before = treeFiles(root);

@@ -73,7 +73,10 @@ class WatchService {
   add(root: string, ignored: readonly string[], checkIgnore: SpawnSpec): WorkspaceWatch {
     const id = this.nextId++;
     let broken: string | undefined;
-    this.post({ op: 'watch', id, root, ignored: [...ignored], checkIgnore });
+    // Waited for: its folders are watched before the first record, so only that one walks.
+    const n = ++this.asked;
+    this.post({ op: 'watch', id, n, root, ignored: [...ignored], checkIgnore });
+    if (this.answer<boolean>(n) === undefined) broken = NO_ANSWER;
     const watch: WorkspaceWatch = {
       drain: () => {
         if (broken) return { everything: broken };

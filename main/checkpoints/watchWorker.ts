@@ -187,7 +187,7 @@ port.on('message', (m) => {
     r.consumers.add(m.id);
     consumers.set(m.id, { root: r, dirty: new Set(), events: 0, everything: 'the watch is new', rescan: false });
     if (fresh) watchTree(r, '');
-    return;
+    return reply(m.n, true);
   }
   const c = consumers.get(m.id);
   if (!c) return;
