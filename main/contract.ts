@@ -13,7 +13,7 @@
 import { APPROVAL_ANSWERS, type ApprovalAnswer } from './core/permissions/answers.js';
 import { SESSION_KINDS, type RequestRow, type SessionKind } from './core/session/types.js';
 import { MODES, PLAN_STATUSES, type Mode, type PlanItem } from './core/types.js';
-import type { Choice, DoctorReport, LocalSettings, LocalSettingsText, LocalSetup } from './llm/localSettings.js';
+import type { Choice, DoctorReport, LocalSettings, LocalSettingsText, LocalSetup, ModelPlan } from './llm/localSettings.js';
 import { optional, takes, type SignatureOf } from './contract/shape.js';
 import { FLAG, PATH, SEQ, SESSION_ID, TEXT } from './contract/args.js';
 import { CHECKPOINT_CALLS, type FilesPutBack } from './contract/checkpoints.js';
@@ -32,7 +32,7 @@ export { CALL_CHANNEL, EVENT_CHANNEL, type CallReply } from './contract/transpor
 export { visibleParts, visibleText, type VisiblePart } from './core/permissions/visible.js';
 /** The closed sets the UI offers, as core defines them (the renderer imports them from here). */
 export { APPROVAL_ANSWERS, MODES, PLAN_STATUSES, SESSION_KINDS };
-export type { ApprovalAnswer, Choice, DoctorReport, ElidedMark, LocalSettings, LocalSettingsText, LocalSetup, Mode, RequestRow, SessionKind };
+export type { ApprovalAnswer, Choice, DoctorReport, ElidedMark, LocalSettings, LocalSettingsText, LocalSetup, Mode, ModelPlan, RequestRow, SessionKind };
 
 
 /** Every call the UI can make. Each returns a promise; failures reject with a readable message. */
@@ -87,7 +87,7 @@ export const CONTRACT = {
    * use, or one that does not fit with the model, is refused in words and nothing changes.
    */
   setLocalSettings: takes({ type: 'object', properties: {
-    backend: TEXT, gpuLayers: TEXT, contextSize: TEXT, threads: TEXT, kvCacheType: TEXT,
+    backend: TEXT, gpuLayers: TEXT, contextSize: TEXT, threads: TEXT, kvCacheType: TEXT, checkpointMemory: TEXT, windowCache: TEXT,
   } }).as<(settings: LocalSettingsText) => Promise<LocalSettings>>(),
   /** The machine (backend, devices, free memory) and, for `model` (default: the app's), what a load would use and why. */
   doctor: takes(optional(PATH)).as<(model?: string) => Promise<DoctorReport>>(),

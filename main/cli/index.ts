@@ -77,6 +77,8 @@ Model options (new, chat, say, doctor); each defaults to auto, what the machine 
   --backend auto|cpu          auto: the best GPU node-llama-cpp finds (Metal, CUDA, Vulkan), else CPU
   --gpu-layers N|auto         layers on the GPU        --context N|auto   tokens per session
   --threads N|auto            evaluation threads       --kv-type auto|f16|q8_0|q4_0   KV cache type
+  --checkpoint-memory MB|auto cache checkpoints per session (hybrid, sliding-window models)
+  --window-cache auto|full|checkpoints   a sliding-window model's cache (auto: by memory)
   --max-tokens N              longest reply, in tokens (new, chat, say)
 
 Modes: ${MODES.join(', ')}. In a conversation, /help lists the slash commands;

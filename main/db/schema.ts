@@ -212,4 +212,8 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE turns ADD COLUMN stopped INTEGER NOT NULL DEFAULT 0;
   `,
+  // On a hybrid or sliding-window model, the checkpoint a request resumed from (JSON, NULL elsewhere).
+  `
+  ALTER TABLE requests ADD COLUMN checkpoint TEXT;
+  `,
 ];

@@ -216,7 +216,10 @@ export class SqliteStore implements SessionStore {
     const keys = Object.keys(REQUEST_COLUMNS) as (keyof typeof REQUEST_COLUMNS)[];
     const info = this.db
       .prepare(`INSERT INTO requests (${keys.map((k) => REQUEST_COLUMNS[k]).join(', ')}) VALUES (${keys.map((k) => '@' + k).join(', ')})`)
-      .run(nullable({ ...Object.fromEntries(keys.map((k) => [k, undefined])), ...row, server: row.server && JSON.stringify(row.server) }));
+      .run(nullable({
+        ...Object.fromEntries(keys.map((k) => [k, undefined])), ...row,
+        server: row.server && JSON.stringify(row.server), checkpoint: row.checkpoint && JSON.stringify(row.checkpoint),
+      }));
     return { ...row, id: Number(info.lastInsertRowid) };
   }
 
@@ -224,7 +227,7 @@ export class SqliteStore implements SessionStore {
     const keys = Object.keys(REQUEST_COLUMNS) as (keyof typeof REQUEST_COLUMNS)[];
     return (this.db.prepare('SELECT * FROM requests WHERE session_id = ? ORDER BY id').all(sessionId) as Row[]).map((r) => {
       const row = Object.fromEntries(keys.map((k) => [k, r[REQUEST_COLUMNS[k]] ?? undefined]));
-      if (typeof row.server === 'string') row.server = JSON.parse(row.server);
+      for (const json of ['server', 'checkpoint'] as const) if (typeof row[json] === 'string') row[json] = JSON.parse(row[json]);
       return { id: r.id as number, ...row } as RequestRow;
     });
   }
@@ -249,7 +252,7 @@ const REQUEST_COLUMNS = {
   sessionId: 'session_id', kind: 'kind', model: 'model', promptTokens: 'prompt_tokens', reusedTokens: 'reused_tokens',
   newTokens: 'new_tokens', outputTokens: 'output_tokens', cachedBefore: 'cached_before', prefillMs: 'prefill_ms',
   generationMs: 'generation_ms', systemSha: 'system_sha', toolsSha: 'tools_sha', firstDiff: 'first_diff', cause: 'cause',
-  turn: 'turn', answers: 'answers', contextSize: 'context_size', createdAt: 'created_at', server: 'server',
+  turn: 'turn', answers: 'answers', contextSize: 'context_size', createdAt: 'created_at', server: 'server', checkpoint: 'checkpoint',
 } as const;
 
 /**

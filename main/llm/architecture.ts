@@ -7,25 +7,9 @@
  * at or before the point of departure, or from token 0.
  */
 import type { GgufInsights } from 'node-llama-cpp';
+import type { Architecture, ArchitectureClass, CacheStrategy } from './localSettings.js';
 
-export type ArchitectureClass = 'transformer' | 'sliding window' | 'hybrid' | 'recurrent';
-
-/**
- * How the local engine keeps a prefix reusable: `prefix` (nothing to do), `full window cache` (a
- * sliding-window model keeping every token of its window layers), `checkpoints` (snapshots of the
- * state that cannot be cut back, taken where Keel knows the next request can depart).
- */
-export type CacheStrategy = 'prefix' | 'full window cache' | 'checkpoints';
-
-export interface Architecture {
-  /** `general.architecture` as the GGUF names it. */
-  name: string;
-  class: ArchitectureClass;
-  /** The attention window of the sliding-window layers, in tokens. */
-  window?: number;
-  /** Whether llama.cpp as node-llama-cpp ships it knows this architecture. */
-  supported: boolean;
-}
+export type { Architecture, ArchitectureClass, CacheStrategy };
 
 type Insights = Pick<GgufInsights, 'isHybrid' | 'isRecurrent' | 'swaSize' | 'isSupportedByLlamaCpp' | 'ggufFileInfo'>;
 

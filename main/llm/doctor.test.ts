@@ -109,7 +109,7 @@ describe('loadModel with local settings', SLOW, () => {
     try {
       expect(loaded.setup).toEqual({
         backend: 'CPU', devices: [], gpuLayers: 0, totalLayers: 3, contextSize: 8192, trainContextSize: 8192, sequences: 4,
-        kvCacheType: 'F16', flashAttention: 'auto', threads: 1,
+        kvCacheType: 'F16', flashAttention: 'auto', threads: 1, cacheStrategy: 'prefix',
       });
       expect(loaded.context.contextSize).toBe(8192);
     } finally {
@@ -173,10 +173,14 @@ describe('settings from text', () => {
     expect(() => parseSetting('threads', '0')).toThrow('threads must be auto or a whole number from 1 to 1,024, not "0".');
     expect(() => parseSetting('backend', 'cuda')).toThrow('backend must be one of auto, cpu, not "cuda".');
     expect(() => parseSetting('kvCacheType', 'q5_1', '--kv-type')).toThrow('--kv-type must be one of auto, f16, q8_0, q4_0, not "q5_1".');
+    expect(() => parseSetting('windowCache', 'swa')).toThrow('window cache must be one of auto, full, checkpoints, not "swa".');
+    expect(() => parseSetting('checkpointMemory', '1.5GB')).toThrow('checkpoint memory (MB) must be auto or a whole number from 0 to 1,000,000, not "1.5GB".');
+    expect(parseSetting('checkpointMemory', '512')).toBe(512);
+    expect(parseSetting('windowCache', 'Checkpoints')).toBe('checkpoints');
   });
 
   it('checks a whole settings object, filling what is left out with auto', () => {
-    expect(checkSettings({ contextSize: 4096 })).toEqual({ backend: 'auto', gpuLayers: 'auto', contextSize: 4096, threads: 'auto', kvCacheType: 'auto' });
+    expect(checkSettings({ contextSize: 4096 })).toEqual({ backend: 'auto', gpuLayers: 'auto', contextSize: 4096, threads: 'auto', kvCacheType: 'auto', checkpointMemory: 'auto', windowCache: 'auto' });
     expect(() => checkSettings({ contextSize: -1 })).toThrow('context size must be auto or a whole number');
     expect(() => checkSettings({ gpu: true })).toThrow('Unknown local engine setting: gpu.');
     expect(() => checkSettings(null)).toThrow('The local engine settings must be an object.');

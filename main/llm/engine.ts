@@ -5,6 +5,7 @@ import type {
   Conversation, Engine, GenerateOptions, Generation, SaveOptions, StateMeta, StateRestore,
 } from '../core/engine/types.js';
 import { ContextFullError } from '../core/session/loop.js';
+import { SequenceCheckpoints, sequenceCheckpointOptions } from './checkpoints.js';
 import { chatHistory, toolFunctions } from './history.js';
 import type { LoadedModel } from './model.js';
 import { replyFormat } from './chooseFormat.js';
@@ -24,6 +25,8 @@ import { renderPrompt, sessionWrapper } from './wrapper.js';
  */
 export class LlamaEngine implements Engine {
   private sequence: LlamaContextSequence;
+  /** Where the sequence keeps checkpoints, on a model whose state cannot be cut back (checkpoints.ts). */
+  readonly checkpoints: SequenceCheckpoints;
   private wrapper?: { date: string; wrapper: ChatWrapper; syntax: CallSyntax; format: ReplyFormat; callEnds: string[] };
 
   /** `stateBudget`: the bytes all saved states in a state file's folder may take (the oldest go first). */
@@ -34,7 +37,9 @@ export class LlamaEngine implements Engine {
           throw new ContextFullError('The context is full; Keel compacts instead of dropping earlier history.');
         },
       },
+      checkpoints: sequenceCheckpointOptions(model.checkpointBudget),
     });
+    this.checkpoints = new SequenceCheckpoints(this.sequence, model.checkpointBudget);
   }
 
   get id(): string {
@@ -74,6 +79,7 @@ export class LlamaEngine implements Engine {
     const r = await runRequest({
       sequence: this.sequence, model: this.model.model, prompt: text, stopTriggers, continueOn, format, callEnds,
       maxTokens: o.maxTokens, temperature: o.temperature, signal: o.signal, onText: o.onText, scripted: o.scripted,
+      checkpoints: this.checkpointPlan(conversation),
     });
     const read = format.read(r.text);
     // A reply cut inside a call (token limit, stop) keeps its exact text, so the prompt carries what was generated.
@@ -85,6 +91,7 @@ export class LlamaEngine implements Engine {
       usage: {
         promptTokens: r.promptTokens, reusedTokens: r.reusedTokens, newTokens: r.newTokens, outputTokens: r.outputTokens,
         cachedBefore: r.cachedBefore, prefillMs: r.prefillMs, generationMs: r.generationMs, rewritten: r.rewritten,
+        ...(r.checkpoint && { checkpoint: r.checkpoint }),
       },
     };
   }
@@ -116,6 +123,7 @@ export class LlamaEngine implements Engine {
   async saveState(file: string, meta: StateMeta, o: SaveOptions = {}): Promise<void> {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     removeLeftovers(file);
+    if (o.next) await this.keepForNext(o.next);
     const stateFile = newStateFile(file);
     const identity = this.stateIdentity();
     const tokens = this.sequence.nextTokenIndex;
@@ -145,6 +153,8 @@ export class LlamaEngine implements Engine {
     const size = fs.existsSync(stateFile) ? fs.statSync(stateFile).size : -1;
     if (size !== meta.bytes) return { restored: false, reason: `saved state unusable: ${stateFile} is ${size < 0 ? 'missing' : 'torn'}` };
     sequenceChanging(this.sequence);
+    // Checkpoints taken of the state being replaced would restore another history.
+    await this.checkpoints.reset('restore');
     try {
       await this.sequence.loadStateFromFile(stateFile, { acceptRisk: true });
     } catch (e) {
@@ -152,6 +162,24 @@ export class LlamaEngine implements Engine {
       return { restored: false, reason: `saved state unusable: ${(e as Error).message}` };
     }
     return { restored: true, meta: { pendingCause: meta.pendingCause } };
+  }
+
+  /**
+   * On a sequence that keeps checkpoints: where the next message departs from the cache before its
+   * end, the cache is cut back to the last checkpoint before that point (a restore, nothing re-read),
+   * so what is saved is the state that message starts from (checkpoints.ts). Nothing else is lost:
+   * that message would have cut back there itself; only a regenerate of the last reply now starts
+   * from this checkpoint too.
+   */
+  private async keepForNext(next: Conversation): Promise<void> {
+    if (!this.checkpoints.needed) return;
+    const end = this.sequence.nextTokenIndex;
+    const departs = promptTokens(this.render(next).text, this.model.model, evaluatedText(this.sequence, this.model.model)).firstDiff;
+    if (departs >= end) return;
+    const at = this.checkpoints.list().filter((c) => c.position < departs).at(-1)?.position;
+    if (at === undefined) return;
+    sequenceChanging(this.sequence);
+    await this.sequence.eraseContextTokenRanges([{ start: at + 1, end }]);
   }
 
   /**
@@ -177,12 +205,32 @@ export class LlamaEngine implements Engine {
     return this.wrapper;
   }
 
+  /**
+   * Where this request keeps checkpoints, on a sequence that needs them: the turn is the count of the
+   * person's messages; a request that carries a new message renders it once more with other text
+   * (`probe`), so the point where an edit or undo of that message would depart is the template's own.
+   */
+  private checkpointPlan(conversation: Conversation): RequestOptions['checkpoints'] {
+    if (!this.checkpoints.needed) return undefined;
+    const { messages } = conversation;
+    const turn = messages.filter((m) => m.role === 'user').length;
+    const last = messages.at(-1);
+    if (last?.role !== 'user') return { keeper: this.checkpoints, turn };
+    const other = last.text.startsWith(PROBE) ? PROBE_OTHER : PROBE;
+    const probe = this.render({ ...conversation, messages: [...messages.slice(0, -1), { role: 'user', text: other }] }).text;
+    return { keeper: this.checkpoints, turn, probe };
+  }
+
   private render(conversation: Conversation) {
     const { wrapper, format } = this.current(conversation.promptDate);
     const { history, results } = chatHistory(conversation, format);
     return renderPrompt(wrapper, history, toolFunctions(conversation.tools), results);
   }
 }
+
+/** Stand-in texts for the person's message: they differ from any message at its first character. */
+const PROBE = '\u2400';
+const PROBE_OTHER = '\u2401';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

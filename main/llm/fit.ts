@@ -7,6 +7,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { GgmlType, GgufInsights, InsufficientMemoryError, readGgufFileInfo, type Llama } from 'node-llama-cpp';
+import { architectureOf, needsCheckpoints } from './architecture.js';
+import { cachePlan, checkpointBudget, chooseFullWindowCache } from './cachePlan.js';
 import { DEFAULT_LOCAL_SETTINGS, type BackendName, type Choice, type LocalSettings, type ModelPlan } from './localSettings.js';
 
 /** Sessions one loaded model serves at once (one context sequence each); each gets the whole context size. */
@@ -49,14 +51,14 @@ export function kvCacheGgml(setting: LocalSettings['kvCacheType']): 'F16' | 'Q8_
 }
 
 /** Options both node-llama-cpp's loadModel/createContext and the resolver below get, so they agree. */
-export function contextOptions(insights: GgufInsights, settings: LocalSettings) {
+export function contextOptions(insights: GgufInsights, settings: LocalSettings, fullWindowCache = true) {
   const kv = kvCacheGgml(settings.kvCacheType);
   return {
     // 'auto': used where the model and the device support it (node-llama-cpp's default).
     flashAttention: insights.flashAttentionSupported ? ('auto' as const) : false,
     kvCacheKeyType: kv, kvCacheValueType: kv,
-    // Sliding-window models re-read everything unless the full cache is kept (PLATFORM.md).
-    swaFullCache: true,
+    // A sliding-window model keeps its whole cache, or its window and checkpoints (cachePlan.ts).
+    swaFullCache: fullWindowCache,
   };
 }
 
@@ -154,7 +156,7 @@ export async function planFit(llama: Llama, file: string, insights: GgufInsights
   const memory = memoryView(llama, { vram: freedVram });
   let problem = impossible(llama, insights, asked);
   const settings = problem ? possible(llama, insights, asked) : asked;
-  const options = contextOptions(insights, settings);
+  let options = contextOptions(insights, settings);
   const resolver = insights.configurationResolver;
   const totalLayers = insights.totalLayers;
   const train = insights.trainContextSize ?? 0;
@@ -185,11 +187,20 @@ export async function planFit(llama: Llama, file: string, insights: GgufInsights
   // A context is made once the weights are loaded: their VRAM is no longer free then, and their
   // RAM only counts where a RAM cap is set (node-llama-cpp counts all RAM that is not wired as free).
   const weights = await insights.estimateModelResourceRequirementsV2({ gpuLayers: layers.gpuLayers, useMmap: layers.useMmap });
-  const beside = memoryView(llama, { vram: freedVram - weights.gpuVram, ram: llama.getRamCap() === null ? 0 : -weights.cpuRam });
-  const resolveContext = (option: LocalSettings['contextSize'] | { max: number }) => resolver.resolveContextContextSize(option, {
-    ...options, kvCacheKeyType: ggml(options.kvCacheKeyType), kvCacheValueType: ggml(options.kvCacheValueType),
-    modelGpuLayers: layers.gpuLayers, modelTrainContextSize: train, useMmap: layers.useMmap, sequences: SEQUENCES, llamaGpu: llama.gpu, ...beside,
+  // Checkpoints live in RAM: where the model keeps them, every session's budget is set aside first.
+  const view = (full: boolean) => memoryView(llama, {
+    vram: freedVram - weights.gpuVram,
+    ram: (llama.getRamCap() === null ? 0 : -weights.cpuRam) - checkpointReserve(insights, settings, full),
   });
+  const resolveWith = (full: boolean, option: LocalSettings['contextSize'] | { max: number }) => resolver.resolveContextContextSize(option, {
+    ...options, swaFullCache: full, kvCacheKeyType: ggml(options.kvCacheKeyType), kvCacheValueType: ggml(options.kvCacheValueType),
+    modelGpuLayers: layers.gpuLayers, modelTrainContextSize: train, useMmap: layers.useMmap, sequences: SEQUENCES, llamaGpu: llama.gpu, ...view(full),
+  });
+  const fullWindow = await chooseFullWindowCache(insights, settings.windowCache, (full) => resolveWith(full, settings.contextSize));
+  options = contextOptions(insights, settings, fullWindow.value);
+  const cache = cachePlan(insights, settings, fullWindow, ggml(options.kvCacheKeyType));
+  const beside = view(fullWindow.value);
+  const resolveContext = (option: LocalSettings['contextSize'] | { max: number }) => resolveWith(fullWindow.value, option);
   const ramBeside = (await beside.getRamState()).free;
   const where = layers.gpuLayers > 0
     ? `the VRAM and RAM free beside the model (${size((await beside.getVramState()).free)} + ${size(ramBeside)})`
@@ -214,7 +225,8 @@ export async function planFit(llama: Llama, file: string, insights: GgufInsights
   }
 
   const kvName = options.kvCacheKeyType ?? 'F16';
-  const estimate = contextSize.value > 0 ? await estimateUse(insights, weights, layers, contextSize.value, options) : undefined;
+  const used = contextSize.value > 0 ? await estimateUse(insights, weights, layers, contextSize.value, options) : undefined;
+  const estimate = used && { ...used, ram: used.ram + checkpointReserve(insights, settings, fullWindow.value) };
   return {
     path: file, sizeBytes: fs.statSync(file).size, totalLayers, trainContextSize: train,
     gpuLayers: { value: layers.gpuLayers, why: layersWhy },
@@ -230,8 +242,13 @@ export async function planFit(llama: Llama, file: string, insights: GgufInsights
     threads: settings.threads === 'auto'
       ? autoThreads(llama)
       : { value: settings.threads, why: `Set to ${n(settings.threads)}.` },
-    sequences: SEQUENCES, estimate, problem,
+    sequences: SEQUENCES, cache, estimate, problem,
   };
+}
+
+/** The RAM every session's checkpoints may take together, on a model that keeps them (0 elsewhere). */
+export function checkpointReserve(insights: GgufInsights, settings: LocalSettings, fullWindowCache: boolean): number {
+  return needsCheckpoints(architectureOf(insights), fullWindowCache) ? checkpointBudget(settings.checkpointMemory).value * SEQUENCES : 0;
 }
 
 /** Why loading failed for lack of memory, in words (the plan's problem), else the error as it was. */

@@ -24,14 +24,21 @@ export interface LocalSettings {
   /** Evaluation threads: 'auto' is the cores that do math here (fit.ts autoThreads). */
   threads: 'auto' | number;
   kvCacheType: KvCacheType;
+  /** Megabytes each session may keep in checkpoints, on a model that needs them (cachePlan.ts); 'auto' from this machine's memory. */
+  checkpointMemory: 'auto' | number;
+  /** A sliding-window model's cache: every token kept ('full'), or the window with checkpoints; 'auto' chooses by memory. */
+  windowCache: WindowCache;
 }
+
+export type WindowCache = 'auto' | 'full' | 'checkpoints';
+export const WINDOW_CACHES: readonly WindowCache[] = ['auto', 'full', 'checkpoints'];
 
 /** The settings as a form or a call sends them: each as text ('auto', '8192', 'q8_0'); left out is auto. */
 export type LocalSettingsText = Partial<Record<keyof LocalSettings, string>>;
 
 /** What the machine allows: every choice left to the fitting. */
 export const DEFAULT_LOCAL_SETTINGS: Readonly<LocalSettings> = Object.freeze({
-  backend: 'auto', gpuLayers: 'auto', contextSize: 'auto', threads: 'auto', kvCacheType: 'auto',
+  backend: 'auto', gpuLayers: 'auto', contextSize: 'auto', threads: 'auto', kvCacheType: 'auto', checkpointMemory: 'auto', windowCache: 'auto',
 });
 
 /** The compute backend as people name it. */
@@ -53,6 +60,8 @@ export interface LocalSetup {
   /** 'auto': llama.cpp uses it where the device supports it; 'off': the model does not support it. */
   flashAttention: 'auto' | 'on' | 'off';
   threads: number;
+  /** How the cache is kept reusable: on a plain prefix, a full window cache, or checkpoints (cachePlan.ts). */
+  cacheStrategy: CacheStrategy;
 }
 
 /** One decided value and the reason for it, in words. */
@@ -90,16 +99,52 @@ export interface ModelPlan {
   flashAttention: Choice<'auto' | 'on' | 'off'>;
   threads: Choice<number | 'auto'>;
   sequences: number;
-  /** Estimated bytes the model and its context take (node-llama-cpp's estimate). */
+  /** The architecture and how its cache is kept reusable (cachePlan.ts). */
+  cache: CachePlan;
+  /** Estimated bytes the model and its context take (node-llama-cpp's estimate), checkpoints included. */
   estimate?: { ram: number; vram: number };
   /** Why these settings cannot be used with this model here, in words; the choices above are then what fits. */
   problem?: string;
 }
 
+/** A model's architecture as far as its cache goes (architecture.ts reads it from the GGUF). */
+export type ArchitectureClass = 'transformer' | 'sliding window' | 'hybrid' | 'recurrent';
+
+export interface Architecture {
+  /** `general.architecture` as the GGUF names it. */
+  name: string;
+  class: ArchitectureClass;
+  /** The attention window of the sliding-window layers, in tokens. */
+  window?: number;
+  /** Whether llama.cpp as node-llama-cpp ships it knows this architecture. */
+  supported: boolean;
+}
+
+/**
+ * How the local engine keeps a prefix reusable: `prefix` (nothing to do), `full window cache` (a
+ * sliding-window model keeping every token of its window layers), `checkpoints` (snapshots of the
+ * state that cannot be cut back, taken where Keel knows the next request can depart).
+ */
+export type CacheStrategy = 'prefix' | 'full window cache' | 'checkpoints';
+
+/** How a model's cache is kept reusable here and what that costs (cachePlan.ts). */
+export interface CachePlan {
+  architecture: Architecture;
+  /** Whether a sliding-window model keeps every token of its window layers (node-llama-cpp's swaFullCache). */
+  fullWindowCache: Choice<boolean>;
+  strategy: Choice<CacheStrategy>;
+  /** Estimated bytes of one checkpoint (node-llama-cpp keeps them in RAM), where checkpoints are kept. */
+  checkpointBytes?: number;
+  /** Bytes each session may keep in checkpoints, where they are kept. */
+  budget?: Choice<number>;
+  /** Where the budget holds no checkpoint at all: the cost per turn paid instead. */
+  warning?: string;
+}
+
 export interface DoctorReport {
   settings: LocalSettings;
-  /** The values the backend and KV cache settings take, for a form to offer. */
-  options: { backends: readonly Backend[]; kvCacheTypes: readonly KvCacheType[] };
+  /** The values the backend, KV cache and window cache settings take, for a form to offer. */
+  options: { backends: readonly Backend[]; kvCacheTypes: readonly KvCacheType[]; windowCaches: readonly WindowCache[] };
   machine: MachineReport;
   model?: ModelPlan;
 }
@@ -107,10 +152,11 @@ export interface DoctorReport {
 /** A bad setting: the message names the setting, what was given and what is allowed. */
 export class SettingError extends Error {}
 
-const LIMITS = { gpuLayers: [0, 100_000], contextSize: [1, 1 << 30], threads: [1, 1024] } as const;
+const LIMITS = { gpuLayers: [0, 100_000], contextSize: [1, 1 << 30], threads: [1, 1024], checkpointMemory: [0, 1_000_000] } as const;
 
 const NAMES: Record<keyof LocalSettings, string> = {
   backend: 'backend', gpuLayers: 'GPU layers', contextSize: 'context size', threads: 'threads', kvCacheType: 'KV cache type',
+  checkpointMemory: 'checkpoint memory (MB)', windowCache: 'window cache',
 };
 
 /** One setting from text (a CLI flag, a form field): 'auto' or a whole number in range, or one of the names. */
@@ -118,6 +164,7 @@ export function parseSetting<K extends keyof LocalSettings>(key: K, given: strin
   const text = given.trim().toLowerCase();
   if (key === 'backend') return oneOf(label, text, BACKENDS, given) as LocalSettings[K];
   if (key === 'kvCacheType') return oneOf(label, text, KV_CACHE_TYPES, given) as LocalSettings[K];
+  if (key === 'windowCache') return oneOf(label, text, WINDOW_CACHES, given) as LocalSettings[K];
   if (text === 'auto') return 'auto' as LocalSettings[K];
   const [min, max] = LIMITS[key as keyof typeof LIMITS];
   if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {

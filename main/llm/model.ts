@@ -1,8 +1,9 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { getLlama, GgmlType, Llama, LlamaLogLevel, type LlamaContext, type LlamaModel } from 'node-llama-cpp';
-import { autoThreads, backendName, contextOptions, explainMiss, FitError, gpuLayersOption, impossible, modelInsights, SEQUENCES } from './fit.js';
+import { getLlama, getModuleVersion, GgmlType, Llama, LlamaLogLevel, type GgufInsights, type LlamaContext, type LlamaModel } from 'node-llama-cpp';
+import { checkpointBudget } from './cachePlan.js';
+import { autoThreads, backendName, contextOptions, explainMiss, FitError, gpuLayersOption, impossible, modelInsights, planFit, SEQUENCES } from './fit.js';
 import { DEFAULT_LOCAL_SETTINGS, type Backend, type LocalSettings, type LocalSetup } from './localSettings.js';
 
 export type { LocalSettings, LocalSetup };
@@ -81,6 +82,8 @@ export interface LoadedModel {
   context: LlamaContext;
   /** What this load actually used: backend, devices, layers on the GPU, context, KV type… */
   setup: LocalSetup;
+  /** Bytes each session may keep in checkpoints, on a model that needs them (cachePlan.ts). */
+  checkpointBudget: number;
   dispose(): Promise<void>;
 }
 
@@ -103,9 +106,15 @@ export async function loadModel(o: LoadOptions): Promise<LoadedModel> {
   const settings = settingsOf(o);
   const llama = await loadLlama(settings.backend);
   const insights = await modelInsights(llama, modelPath);
+  if (!insights.isSupportedByLlamaCpp) throw new ModelFileError(await unsupported(modelPath, insights));
   const refused = impossible(llama, insights, settings);
   if (refused) throw new FitError(refused);
-  const options = contextOptions(insights, settings);
+  // A model that may keep checkpoints is planned first: the window cache is chosen by memory, and the
+  // sessions' checkpoint budget is set aside before the context takes what is left (cachePlan.ts).
+  const plan = mayCheckpoint(insights) ? await planFit(llama, modelPath, insights, settings) : undefined;
+  const options = contextOptions(insights, settings, plan?.cache.fullWindowCache.value ?? true);
+  const reserved = plan?.cache.budget !== undefined && settings.contextSize === 'auto' && plan.contextSize.value > 0;
+  const contextSize = reserved ? { max: plan.contextSize.value } : settings.contextSize;
   said.get(settings.backend)?.splice(0);
   const failed = async (e: unknown) => {
     const explained = await explainMiss(llama, modelPath, insights, settings, e);
@@ -122,7 +131,7 @@ export async function loadModel(o: LoadOptions): Promise<LoadedModel> {
   let context: LlamaContext;
   try {
     context = await model.createContext({
-      contextSize: settings.contextSize, sequences: SEQUENCES, threads: settings.threads === 'auto' ? autoThreads(llama).value : settings.threads,
+      contextSize, sequences: SEQUENCES, threads: settings.threads === 'auto' ? autoThreads(llama).value : settings.threads,
       flashAttention: options.flashAttention, swaFullCache: options.swaFullCache,
       experimentalKvCacheKeyType: options.kvCacheKeyType, experimentalKvCacheValueType: options.kvCacheValueType,
     });
@@ -135,18 +144,32 @@ export async function loadModel(o: LoadOptions): Promise<LoadedModel> {
     contextSize: context.contextSize, trainContextSize: model.trainContextSize, sequences: SEQUENCES,
     kvCacheType: GgmlType[context.kvCacheKeyType] ?? String(context.kvCacheKeyType),
     flashAttention: context.flashAttention === 'auto' ? 'auto' : context.flashAttention ? 'on' : 'off', threads: context.idealThreads,
+    cacheStrategy: plan?.cache.strategy.value ?? 'prefix',
   };
+  const budget = checkpointBudget(settings.checkpointMemory).value;
   return {
     path: modelPath,
     identity: fileIdentity(modelPath),
     model,
     context,
     setup,
+    checkpointBudget: budget,
     async dispose() {
       await context.dispose();
       await model.dispose();
     },
   };
+}
+
+/** Whether a model's state may need checkpoints: a hybrid, recurrent or sliding-window architecture. */
+function mayCheckpoint(insights: GgufInsights): boolean {
+  return insights.isHybrid || insights.isRecurrent || insights.swaSize !== undefined;
+}
+
+/** A GGUF whose architecture the llama.cpp in this node-llama-cpp does not know: named, with the version. */
+async function unsupported(file: string, insights: GgufInsights): Promise<string> {
+  const arch = String(insights.ggufFileInfo.metadata?.general?.architecture ?? 'unknown');
+  return `The model ${file} has the architecture "${arch}", which the llama.cpp in node-llama-cpp ${await getModuleVersion()} cannot load.`;
 }
 
 /** Size, and the SHA-256 of the first and last 4 MiB: cheap for a multi-gigabyte file, and enough. */

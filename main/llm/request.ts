@@ -1,5 +1,7 @@
 import type { LlamaContextSequence, LlamaModel, LlamaText, Token } from 'node-llama-cpp';
-import { EvaluatedText, promptTokens } from './splice.js';
+import type { CheckpointUse } from '../core/engine/types.js';
+import type { SequenceCheckpoints } from './checkpoints.js';
+import { EvaluatedText, promptTokens, type PromptTokens } from './splice.js';
 import type { ReplyFormat } from './replyFormat.js';
 import { ReplyStream } from './replyStream.js';
 
@@ -24,6 +26,12 @@ export interface RequestOptions {
   onText?: (delta: string) => void;
   /** The reply to force, as text (special tokens parsed); undefined samples freely. */
   scripted?: string;
+  /**
+   * Where a sequence that needs checkpoints keeps them (checkpoints.ts): `turn` counts the person's
+   * messages; `probe` is this prompt with other text in the message that opens the turn (where the
+   * request carries one): where the two depart is where an edit or undo of that message would.
+   */
+  checkpoints?: { keeper: SequenceCheckpoints; turn: number; probe?: LlamaText };
 }
 
 export interface RequestResult {
@@ -37,6 +45,8 @@ export interface RequestResult {
   /** Tokens the sequence held before the request. Reuse short of them is a break. */
   cachedBefore: number;
   firstDiff: number;
+  /** Where the cut back to the first difference started from, on a sequence that keeps checkpoints. */
+  checkpoint?: CheckpointUse;
   /** Whether earlier text was rendered otherwise than it was evaluated (see splice.ts). */
   rewritten?: boolean;
   prefillMs: number;
@@ -56,15 +66,23 @@ export async function runRequest(o: RequestOptions): Promise<RequestResult> {
   // At least one token is evaluated, so there are logits to sample the first reply token from.
   const start = Math.min(firstDiff, prompt.length - 1);
   const input = prompt.from(start);
+  const turnText = o.checkpoints?.probe && o.checkpoints.keeper.needed
+    ? departure(prompt, promptTokens(o.checkpoints.probe, o.model, evaluated), start) : undefined;
   evaluated.changing();
+  const began = performance.now();
+  // A sequence that cannot cut its state back re-reads, inside the erase, from the nearest checkpoint (or token 0).
+  const meter = o.sequence.tokenMeter.usedInputTokens;
   if (start < cachedBefore) await o.sequence.eraseContextTokenRanges([{ start, end: cachedBefore }]);
+  const reread = o.sequence.tokenMeter.usedInputTokens - meter;
+  const keeper = o.checkpoints?.keeper;
+  const checkpoint = keeper?.needed ? checkpointUse(keeper, start, reread) : undefined;
+  const last = await evaluateWithCheckpoints(o, start, input, turnText);
 
   const script = o.scripted === undefined ? undefined : o.model.tokenize(o.scripted, true);
   const reply = new ReplyReader(o);
-  const began = performance.now();
   let firstTokenAt: number | undefined;
   let stoppedBy: RequestResult['stoppedBy'] = 'limit';
-  const iterator = o.sequence.evaluate(input, { temperature: script ? 0 : o.temperature, yieldEogToken: true });
+  const iterator = o.sequence.evaluate(last, { temperature: script ? 0 : o.temperature, yieldEogToken: true });
   let forced: Token | undefined;
   for (;;) {
     const next = await iterator.next(forced);
@@ -99,15 +117,54 @@ export async function runRequest(o: RequestOptions): Promise<RequestResult> {
     text,
     stoppedBy,
     promptTokens: prompt.length,
-    reusedTokens: firstDiff,
-    newTokens: prompt.length - firstDiff,
+    reusedTokens: start - reread,
+    newTokens: prompt.length - start + reread,
     outputTokens: reply.length,
     cachedBefore,
     firstDiff,
+    ...(checkpoint && { checkpoint }),
     rewritten: prompt.rewritten,
     prefillMs: (firstTokenAt ?? ended) - began,
     generationMs: ended - (firstTokenAt ?? ended),
   };
+}
+
+/**
+ * Evaluates the prompt's input but its last token, taking checkpoints on the way where the sequence
+ * keeps them: before the text of the message that opens the turn, and at the end (checkpoints.ts).
+ * Returns what is left for generation to evaluate: the last token, or the whole input where no
+ * checkpoint is kept (then nothing is split).
+ */
+async function evaluateWithCheckpoints(o: RequestOptions, start: number, input: Token[], turnText?: number): Promise<Token[]> {
+  const c = o.checkpoints;
+  if (!c?.keeper.needed || input.length < 2) return input;
+  const end = input.length - 1;
+  const turnAt = turnText === undefined ? -1 : turnText - start;
+  if (turnAt > 0 && turnAt < end) {
+    await o.sequence.evaluateWithoutGeneratingNewTokens(input.slice(0, turnAt));
+    await c.keeper.take('turn', c.turn);
+    await o.sequence.evaluateWithoutGeneratingNewTokens(input.slice(turnAt, end));
+  } else {
+    await o.sequence.evaluateWithoutGeneratingNewTokens(input.slice(0, end));
+  }
+  await c.keeper.take('prompt', c.turn);
+  return input.slice(end);
+}
+
+/** The first token index from `start` on where two renders of a prompt differ. */
+function departure(a: PromptTokens, b: PromptTokens, start: number): number {
+  const x = a.from(start);
+  const y = b.from(start);
+  let i = 0;
+  while (i < x.length && i < y.length && x[i] === y[i]) i++;
+  return start + i;
+}
+
+/** Where a cut back to `start` resumed from: the checkpoint node-llama-cpp restored, or none (and why). */
+function checkpointUse(keeper: SequenceCheckpoints, start: number, reread: number): CheckpointUse | undefined {
+  if (reread === 0) return undefined; // the state was cut back in place: nothing re-read
+  const restoredAt = start - reread - 1;
+  return restoredAt < 0 ? { restoredAt: null, reread, why: keeper.missing(start - 1) } : { restoredAt, reread };
 }
 
 /** The text of what each sequence evaluated, kept from request to request (splice.ts). */

@@ -1,7 +1,7 @@
 import { describeSandbox, type SandboxStatus } from '../../core/tools/commandRunner.js';
 import { doctor } from '../../llm/doctor.js';
 import { n, size } from '../../llm/fit.js';
-import type { Choice, DoctorReport, LocalSettings } from '../../llm/localSettings.js';
+import type { Choice, DoctorReport, LocalSettings, ModelPlan } from '../../llm/localSettings.js';
 import { CliError, type Io } from '../io.js';
 import { sandboxStatus } from '../../sandbox/runner.js';
 import { LOCAL_FLAGS, modelFile } from './model.js';
@@ -52,8 +52,19 @@ export function formatDoctor(r: DoctorReport): string {
   text += chosen('KV cache', p.kvCacheType);
   text += chosen('flash attention', p.flashAttention);
   text += chosen('threads', p.threads);
+  text += formatCache(p.cache);
   if (p.estimate) text += row('memory', `about ${size(p.estimate.ram)} RAM and ${size(p.estimate.vram)} VRAM (node-llama-cpp's estimate)`);
   if (p.problem) text += `\nThese settings cannot be used: ${p.problem}\n`;
+  return text;
+}
+
+/** The model's architecture and how its cache is kept reusable: the window cache or checkpoints, and their memory. */
+export function formatCache(c: ModelPlan['cache']): string {
+  const a = c.architecture;
+  let text = row('architecture', `${a.name}: ${a.class}${a.window ? ` (${n(a.window)}-token window)` : ''}`);
+  if (a.window) text += chosen('window cache', { value: c.fullWindowCache.value ? 'full' : 'window only', why: c.fullWindowCache.why });
+  text += chosen('cache reuse', c.strategy);
+  if (c.budget) text += row('cache checkpoints', `about ${size(c.checkpointBytes ?? 0)} each, up to ${size(c.budget.value)} per session`, c.warning ?? c.budget.why);
   return text;
 }
 

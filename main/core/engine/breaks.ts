@@ -26,3 +26,15 @@ export interface ServerRequestRecord {
   /** The llama-server slot the request ran in. */
   slot?: number;
 }
+
+/**
+ * Where a request on a model whose state cannot be cut back to a prefix (hybrid, recurrent, sliding
+ * window without its full cache) resumed after departing from what the cache held: the checkpoint
+ * restored (the state after token `restoredAt`) and the tokens re-read from it up to the departure,
+ * or none (`restoredAt` null: re-read from token 0) and why none was kept.
+ */
+export interface CheckpointUse {
+  restoredAt: number | null;
+  reread: number;
+  why?: string;
+}

@@ -5,7 +5,7 @@
  * owns everything else — steps, repeats, compaction, approvals, causes — so a second engine (a model
  * server) fits without touching it. main/llm implements it on node-llama-cpp in process.
  */
-import type { BreakCause, ServerRequestRecord } from './breaks.js';
+import type { BreakCause, CheckpointUse, ServerRequestRecord } from './breaks.js';
 import type { ToolSpec } from '../types.js';
 
 /** A tool as the model is told of it: kept with the session, the same bytes every request. */
@@ -86,9 +86,11 @@ export interface RequestUsage {
   lossCause?: BreakCause;
   /** A server engine's own record of the request (RequestRow.server). */
   server?: ServerRequestRecord;
+  /** On a model whose state cannot be cut back (hybrid, sliding window): where the cut resumed from. */
+  checkpoint?: CheckpointUse;
 }
 
-export type { ServerRequestRecord };
+export type { CheckpointUse, ServerRequestRecord };
 
 export type StopReason = 'end' | 'call' | 'trigger' | 'limit' | 'stopped';
 
@@ -124,6 +126,13 @@ export interface StateMeta {
 export interface SaveOptions {
   /** Called once the engine can run again (its cache is copied out); the save's promise settles when it is on disk. */
   copied?: () => void;
+  /**
+   * The conversation the next message will send (with a stand-in for its words). An engine whose
+   * state cannot be cut back saves the state that message will start from: where it departs from
+   * the cache before the cache's end (a template that renders the last reply otherwise once a new
+   * message comes), the checkpoint before that point, not the end nobody can use.
+   */
+  next?: Conversation;
 }
 
 export interface Engine {

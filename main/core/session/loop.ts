@@ -13,6 +13,9 @@ import type { BreakCause, Mode, ReplyCall, RequestRow } from './types.js';
 export type { LoopEvent, LoopOptions, Script } from './loopTypes.js';
 export { unfinished } from './requests.js';
 
+/** A stand-in for the person's next message, never sent: only where the conversation departs from the cache matters. */
+const NEXT_MESSAGE = '\u2400';
+
 /** The context would overflow: Keel compacts rather than letting old history be dropped. */
 export class ContextFullError extends Error {}
 
@@ -58,7 +61,9 @@ export class AgentLoop {
 
   /** Saves the engine's cache for this session (at idle, before its cache is given away, at quit). */
   async saveState(options: SaveOptions = {}): Promise<void> {
-    if (this.o.stateFile) await this.o.engine.saveState(this.o.stateFile, { pendingCause: this.log.pendingCause }, options);
+    if (!this.o.stateFile) return;
+    // The conversation the next message will send, with a stand-in for its words: where it departs from the cache.
+    await this.o.engine.saveState(this.o.stateFile, { pendingCause: this.log.pendingCause }, { ...options, next: this.conversation(NEXT_MESSAGE) });
   }
 
   /**

@@ -46,6 +46,7 @@ export class RequestLog {
       contextSize: engine.contextSize,
       createdAt: new Date().toISOString(),
       ...(u.server ? { server: u.server } : {}),
+      ...(u.checkpoint ? { checkpoint: u.checkpoint } : {}),
     });
     this.pendingCause = undefined;
     this.lostCache = 0;

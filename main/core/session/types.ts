@@ -1,12 +1,12 @@
 import type { Attachment, Mode, PlanItem, ToolSpec } from '../types.js';
 import type { Inserted, ReadRecord, ResultKind, TableEntry } from '../hygiene/types.js';
-import type { BreakCause, ServerRequestRecord } from '../engine/breaks.js';
+import type { BreakCause, CheckpointUse, ServerRequestRecord } from '../engine/breaks.js';
 
 /** A session's kind; a value as well as a type, so the UI contract can check it without copying it. */
 export const SESSION_KINDS = ['agent', 'chat'] as const;
 export type SessionKind = (typeof SESSION_KINDS)[number];
 export { MODES, type Mode } from '../types.js';
-export { BREAK_CAUSES, type BreakCause, type ServerRequestRecord } from '../engine/breaks.js';
+export { BREAK_CAUSES, type BreakCause, type CheckpointUse, type ServerRequestRecord } from '../engine/breaks.js';
 
 /** A note Keel appends to a person's message (spec §10.3). */
 export type Note =
@@ -149,6 +149,8 @@ export interface RequestRow {
   createdAt: string;
   /** A server engine's record: the cached tokens it reported, the first earlier change in the body. */
   server?: ServerRequestRecord;
+  /** On a hybrid or sliding-window model: the checkpoint the request resumed from after departing from the cache. */
+  checkpoint?: CheckpointUse;
 }
 
 /** What the session needs of its store. main/db implements it on SQLite. */

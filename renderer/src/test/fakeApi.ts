@@ -83,8 +83,8 @@ export function requestRow(o: Partial<RequestRow> = {}): RequestRow {
 /** A doctor report: a CPU machine without a model unless `o` gives one. */
 export function doctorReport(o: Partial<DoctorReport> = {}): DoctorReport {
   return {
-    settings: { backend: 'auto', gpuLayers: 'auto', contextSize: 'auto', threads: 'auto', kvCacheType: 'auto' },
-    options: { backends: ['auto', 'cpu'], kvCacheTypes: ['auto', 'f16', 'q8_0', 'q4_0'] },
+    settings: { backend: 'auto', gpuLayers: 'auto', contextSize: 'auto', threads: 'auto', kvCacheType: 'auto', checkpointMemory: 'auto', windowCache: 'auto' },
+    options: { backends: ['auto', 'cpu'], kvCacheTypes: ['auto', 'f16', 'q8_0', 'q4_0'], windowCaches: ['auto', 'full', 'checkpoints'] },
     machine: {
       setting: 'auto', backend: 'CPU', why: 'node-llama-cpp looked for CUDA and Vulkan and found no usable GPU; the CPU runs the model.',
       gpuBackendsShipped: ['cuda', 'vulkan'], devices: [], ram: { total: 25_000_000_000, free: 20_000_000_000, usable: 24_000_000_000 },

@@ -53,7 +53,15 @@ export function RequestTable({ rows }: { rows: RequestRow[] }) {
               <td className="num">{ms(row.prefillMs)}</td>
               <td className="num">{ms(row.generationMs)}</td>
               <td className="num">{row.firstDiff === undefined ? '—' : n(row.firstDiff)}</td>
-              <td>{row.cause ? <span className="tag amber">{row.cause}</span> : '—'}</td>
+              <td>
+                {row.cause ? <span className="tag amber">{row.cause}</span> : '—'}
+                {row.checkpoint && (
+                  <small className="muted checkpoint-use" data-testid={`cache-checkpoint-${i + 1}`}>
+                    {' '}
+                    {checkpointText(row.checkpoint)}
+                  </small>
+                )}
+              </td>
               <td className="mono">{row.systemSha.slice(0, 8)}</td>
             </tr>
           ))}
@@ -61,4 +69,11 @@ export function RequestTable({ rows }: { rows: RequestRow[] }) {
       </table>
     </div>
   );
+}
+
+/** Where a request on a hybrid or sliding-window model resumed after departing from the cache (the engine's CheckpointUse). */
+export function checkpointText(c: NonNullable<RequestRow['checkpoint']>): string {
+  return c.restoredAt === null
+    ? `no checkpoint kept before the departure (${c.why ?? 'none was taken'}): re-read ${n(c.reread)} tokens from token 0`
+    : `restored checkpoint at token ${n(c.restoredAt)}, re-read ${n(c.reread)} tokens`;
 }

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { LocalSettings, LocalSettingsText, LocalSetup } from '../../../../main/contract.js';
+import type { LocalSettings, LocalSettingsText, LocalSetup, ModelPlan } from '../../../../main/contract.js';
 import { App } from '../../App.js';
 import { useModel } from '../../stores/useModel.js';
 import { useUi } from '../../stores/useUi.js';
@@ -22,14 +22,24 @@ beforeEach(() => {
 const MODEL = '/models/coder.gguf';
 const setup: LocalSetup = {
   backend: 'CUDA', devices: ['NVIDIA RTX 4070 Laptop GPU'], gpuLayers: 29, totalLayers: 29, contextSize: 32768, trainContextSize: 32768,
-  sequences: 4, kvCacheType: 'F16', flashAttention: 'auto', threads: 8,
+  sequences: 4, kvCacheType: 'F16', flashAttention: 'auto', threads: 8, cacheStrategy: 'prefix',
 };
-const saved: LocalSettings = { backend: 'auto', gpuLayers: 'auto', contextSize: 16384, threads: 'auto', kvCacheType: 'auto' };
+const saved: LocalSettings = {
+  backend: 'auto', gpuLayers: 'auto', contextSize: 16384, threads: 'auto', kvCacheType: 'auto', checkpointMemory: 'auto', windowCache: 'auto',
+};
+
+const HYBRID_CACHE: ModelPlan['cache'] = {
+  architecture: { name: 'qwen35', class: 'hybrid', supported: true },
+  fullWindowCache: { value: true, why: 'The model has no sliding-window layers.' },
+  strategy: { value: 'checkpoints', why: 'The recurrent state cannot be cut back to a prefix.' },
+  checkpointBytes: 52_000_000,
+  budget: { value: 1_200_000_000, why: 'A twentieth of this machine\'s memory per session.' },
+};
 
 function withModel() {
   return doctorReport({
     model: {
-      path: MODEL, sizeBytes: 4_700_000_000, totalLayers: 29, trainContextSize: 32768, sequences: 4,
+      path: MODEL, sizeBytes: 4_700_000_000, totalLayers: 29, trainContextSize: 32768, sequences: 4, cache: HYBRID_CACHE,
       gpuLayers: { value: 29, why: 'All 29 layers fit in free VRAM (7.1 GB) with room for the context.' },
       contextSize: { value: 16384, why: 'Set to 16,384 (the model was trained for 32,768).' },
       kvCacheType: { value: 'F16', why: "node-llama-cpp's default." },
@@ -72,7 +82,7 @@ describe('Settings panel', () => {
     fireEvent.change(screen.getByTestId('settings-backend'), { target: { value: 'cpu' } });
     fireEvent.click(screen.getByTestId('settings-save'));
     await waitFor(() => expect(screen.getByTestId('settings-error').textContent).toBe('A 131,072-token context is more than this model was trained for; it takes up to 32,768.'), SOON);
-    expect(sent).toEqual([{ backend: 'cpu', gpuLayers: 'auto', contextSize: '131072', threads: 'auto', kvCacheType: 'auto' }]);
+    expect(sent).toEqual([{ backend: 'cpu', gpuLayers: 'auto', contextSize: '131072', threads: 'auto', kvCacheType: 'auto', checkpointMemory: 'auto', windowCache: 'auto' }]);
     expect((screen.getByTestId('settings-context') as HTMLInputElement).value).toBe('131072');
   });
 

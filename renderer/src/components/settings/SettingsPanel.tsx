@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import type { Choice, DoctorReport, LocalSettings, LocalSetup } from '../../../../main/contract.js';
+import type { Choice, DoctorReport, LocalSettings, LocalSetup, ModelPlan } from '../../../../main/contract.js';
 import { basename, bytes, n, setupLine } from '../../lib/format.js';
 import { MOD } from '../../shortcuts.js';
 import { useLocalEngine } from '../../stores/useLocalEngine.js';
@@ -9,6 +9,7 @@ type Form = Record<keyof LocalSettings, string>;
 
 const textOf = (s: LocalSettings): Form => ({
   backend: s.backend, gpuLayers: String(s.gpuLayers), contextSize: String(s.contextSize), threads: String(s.threads), kvCacheType: s.kvCacheType,
+  checkpointMemory: String(s.checkpointMemory), windowCache: s.windowCache,
 });
 
 /**
@@ -85,6 +86,20 @@ export function SettingsPanel({ onClose }: { onClose(): void }) {
             ))}
           </select>
         </label>
+        <label>
+          Checkpoint memory (MB per session)
+          <input className="mono" {...field('checkpointMemory')} placeholder="auto" data-testid="settings-checkpoint-memory" />
+        </label>
+        <label>
+          Sliding-window cache
+          <select {...field('windowCache')} data-testid="settings-window-cache">
+            {(report?.options.windowCaches ?? [form?.windowCache ?? 'auto']).map((k) => (
+              <option key={k} value={k}>
+                {k === 'auto' ? 'auto (by memory)' : k}
+              </option>
+            ))}
+          </select>
+        </label>
         <p className="muted small">Each is auto unless you choose: what this machine allows. Saving loads the model again with them.</p>
         <button type="submit" className="primary" disabled={!form || saving} data-testid="settings-save">
           {saving ? 'Loading the model…' : 'Save and reload the model'}
@@ -140,11 +155,32 @@ function Doctor({ report }: { report: DoctorReport }) {
             <Choose label="KV cache" c={p.kvCacheType} />
             <Choose label="Flash attention" c={p.flashAttention} />
             <Choose label="Threads" c={p.threads} />
+            <CacheRows plan={p.cache} />
             {p.estimate && <Row label="Memory" value={`about ${bytes(p.estimate.ram)} RAM, ${bytes(p.estimate.vram)} VRAM`} why="node-llama-cpp's estimate" />}
           </dl>
         </section>
       ) : (
         <p className="muted small">Load a model to see what Keel would use for it.</p>
+      )}
+    </>
+  );
+}
+
+/** The model's architecture and how its cache is kept reusable (checkpoints, the window cache), with their cost. */
+function CacheRows({ plan }: { plan: ModelPlan['cache'] }) {
+  const a = plan.architecture;
+  const what = a.class === 'sliding window' ? `sliding window (${n(a.window ?? 0)} tokens)` : a.class;
+  return (
+    <>
+      <Row label="Architecture" value={`${a.name}: ${what}`} testId="doctor-architecture" />
+      <Choose label="Cache reuse" c={plan.strategy} testId="doctor-strategy" />
+      {plan.budget && (
+        <Row
+          label="Checkpoints"
+          value={`about ${bytes(plan.checkpointBytes ?? 0)} each, up to ${bytes(plan.budget.value)} per session`}
+          why={plan.warning ?? plan.budget.why}
+          testId="doctor-checkpoints"
+        />
       )}
     </>
   );

@@ -42,7 +42,7 @@ describe('the model picker\'s server choice', () => {
 
 describe('which model the picker marks loaded', () => {
   const setup: LocalSetup = {
-    backend: 'CPU', devices: [], gpuLayers: 0, totalLayers: 2, contextSize: 4096, trainContextSize: 4096, sequences: 4, kvCacheType: 'F16', flashAttention: 'auto', threads: 2,
+    backend: 'CPU', devices: [], gpuLayers: 0, totalLayers: 2, contextSize: 4096, trainContextSize: 4096, sequences: 4, kvCacheType: 'F16', flashAttention: 'auto', threads: 2, cacheStrategy: 'prefix',
   };
   const files = ['/models/a.gguf', '/models/b.gguf', '/models/c.gguf'].map((path) => ({ path, name: path.slice(8), sizeBytes: 1000 }));
 
