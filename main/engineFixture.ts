@@ -12,6 +12,7 @@ import { SqliteStore } from './db/store.js';
 import type { AgentLoop, LoopEvent } from './core/session/loop.js';
 import { openAgent, openEngine } from './openEngine.js';
 import type { LlamaEngine } from './llm/engine.js';
+import type { LocalSettings } from './llm/localSettings.js';
 import { loadModel, type LoadedModel } from './llm/model.js';
 import type { CallSyntax } from './llm/toolCalls.js';
 import { writeTestModel, type TestModelOptions } from './llm/testModel/makeTestModel.js';
@@ -41,6 +42,8 @@ export interface EngineFixture {
 
 export async function engineFixture(o: {
   kind?: SessionKind; mode?: Mode; files?: Record<string, string>; model?: TestModelOptions; contextSize?: number; now?: Date;
+  /** Local engine settings for the generated model's load (the window cache, the checkpoint budget…). */
+  local?: Partial<LocalSettings>;
   /** A model file to use as it is (keel check-model) instead of a generated one. */
   modelFile?: string;
   permissions?: PermissionOptions;
@@ -66,7 +69,7 @@ export async function engineFixture(o: {
   const newModel = async (options: TestModelOptions = o.model ?? {}, name = `model-${models.length}.gguf`) => {
     const file = path.join(dir, name);
     writeTestModel(file, options);
-    const loaded = await loadModel({ modelPath: file, threads: 1, contextSize: o.contextSize ?? 16384 });
+    const loaded = await loadModel({ modelPath: file, threads: 1, contextSize: o.contextSize ?? 16384, settings: o.local });
     models.push(loaded);
     return loaded;
   };

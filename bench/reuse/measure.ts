@@ -56,6 +56,7 @@ type AnyIterator = AsyncGenerator<unknown, unknown, unknown>;
 export class SequenceProbe {
   private evals: Evaluation[] = [];
   private prompt?: Token[];
+  private sampledPrompt?: Token[];
   private reused = 0;
   private sampled = 0;
   private generationMs = 0;
@@ -109,6 +110,9 @@ export class SequenceProbe {
         if (!timed) {
           first();
           timed = true;
+          // What the sequence holds when the first token is sampled is the prompt, whatever was
+          // evaluated on the way (a hybrid model's re-read from a checkpoint comes first).
+          this.sampledPrompt = this.sequence.contextTokens;
         } else {
           this.generationMs += performance.now() - t0;
         }
@@ -127,6 +131,7 @@ export class SequenceProbe {
     this.turn = turn;
     this.evals = [];
     this.prompt = undefined;
+    this.sampledPrompt = undefined;
     this.sampled = 0;
     this.generationMs = 0;
     this.sampledAt = 0;
@@ -138,13 +143,15 @@ export class SequenceProbe {
   end(): RequestMeasure {
     const meter = this.sequence.tokenMeter.diff(this.meterState);
     const evaluated = this.sequence.contextTokens;
+    const prompt = this.sampledPrompt ?? this.prompt ?? evaluated;
+    const newTokens = this.evals.reduce((n, e) => n + e.tokens, 0);
     return {
       turn: this.turn,
-      prompt: this.prompt ?? evaluated,
+      prompt,
       evaluated,
       cachedBefore: this.cachedBefore,
-      reused: this.prompt ? this.reused : evaluated.length,
-      newTokens: this.evals.reduce((n, e) => n + e.tokens, 0),
+      reused: this.sampledPrompt ? Math.max(0, prompt.length - newTokens) : this.prompt ? this.reused : evaluated.length,
+      newTokens,
       prefillMs: this.evals.reduce((n, e) => n + e.ms, 0),
       generationMs: this.generationMs,
       sampledAt: this.sampledAt,

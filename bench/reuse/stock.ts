@@ -13,7 +13,7 @@
  * instance to mark them.
  */
 import {
-  LlamaChatSession, LlamaText, TokenBias, defineChatSessionFunction, resolveChatWrapper,
+  LlamaChatSession, LlamaText, TokenBias, defineChatSessionFunction, isLlamaText, resolveChatWrapper,
   type ChatSessionModelFunctions, type GbnfJsonObjectSchema, type Token,
 } from 'node-llama-cpp';
 import type { LoadedModel } from '../../main/llm/model.js';
@@ -70,38 +70,19 @@ export async function runStock(script: Script, model: LoadedModel, o: { systemPr
 
   const m = model.model;
   const wrapper = resolveChatWrapper(m);
-  const syntax = callSyntax(wrapper);
-  const eos = m.tokens.eos;
-  if (eos === null) throw new Error('the model has no end token');
-  const tok = (text: string, special = false) => m.tokenize(text, special);
-  const forced = (r: Reply): Token[] => {
-    if (!r.call) return [...tok(r.text), eos];
-    return [
-      ...(r.text ? tok(`${r.text}${syntax.separator}`) : []),
-      ...LlamaText(wrapper.settings.functions.call.prefix).tokenize(m.tokenizer),
-      ...tok(`${r.call.name}\n`),
-      ...tok(spacedJson(r.call.args)),
-      ...tok('\n\n\n\n'),
-      eos,
-    ];
-  };
+  const forced = forcedReply(model);
+  const { tokenBias, play } = forcedStream(model);
   let stream: Token[] = [];
   let at = 0;
-  const tokenBias = () => {
-    const bias = new TokenBias(m.tokenizer);
-    const token = stream[at++];
-    // TokenBias.set ignores end-of-generation tokens; the map it fills is what the sampler reads.
-    if (token !== undefined) (bias as unknown as { _biases: Map<Token, number> })._biases.set(token, 1e9);
-    return bias;
-  };
 
   try {
     for (const [i, turn] of script.turns.entries()) {
       turnNo = i + 1;
       stream = turn.replies.flatMap(forced);
-      at = 0;
+      play(stream);
       const from = ran.length;
       const answer = await session.prompt(turn.words, { functions, tokenBias });
+      at = play.at();
       if (at !== stream.length) problems.push(`turn ${turnNo}: sampled ${at} of the ${stream.length} scripted tokens`);
       const expected = turn.replies.filter((r) => r.call).map((r) => r.call!);
       const got = ran.slice(from);
@@ -123,4 +104,49 @@ export async function runStock(script: Script, model: LoadedModel, o: { systemPr
     session.dispose({ disposeSequence: true });
     ws.remove();
   }
+}
+
+/**
+ * A scripted reply as the tokens a model sampling under LlamaChat's grammars writes (see above): its
+ * reasoning in the wrapper's thought segment where it has one, the text, the call, the end token.
+ */
+export function forcedReply(model: LoadedModel): (r: Reply & { thought?: string }) => Token[] {
+  const m = model.model;
+  const wrapper = resolveChatWrapper(m);
+  const syntax = callSyntax(wrapper);
+  const eos = m.tokens.eos;
+  if (eos === null) throw new Error('the model has no end token');
+  const tok = (text: string, special = false) => m.tokenize(text, special);
+  const thought = wrapper.settings.segments?.thought;
+  // A segment the generation prompt opens already ('openedOnStart') starts with the thought itself.
+  const open = thought && (typeof thought.prefix === 'string' || isLlamaText(thought.prefix)) ? thought.prefix : '';
+  return (r) => [
+    ...(r.thought && thought ? LlamaText([open, r.thought, thought.suffix ?? '']).tokenize(m.tokenizer) : []),
+    ...(!r.call ? tok(r.text) : [
+      ...(r.text ? tok(`${r.text}${syntax.separator}`) : []),
+      ...LlamaText(wrapper.settings.functions.call.prefix).tokenize(m.tokenizer),
+      ...tok(`${r.call.name}\n`),
+      ...tok(spacedJson(r.call.args)),
+      ...tok('\n\n\n\n'),
+    ]),
+    eos,
+  ];
+}
+
+/** A token bias that forces the tokens `play` was given, one each sampling step; `play.at()` says how many were sampled. */
+export function forcedStream(model: LoadedModel) {
+  let stream: Token[] = [];
+  let at = 0;
+  const tokenBias = () => {
+    const bias = new TokenBias(model.model.tokenizer);
+    const token = stream[at++];
+    // TokenBias.set ignores end-of-generation tokens; the map it fills is what the sampler reads.
+    if (token !== undefined) (bias as unknown as { _biases: Map<Token, number> })._biases.set(token, 1e9);
+    return bias;
+  };
+  const play = Object.assign((tokens: Token[]) => {
+    stream = tokens;
+    at = 0;
+  }, { at: () => at });
+  return { tokenBias, play };
 }

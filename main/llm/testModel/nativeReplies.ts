@@ -9,8 +9,9 @@
 import { type ChatHistoryItem, type ChatModelFunctions, type ChatWrapper, type LlamaModel } from 'node-llama-cpp';
 import { callSyntax, formatCall, jsonEnd } from '../toolCalls.js';
 
-/** A reply to script: its words, and the call it ends with. */
+/** A reply to script: the reasoning before it (where the wrapper writes reasoning), its words, and the call it ends with. */
 export interface Reply {
+  thought?: string;
   text: string;
   call?: { name: string; args: unknown };
 }
@@ -27,6 +28,7 @@ export function nativeReplies(model: LlamaModel, wrapper: ChatWrapper, functions
   return (r) => {
     const fallback = () => (r.call ? `${r.text ? `${r.text}${syntax.separator}` : ''}${formatCall(syntax, r.call.name, r.call.args)}` : r.text);
     const response: Extract<ChatHistoryItem, { type: 'model' }>['response'] = r.text ? [r.text] : [];
+    if (r.thought) response.unshift({ type: 'segment', segmentType: 'thought', text: r.thought, ended: true });
     if (r.call) response.push({ type: 'functionCall', name: r.call.name, params: r.call.args, result: CUT });
     const full = render(response);
     if (!full.startsWith(open)) return fallback();
