@@ -55,13 +55,13 @@ export class SequenceCheckpoints {
   /** Takes a checkpoint of the sequence as it is now (after its last evaluated token); older prompt ends go. */
   async take(kind: CheckpointKind, turn: number): Promise<void> {
     if (!this.needed || this.sequence.nextTokenIndex === 0) return;
-    const before = this.list().length;
+    const before = this.internal._checkpoints._checkpoints.map(([, c]) => c);
     await this.internal._takeNamedCheckpoint(`${kind}:${turn}`, MAX_PER_NAME);
+    const after = new Set(this.internal._checkpoints._checkpoints.map(([, c]) => c));
+    this.dropped += before.filter((c) => !after.has(c)).length; // pruned to the budget, oldest first
     for (const stale of new Set(this.list().filter((c) => c.kind === 'prompt' && c.turn < turn - 1).map((c) => `prompt:${c.turn}`))) {
       this.internal._checkpoints._pruneOldCheckpoints(stale, MAX_PER_NAME);
     }
-    const after = this.list().length;
-    if (after < before + 1) this.dropped += before + 1 - after;
   }
 
   /** The checkpoints kept now, in position order. */
