@@ -76,4 +76,15 @@ describe('RequestTable', () => {
     expect(row.textContent).toContain('5be2d810');
     expect(row.textContent).not.toContain('5be2d810f');
   });
+
+  it('names the checkpoint a request on a hybrid model resumed from, or why there was none', () => {
+    render(<RequestTable rows={[
+      requestRow({ id: 1, cause: 'undo', checkpoint: { restoredAt: 4211, reread: 0 } }),
+      requestRow({ id: 2, cause: 'rewind', checkpoint: { restoredAt: null, reread: 5120, why: 'checkpoints were dropped to stay within the 256 MB checkpoint budget' } }),
+      requestRow({ id: 3 }),
+    ]} />);
+    expect(screen.getByTestId('cache-checkpoint-1').textContent).toContain('restored checkpoint at token 4,211, re-read 0 tokens');
+    expect(screen.getByTestId('cache-checkpoint-2').textContent).toContain('no checkpoint kept before the departure (checkpoints were dropped to stay within the 256 MB checkpoint budget): re-read 5,120 tokens from token 0');
+    expect(screen.queryByTestId('cache-checkpoint-3')).toBeNull();
+  });
 });
