@@ -43,7 +43,7 @@ afterEach(async () => {
 
 describe('local engine settings in the app', { timeout: 120_000 }, () => {
   it('loads with what the machine allows and shows what the model uses', async () => {
-    expect(await service.localSettings()).toEqual({ backend: 'auto', gpuLayers: 'auto', contextSize: 'auto', threads: 'auto', kvCacheType: 'auto' });
+    expect(await service.localSettings()).toEqual({ backend: 'auto', gpuLayers: 'auto', contextSize: 'auto', threads: 'auto', kvCacheType: 'auto', checkpointMemory: 'auto', windowCache: 'auto' });
     await service.loadModel(model);
     const setup = (await service.getState()).loadedSetups?.[model];
     expect(setup).toMatchObject({ contextSize: 8192, trainContextSize: 8192, sequences: 4, kvCacheType: 'F16', threads: 1 });
@@ -56,7 +56,7 @@ describe('local engine settings in the app', { timeout: 120_000 }, () => {
     await service.send(session.id, 'hello');
 
     expect(await service.setLocalSettings({ backend: 'cpu', contextSize: '6144' }))
-      .toEqual({ backend: 'cpu', gpuLayers: 'auto', contextSize: 6144, threads: 'auto', kvCacheType: 'auto' });
+      .toEqual({ backend: 'cpu', gpuLayers: 'auto', contextSize: 6144, threads: 'auto', kvCacheType: 'auto', checkpointMemory: 'auto', windowCache: 'auto' });
     expect((await service.getState()).loadedSetups?.[model]).toMatchObject({ backend: 'CPU', contextSize: 6144 });
     expect(readSettings(path.join(dir, 'data')).local).toMatchObject({ backend: 'cpu', contextSize: 6144 });
 
