@@ -1,12 +1,16 @@
 // Writes the GGUF test models: test-models/chatml.gguf (tiny, for tests), with --big also
 // test-models/big.gguf (≈26.5M F16 weights, for benchmarks), with --templates one model per chat
-// template in ../shared/templates (test-models/template-NAME.gguf). Same bytes on every run.
-//   npx tsx scripts/makeTestModel.ts [--big] [--templates] [--arch llama|qwen2|qwen3] [--out DIR]
+// template in ../shared/templates (test-models/template-NAME.gguf), with --architectures one model
+// per architecture family people run now, with its real template (test-models/arch-NAME.gguf:
+// qwen35 and lfm2 hybrid, gpt-oss and gemma4 sliding window). Same bytes on every run.
+//   npx tsx scripts/makeTestModel.ts [--big] [--templates] [--architectures] [--arch NAME] [--out DIR]
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { ARCHITECTURE_MODELS } from '../main/llm/testModel/architectureModels.js';
 import {
   BIG_MODEL_OPTIONS,
+  TEST_MODEL_ARCHITECTURES,
   type TestModelArchitecture,
   type TestModelOptions,
   testModelParameterCount,
@@ -21,6 +25,7 @@ const { values } = parseArgs({
   options: {
     big: { type: 'boolean', default: false },
     templates: { type: 'boolean', default: false },
+    architectures: { type: 'boolean', default: false },
     arch: { type: 'string' },
     out: { type: 'string', default: path.join(repoRoot, 'test-models') },
     help: { type: 'boolean', short: 'h', default: false },
@@ -29,13 +34,13 @@ const { values } = parseArgs({
 });
 
 if (values.help) {
-  console.log('usage: tsx scripts/makeTestModel.ts [--big] [--templates] [--arch llama|qwen2|qwen3] [--out DIR]');
+  console.log(`usage: tsx scripts/makeTestModel.ts [--big] [--templates] [--architectures] [--arch ${TEST_MODEL_ARCHITECTURES.join('|')}] [--out DIR]`);
   process.exit(0);
 }
 
 const arch = values.arch as TestModelArchitecture | undefined;
-if (arch !== undefined && !['llama', 'qwen2', 'qwen3'].includes(arch)) {
-  console.error(`unknown --arch ${arch}`);
+if (arch !== undefined && !TEST_MODEL_ARCHITECTURES.includes(arch)) {
+  console.error(`unknown --arch ${arch}: one of ${TEST_MODEL_ARCHITECTURES.join(', ')}`);
   process.exit(2);
 }
 const outDir = path.resolve(values.out);
@@ -53,4 +58,7 @@ write('chatml.gguf', { ...archOption });
 if (values.big) write('big.gguf', { ...BIG_MODEL_OPTIONS, ...archOption });
 if (values.templates) {
   for (const name of TEMPLATE_NAMES) write(`template-${name}.gguf`, templateModelOptions(name, archOption));
+}
+if (values.architectures) {
+  for (const spec of ARCHITECTURE_MODELS) write(`arch-${spec.architecture}.gguf`, spec);
 }

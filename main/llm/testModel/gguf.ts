@@ -33,7 +33,8 @@ export type GgufValue =
   | { type: 'string'; value: string }
   | { type: 'stringArray'; value: readonly string[] }
   | { type: 'float32Array'; value: ArrayLike<number> }
-  | { type: 'int32Array'; value: ArrayLike<number> };
+  | { type: 'int32Array'; value: ArrayLike<number> }
+  | { type: 'boolArray'; value: readonly boolean[] };
 
 export const gguf = {
   uint32: (value: number): GgufValue => ({ type: 'uint32', value }),
@@ -44,6 +45,7 @@ export const gguf = {
   stringArray: (value: readonly string[]): GgufValue => ({ type: 'stringArray', value }),
   float32Array: (value: ArrayLike<number>): GgufValue => ({ type: 'float32Array', value }),
   int32Array: (value: ArrayLike<number>): GgufValue => ({ type: 'int32Array', value }),
+  boolArray: (value: readonly boolean[]): GgufValue => ({ type: 'boolArray', value }),
 };
 
 export interface GgufTensor {
@@ -207,6 +209,12 @@ export function writeGguf(file: GgufFile): Buffer {
         chunks.push(b);
         break;
       }
+      case 'boolArray':
+        u32(GgufValueType.array);
+        u32(GgufValueType.bool);
+        u64(v.value.length);
+        chunks.push(Buffer.from(v.value.map((b) => (b ? 1 : 0))));
+        break;
     }
   }
 

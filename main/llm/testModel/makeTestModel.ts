@@ -3,6 +3,7 @@
 // shared/PLATFORM.md ("node-llama-cpp and a model you make yourself"). Same options, same bytes.
 import fs from 'node:fs';
 import path from 'node:path';
+import { FAMILIES, type FamilyName, type Shape, type TensorSink, outputNorm } from './families.js';
 import { GgmlType, type GgufTensor, type GgufValue, gguf, writeGguf } from './gguf.js';
 
 /** A ChatML template with tool calls, modelled on Qwen2.5's but without its default system text. */
@@ -70,11 +71,13 @@ export const CHATML_SPECIAL_TOKENS: readonly string[] = Object.freeze([
 ]);
 
 /**
- * Architectures this writer can produce. `llama` is the default. `qwen2` has the same tensors (its
- * q/k/v biases are optional in llama.cpp) and `qwen3` adds per-head q/k norms; node-llama-cpp only
- * considers its QwenChatWrapper for a Qwen architecture.
+ * Architectures this writer can produce (families.ts). `llama` is the default. `qwen2` has the same
+ * tensors (its q/k/v biases are optional in llama.cpp) and `qwen3` adds per-head q/k norms;
+ * node-llama-cpp only considers its QwenChatWrapper for a Qwen architecture. `qwen35` and `lfm2` are
+ * hybrid (recurrent layers beside attention), `gpt-oss` and `gemma4` attend in a sliding window.
  */
-export type TestModelArchitecture = 'llama' | 'qwen2' | 'qwen3';
+export type TestModelArchitecture = FamilyName;
+export const TEST_MODEL_ARCHITECTURES = Object.keys(FAMILIES) as TestModelArchitecture[];
 
 export interface TestModelOptions {
   /** general.architecture. Default 'llama'. */
@@ -106,6 +109,8 @@ export interface TestModelOptions {
   /** Key/value heads (grouped-query attention). Default: heads. */
   kvHeads?: number;
   ff?: number;
+  /** Attention window of the sliding-window layers (gpt-oss, gemma4), in tokens. Default 128. */
+  window?: number;
   /** Store the 2-D weights as F16 (norms stay F32, as llama.cpp's converters do). */
   f16?: boolean;
   seed?: number;
@@ -271,17 +276,18 @@ export function resolveTestModelOptions(options: TestModelOptions = {}) {
     heads: options.heads ?? 4,
     kvHeads: options.kvHeads ?? options.heads ?? 4,
     ff: options.ff ?? 128,
+    window: options.window ?? 128,
     f16: options.f16 ?? false,
     seed: options.seed ?? 1,
     contextLength: options.contextLength ?? 32768,
   };
   const { embedding, heads, kvHeads } = resolved;
-  for (const key of ['embedding', 'layers', 'heads', 'kvHeads', 'ff', 'contextLength'] as const) {
+  for (const key of ['embedding', 'layers', 'heads', 'kvHeads', 'ff', 'window', 'contextLength'] as const) {
     if (!Number.isInteger(resolved[key]) || resolved[key] <= 0) throw new Error(`${key} must be a positive integer`);
   }
   if (embedding % heads !== 0) throw new Error('embedding must be a multiple of heads');
   if (heads % kvHeads !== 0) throw new Error('heads must be a multiple of kvHeads');
-  if (!['llama', 'qwen2', 'qwen3'].includes(resolved.architecture)) {
+  if (!Object.hasOwn(FAMILIES, resolved.architecture)) {
     throw new Error(`unsupported architecture: ${resolved.architecture}`);
   }
   if ((embedding / heads) % 2 !== 0) throw new Error('head size (embedding / heads) must be even for RoPE');
@@ -294,11 +300,11 @@ export function makeTestModel(options: TestModelOptions = {}): Buffer {
   const vocab = buildVocabulary(o);
   const nVocab = vocab.tokens.length;
   const headSize = o.embedding / o.heads;
-  const kvSize = headSize * o.kvHeads;
   const weightType = o.f16 ? GgmlType.F16 : GgmlType.F32;
 
   const arch = o.architecture;
-  const metadata: Array<readonly [string, GgufValue]> = [
+  const own = FAMILIES[arch].metadata(shapeOf(o)).map(([key, value]) => [`${arch}.${key}`, value] as const);
+  const shared: Array<readonly [string, GgufValue]> = [
     ['general.architecture', gguf.string(arch)],
     ['general.name', gguf.string(o.name)],
     ...(o.sizeLabel === undefined ? [] : [['general.size_label', gguf.string(o.sizeLabel)] as const]),
@@ -326,45 +332,42 @@ export function makeTestModel(options: TestModelOptions = {}): Buffer {
     ['tokenizer.ggml.add_space_prefix', gguf.bool(false)],
     ['tokenizer.chat_template', gguf.string(o.template)],
   ];
+  const metadata = [...shared.filter(([key]) => !own.some(([k]) => k === key)), ...own]; // the family's values win
 
   const tensors: GgufTensor[] = [];
-  const matrix = (name: string, dims: readonly number[]) =>
-    tensors.push({ name, dims, type: weightType, data: randomMatrix(o.seed, name, dims) });
-  const norm = (name: string, size = o.embedding) =>
-    tensors.push({ name, dims: [size], type: GgmlType.F32, data: new Float32Array(size).fill(1) });
-
-  matrix('token_embd.weight', [o.embedding, nVocab]);
-  for (let i = 0; i < o.layers; i++) {
-    const blk = `blk.${i}`;
-    norm(`${blk}.attn_norm.weight`);
-    matrix(`${blk}.attn_q.weight`, [o.embedding, o.embedding]);
-    matrix(`${blk}.attn_k.weight`, [o.embedding, kvSize]);
-    matrix(`${blk}.attn_v.weight`, [o.embedding, kvSize]);
-    matrix(`${blk}.attn_output.weight`, [o.embedding, o.embedding]);
-    if (arch === 'qwen3') {
-      norm(`${blk}.attn_q_norm.weight`, headSize);
-      norm(`${blk}.attn_k_norm.weight`, headSize);
-    }
-    norm(`${blk}.ffn_norm.weight`);
-    matrix(`${blk}.ffn_gate.weight`, [o.embedding, o.ff]);
-    matrix(`${blk}.ffn_up.weight`, [o.embedding, o.ff]);
-    matrix(`${blk}.ffn_down.weight`, [o.ff, o.embedding]);
-  }
-  norm('output_norm.weight');
-  matrix('output.weight', [o.embedding, nVocab]);
-
+  eachTensor(o, nVocab, {
+    matrix: (name, dims) => tensors.push({ name, dims, type: weightType, data: randomMatrix(o.seed, name, dims) }),
+    vector: (name, size, value = 1) => {
+      const dims = typeof size === 'number' ? [size] : size;
+      tensors.push({ name, dims, type: GgmlType.F32, data: new Float32Array(dims.reduce((a, b) => a * b, 1)).fill(value) });
+    },
+  });
   return writeGguf({ metadata, tensors });
+}
+
+type Resolved = ReturnType<typeof resolveTestModelOptions>;
+
+const shapeOf = (o: Resolved): Shape => ({ ...o, headSize: o.embedding / o.heads });
+
+/** Calls the sink for every tensor of the model, in file order. */
+function eachTensor(o: Resolved, nVocab: number, sink: TensorSink): void {
+  const family = FAMILIES[o.architecture];
+  const shape = shapeOf(o);
+  sink.matrix('token_embd.weight', [o.embedding, nVocab]);
+  for (let i = 0; i < o.layers; i++) family.layer(sink, `blk.${i}`, i, shape);
+  (family.globals ?? outputNorm)(sink, shape);
+  if (!family.tiedOutput) sink.matrix('output.weight', [o.embedding, nVocab]);
 }
 
 /** Number of weights a model with these options has. */
 export function testModelParameterCount(options: TestModelOptions = {}): number {
   const o = resolveTestModelOptions(options);
-  const nVocab = buildVocabulary(o).tokens.length;
-  const kvSize = (o.embedding / o.heads) * o.kvHeads;
-  const headNorms = o.architecture === 'qwen3' ? 2 * (o.embedding / o.heads) : 0;
-  const perLayer =
-    2 * o.embedding + headNorms + 2 * o.embedding * o.embedding + 2 * o.embedding * kvSize + 3 * o.embedding * o.ff;
-  return 2 * o.embedding * nVocab + o.embedding + o.layers * perLayer;
+  let count = 0;
+  const add = (_name: string, dims: number | readonly number[]) => {
+    count += typeof dims === 'number' ? dims : dims.reduce((a, b) => a * b, 1);
+  };
+  eachTensor(o, buildVocabulary(o).tokens.length, { matrix: add, vector: add });
+  return count;
 }
 
 /** Writes the model to `file` (creating its folder) and returns the bytes written. */
