@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { HarmonyChatWrapper, type ChatWrapper, type LlamaContextSequence } from 'node-llama-cpp';
 import type {
-  Conversation, Engine, GenerateOptions, Generation, SaveOptions, StateMeta, StateRestore,
+  Conversation, ConversationMessage, Engine, GenerateOptions, Generation, SaveOptions, StateMeta, StateRestore,
 } from '../core/engine/types.js';
 import { ContextFullError } from '../core/session/loop.js';
 import { SequenceCheckpoints, sequenceCheckpointOptions } from './checkpoints.js';
@@ -208,17 +208,24 @@ export class LlamaEngine implements Engine {
   /**
    * Where this request keeps checkpoints, on a sequence that needs them: the turn is the count of the
    * person's messages; a request that carries a new message renders it once more with other text
-   * (`probe`), so the point where an edit or undo of that message would depart is the template's own.
+   * (`probe`), so the point where an edit or undo of that message would depart is the template's own;
+   * and the conversation is rendered continued by a finished reply and a message (`next`), so the
+   * point where the next request departs is too (request.ts).
    */
   private checkpointPlan(conversation: Conversation): RequestOptions['checkpoints'] {
     if (!this.checkpoints.needed) return undefined;
     const { messages } = conversation;
     const turn = messages.filter((m) => m.role === 'user').length;
     const last = messages.at(-1);
-    if (last?.role !== 'user') return { keeper: this.checkpoints, turn };
+    const reply = { text: PROBE, calls: [] };
+    const answered: ConversationMessage[] = last?.role === 'model'
+      ? [...messages.slice(0, -1), { role: 'model', replies: [...last.replies, reply] }]
+      : [...messages, { role: 'model', replies: [reply] }];
+    const next = this.render({ ...conversation, messages: [...answered, { role: 'user', text: PROBE }] }).text;
+    if (last?.role !== 'user') return { keeper: this.checkpoints, turn, next };
     const other = last.text.startsWith(PROBE) ? PROBE_OTHER : PROBE;
     const probe = this.render({ ...conversation, messages: [...messages.slice(0, -1), { role: 'user', text: other }] }).text;
-    return { keeper: this.checkpoints, turn, probe };
+    return { keeper: this.checkpoints, turn, probe, next };
   }
 
   private render(conversation: Conversation) {

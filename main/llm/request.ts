@@ -30,8 +30,11 @@ export interface RequestOptions {
    * Where a sequence that needs checkpoints keeps them (checkpoints.ts): `turn` counts the person's
    * messages; `probe` is this prompt with other text in the message that opens the turn (where the
    * request carries one): where the two depart is where an edit or undo of that message would.
+   * `next` is the conversation continued by a finished reply and another message: where it departs
+   * from this prompt (a template that writes the generation prompt otherwise than a finished turn,
+   * Qwen3.5's `<think>`) is where the next request will, so the prompt's checkpoint is taken there.
    */
-  checkpoints?: { keeper: SequenceCheckpoints; turn: number; probe?: LlamaText };
+  checkpoints?: { keeper: SequenceCheckpoints; turn: number; probe?: LlamaText; next?: LlamaText };
 }
 
 export interface RequestResult {
@@ -66,17 +69,21 @@ export async function runRequest(o: RequestOptions): Promise<RequestResult> {
   // At least one token is evaluated, so there are logits to sample the first reply token from.
   const start = Math.min(firstDiff, prompt.length - 1);
   const input = prompt.from(start);
-  const turnText = o.checkpoints?.probe && o.checkpoints.keeper.needed
-    ? departure(prompt, promptTokens(o.checkpoints.probe, o.model, evaluated), start) : undefined;
+  const departs = (probe?: LlamaText) => (probe && o.checkpoints?.keeper.needed
+    ? departure(prompt, promptTokens(probe, o.model, evaluated), start) : undefined);
+  const cuts = { turn: departs(o.checkpoints?.probe), prompt: departs(o.checkpoints?.next) };
   evaluated.changing();
   const began = performance.now();
   // A sequence that cannot cut its state back re-reads, inside the erase, from the nearest checkpoint (or token 0).
+  // It cannot where the cut starts at or before the first position its state still holds (a window's
+  // start; a recurrent state's last position), as node-llama-cpp decides.
   const meter = o.sequence.tokenMeter.usedInputTokens;
+  const restores = start < cachedBefore && start <= o.sequence.stateCellsStartIndex;
   if (start < cachedBefore) await o.sequence.eraseContextTokenRanges([{ start, end: cachedBefore }]);
   const reread = o.sequence.tokenMeter.usedInputTokens - meter;
   const keeper = o.checkpoints?.keeper;
-  const checkpoint = keeper?.needed ? checkpointUse(keeper, start, reread) : undefined;
-  const last = await evaluateWithCheckpoints(o, start, input, turnText);
+  const checkpoint = keeper?.needed && restores ? checkpointUse(keeper, start, reread) : undefined;
+  const last = await evaluateWithCheckpoints(o, start, input, cuts);
 
   const script = o.scripted === undefined ? undefined : o.model.tokenize(o.scripted, true);
   const reply = new ReplyReader(o);
@@ -131,23 +138,25 @@ export async function runRequest(o: RequestOptions): Promise<RequestResult> {
 
 /**
  * Evaluates the prompt's input but its last token, taking checkpoints on the way where the sequence
- * keeps them: before the text of the message that opens the turn, and at the end (checkpoints.ts).
- * Returns what is left for generation to evaluate: the last token, or the whole input where no
- * checkpoint is kept (then nothing is split).
+ * keeps them (checkpoints.ts): before the text of the message that opens the turn (`cuts.turn`), and
+ * at the prompt's end or, where the next request departs before it, there (`cuts.prompt`). Returns
+ * what is left for generation to evaluate: the last token, or the whole input where no checkpoint is
+ * kept (then nothing is split).
  */
-async function evaluateWithCheckpoints(o: RequestOptions, start: number, input: Token[], turnText?: number): Promise<Token[]> {
+async function evaluateWithCheckpoints(o: RequestOptions, start: number, input: Token[], cuts: { turn?: number; prompt?: number }): Promise<Token[]> {
   const c = o.checkpoints;
   if (!c?.keeper.needed || input.length < 2) return input;
   const end = input.length - 1;
-  const turnAt = turnText === undefined ? -1 : turnText - start;
-  if (turnAt > 0 && turnAt < end) {
-    await o.sequence.evaluateWithoutGeneratingNewTokens(input.slice(0, turnAt));
-    await c.keeper.take('turn', c.turn);
-    await o.sequence.evaluateWithoutGeneratingNewTokens(input.slice(turnAt, end));
-  } else {
-    await o.sequence.evaluateWithoutGeneratingNewTokens(input.slice(0, end));
+  const stops: Array<[number, 'turn' | 'prompt']> = [[Math.min(end, (cuts.prompt ?? Infinity) - start), 'prompt']];
+  const turnAt = cuts.turn === undefined ? -1 : cuts.turn - start;
+  if (turnAt > 0 && turnAt < end) stops.push([turnAt, 'turn']);
+  let done = 0;
+  for (const [at, kind] of stops.sort((a, b) => a[0] - b[0])) {
+    if (at > done) await o.sequence.evaluateWithoutGeneratingNewTokens(input.slice(done, at));
+    done = Math.max(done, at);
+    await c.keeper.take(kind, c.turn);
   }
-  await c.keeper.take('prompt', c.turn);
+  if (end > done) await o.sequence.evaluateWithoutGeneratingNewTokens(input.slice(done, end));
   return input.slice(end);
 }
 
@@ -160,9 +169,8 @@ function departure(a: PromptTokens, b: PromptTokens, start: number): number {
   return start + i;
 }
 
-/** Where a cut back to `start` resumed from: the checkpoint node-llama-cpp restored, or none (and why). */
-function checkpointUse(keeper: SequenceCheckpoints, start: number, reread: number): CheckpointUse | undefined {
-  if (reread === 0) return undefined; // the state was cut back in place: nothing re-read
+/** Where a restore for a cut back to `start` resumed from: the checkpoint node-llama-cpp restored, or none (and why). */
+function checkpointUse(keeper: SequenceCheckpoints, start: number, reread: number): CheckpointUse {
   const restoredAt = start - reread - 1;
   return restoredAt < 0 ? { restoredAt: null, reread, why: keeper.missing(start - 1) } : { restoredAt, reread };
 }
