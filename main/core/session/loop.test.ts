@@ -177,9 +177,9 @@ describe('the agent loop on a scripted engine (no model)', () => {
     await loop.send('first');
     await loop.send('x');
     loop.undo();
-    // The last request measured more than the history holds now: only a full count sees it under the threshold.
-    const size = await loop.promptTokens();
-    Object.defineProperty(engine, 'contextSize', { value: 2 * (size + 'y'.length) });
+    // The last request measured more than the history holds now: only a full count (with the message) sees it under the threshold.
+    const size = await engine.promptTokens(loop.conversation('y'));
+    Object.defineProperty(engine, 'contextSize', { value: 2 * size });
     engine.replies.push('Again.');
     await loop.send('y');
     expect(loop.requests().map((r) => r.kind)).toEqual(['turn', 'turn', 'turn']);

@@ -32,7 +32,7 @@ export class AgentLoop {
 
   constructor(private o: LoopOptions) {
     this.log = new RequestLog(o.store, o.session);
-    this.size = new PromptSize(o, () => this.promptTokens());
+    this.size = new PromptSize(o, (words) => this.o.engine.promptTokens(this.conversation(words)));
     if (o.session.history().length > 0 || o.session.epoch > 0) this.log.pendingCause = 'resumed without cache';
   }
 
