@@ -72,7 +72,7 @@ export async function runKeel(
       const ran = events.slice(from).filter((e) => e.type === 'tool').map((e) => e.type === 'tool' && e.name);
       const expected = turn.replies.filter((r) => r.call).map((r) => r.call!.name);
       if (ran.join() !== expected.join()) problems.push(`step ${turnNo}: ran ${ran.join(', ') || 'no call'}, the script has ${expected.join(', ') || 'none'}`);
-      if (answer !== turn.replies.at(-1)!.text) problems.push(`step ${turnNo}: answered ${JSON.stringify(answer.slice(0, 80))}`);
+      if (answer !== turn.replies.at(-1)!.text) problems.push(`step ${turnNo}: answered ${JSON.stringify(answer.slice(0, 80))}, the script ${JSON.stringify(turn.replies.at(-1)!.text.slice(0, 80))}`);
       if (replies.length > 0) problems.push(`step ${turnNo}: ${replies.length} scripted replies left unused`);
       replies.length = 0;
     };

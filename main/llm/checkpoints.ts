@@ -44,6 +44,8 @@ export class SequenceCheckpoints {
   /** What a cut that found no checkpoint was owed to: the budget dropped older ones, or none were taken since the state was read. */
   private dropped = 0;
   private since: 'start' | 'restore' = 'start';
+  /** The most memory the checkpoints held at once, and the largest one: figures for benchmarks and doctor. */
+  peak = { memory: 0, checkpoint: 0 };
 
   constructor(private readonly sequence: LlamaContextSequence, readonly budget: number) {}
 
@@ -62,6 +64,7 @@ export class SequenceCheckpoints {
     for (const stale of new Set(this.list().filter((c) => c.kind === 'prompt' && c.turn < turn - 1).map((c) => `prompt:${c.turn}`))) {
       this.internal._checkpoints._pruneOldCheckpoints(stale, MAX_PER_NAME);
     }
+    this.peak = { memory: Math.max(this.peak.memory, this.memory), checkpoint: Math.max(this.peak.checkpoint, ...this.list().map((c) => c.bytes)) };
   }
 
   /** The checkpoints kept now, in position order. */

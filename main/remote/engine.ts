@@ -281,31 +281,62 @@ export class ServerEngine implements Engine {
 
   /**
    * The text the server's template renders for the reply after `prompt`: the conversation with the
-   * reply and a marker message after it, cut at the reply's end (the template's end-of-turn, found
-   * once by rendering a one-letter reply the same way).
+   * reply and a marker message after it, from where it departs from the prompt to the reply's end
+   * (what it shares with the template's end of a turn and opening of the marker's, found once by
+   * rendering a one-letter reply the same way). The marker is a tool result where the template takes one after any reply
+   * (it opens no new turn, so a template that drops reasoning at a new query keeps the turn as the
+   * next request will send it), else a message from the person. A template that writes its
+   * generation prompt otherwise than a finished turn's opening (Qwen3.5's `<think>`) departs inside
+   * the generation prompt: the reply is the finished turn's text from there, as a model that wrote
+   * no reasoning would have written it.
    */
-  private async rendered(messages: WireMessage[], assistant: WireMessage, prompt: string, c: Conversation): Promise<string> {
+  private async rendered(messages: WireMessage[], assistant: WireMessage & { role: 'assistant' }, prompt: string, c: Conversation): Promise<string> {
     const mark = '\u2063KEEL-MARK\u2063';
-    const between = async (reply: WireMessage) => {
-      const full = await this.applyTemplate([...messages, reply, { role: 'user', content: mark }], c);
-      if (!full.startsWith(prompt) || full.indexOf(mark, prompt.length) < 0) {
-        throw new ServerError('unsupported', this.url, `The chat template of ${this.url} does not render a conversation as a prefix of its continuation, so scripted replies cannot be forced on it.`);
-      }
-      return full.slice(prompt.length, full.indexOf(mark, prompt.length));
+    /** The reply's text after `before` rendered as `rendering`, or undefined where the continuation departs inside the history. */
+    const between = async (before: WireMessage[], rendering: string, reply: WireMessage & { role: 'assistant' }, marker: 'tool' | 'user') => {
+      const ids = reply.tool_calls?.map((call) => call.id) ?? [];
+      const after: WireMessage[] = marker === 'user' ? [{ role: 'user', content: mark }]
+        : (ids.length ? ids : ['keel-mark']).map((id) => ({ role: 'tool', tool_call_id: id, content: mark }));
+      const full = await this.applyTemplate([...before, reply, ...after], c);
+      let from = 0;
+      while (from < rendering.length && full[from] === rendering[from]) from++;
+      const history = from < rendering.length ? await this.applyTemplate(before, c, false) : '';
+      const end = full.indexOf(mark, from);
+      return end < 0 || !rendering.startsWith(history) || from < history.length ? undefined : full.slice(from, end);
     };
-    this.turnEnd ??= (await between({ role: 'assistant', content: 'K' })).slice(1);
-    const text = await between(assistant);
-    if (!text.endsWith(this.turnEnd)) {
-      throw new ServerError('unsupported', this.url, `The chat template of ${this.url} ends a reply with tool calls otherwise than a plain one; scripted replies cannot be forced on it.`);
+    // A template that writes a turn otherwise once a new message follows (Harmony's calls, Qwen3.5's
+    // reasoning) departs inside the history: the reply's own text is then read from a conversation of one message.
+    const alone: WireMessage[] = [{ role: 'user', content: 'K' }];
+    const read = async (reply: WireMessage & { role: 'assistant' }, marker: 'tool' | 'user') =>
+      await between(messages, prompt, reply, marker) ?? await between(alone, await this.applyTemplate(alone, c), reply, marker);
+    if (!this.replyEnd) {
+      const probe = async (marker: 'tool' | 'user') => {
+        const k = await read({ role: 'assistant', content: 'K' }, marker);
+        if (k === undefined) throw new Error('no reply');
+        return { marker, text: k.slice(k.lastIndexOf('K') + 1) };
+      };
+      this.replyEnd = await probe('tool').catch(() => probe('user').catch(() => undefined));
     }
-    return text.slice(0, text.length - this.turnEnd.length);
+    const text = this.replyEnd && await read(assistant, this.replyEnd.marker);
+    if (text === undefined) {
+      throw new ServerError('unsupported', this.url, `The chat template of ${this.url} does not render a conversation as a prefix of its continuation, so scripted replies cannot be forced on it.`);
+    }
+    // What both end with is the template's; a reply with calls may end otherwise before it (Harmony's `<|call|>`), as the model writes it.
+    const end = this.replyEnd!.text;
+    let common = 0;
+    while (common < end.length && common < text.length && text[text.length - 1 - common] === end[end.length - 1 - common]) common++;
+    return text.slice(0, text.length - common);
   }
 
-  private turnEnd?: string;
+  /** How the template ends a reply and opens the marker message after it (`rendered`). */
+  private replyEnd?: { marker: 'tool' | 'user'; text: string };
 
-  private async applyTemplate(messages: WireMessage[], c: Conversation): Promise<string> {
+  /** The server's render of `messages`, with the generation prompt or without. */
+  private async applyTemplate(messages: WireMessage[], c: Conversation, generationPrompt = true): Promise<string> {
     const tools = wireTools(c.tools);
-    const r = await this.server.client.postJson<{ prompt?: string }>('/apply-template', { messages, ...(tools.length ? { tools } : {}) });
+    const r = await this.server.client.postJson<{ prompt?: string }>('/apply-template', {
+      messages, ...(tools.length ? { tools } : {}), ...(generationPrompt ? {} : { add_generation_prompt: false }),
+    });
     if (typeof r.prompt !== 'string') throw malformed(this.url, '/apply-template without a prompt');
     return r.prompt;
   }
