@@ -20,9 +20,13 @@
  *   KEEL_RESUME_BEFORE=1          also the old policy, on the first size (0: not)
  *   KEEL_RESUME_SEED=<int>        other messages
  *   KEEL_RESUME_KEEP=1            keep the folder with the data folders, and print it
+ *   KEEL_RESUME_HYBRID=1          also the first size on a hybrid model (0: not): the same generated
+ *                                 model with Gated DeltaNet layers (arch qwen35), whose state cannot be
+ *                                 cut back, so the saved state must carry the checkpoint the next message starts from
  *
  * Figures are printed, never asserted; it exits 1 when a phase fails (a state not restored, say).
- * The last line is `resume/cold: X.XXX`, the largest ratio over the sizes.
+ * The line before last is `resume/cold (hybrid): X.XXX`; the last is `resume/cold: X.XXX`, the largest
+ * ratio over the sizes on the plain model.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -44,6 +48,8 @@ const MODEL = path.join(REPO, 'test-models', 'big-64k.gguf');
  * trained one (its weights are random, so the declared length changes nothing else).
  */
 const MODEL_OPTIONS = { ...BIG_MODEL_OPTIONS, contextLength: 65536 };
+const HYBRID_MODEL = path.join(REPO, 'test-models', 'big-qwen35-64k.gguf');
+const HYBRID = process.env.KEEL_RESUME_HYBRID !== '0';
 
 const SIZES = (process.env.KEEL_RESUME_SIZES ?? '8192,32768').split(',').map(Number).sort((a, b) => a - b);
 const TURNS = Number(process.env.KEEL_RESUME_TURNS ?? 40);
@@ -87,34 +93,41 @@ const table = (rows: [string, string][]) => {
 const written = (saves: Save[], turns: number) =>
   `${saves.length} save${saves.length === 1 ? '' : 's'}, ${mb(sum(saves.map((s) => s.bytes)))} in all, ${mb(sum(saves.map((s) => s.bytes)) / turns)} per turn`;
 
-interface SizeRun { size: number; context: number; grow: GrowResult; resumed: ReopenResult; cold: ReopenResult; before?: GrowResult }
+interface SizeRun { size: number; context: number; grow: GrowResult; resumed: ReopenResult; cold: ReopenResult; before?: GrowResult; hybrid?: boolean }
 
 async function main(): Promise<number> {
   if (!fs.existsSync(MODEL)) {
     progress(`writing ${path.relative(REPO, MODEL)} (npm run make-test-model -- --big, with a 65,536-token trained context)`);
     writeTestModel(MODEL, MODEL_OPTIONS);
   }
+  if (HYBRID && !fs.existsSync(HYBRID_MODEL)) {
+    progress(`writing ${path.relative(REPO, HYBRID_MODEL)} (the same, of architecture qwen35)`);
+    writeTestModel(HYBRID_MODEL, { ...MODEL_OPTIONS, architecture: 'qwen35' });
+  }
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-resume-')));
   const runs: SizeRun[] = [];
   try {
-    for (const [i, size] of SIZES.entries()) {
+    const sizes = [...SIZES.map((size, i) => ({ size, model: MODEL, before: BEFORE && i === 0, hybrid: false })),
+      ...(HYBRID ? [{ size: SIZES[0]!, model: HYBRID_MODEL, before: false, hybrid: true }] : [])];
+    for (const { size, model, before: withBefore, hybrid } of sizes) {
       const context = contextFor(size);
-      const at = (name: string) => path.join(dir, `${size}-${name}`);
-      progress(`${fmtInt(size)} tokens: growing a session over ${TURNS} turns (context ${fmtInt(context)})`);
-      const grow = await runChild<GrowResult>({ phase: 'grow', data: at('after'), model: MODEL, contextSize: context, target: size, turns: TURNS, seed: SEED });
+      const label = `${fmtInt(size)} tokens${hybrid ? ' (hybrid)' : ''}`;
+      const at = (name: string) => path.join(dir, `${size}${hybrid ? '-hybrid' : ''}-${name}`);
+      progress(`${label}: growing a session over ${TURNS} turns (context ${fmtInt(context)})`);
+      const grow = await runChild<GrowResult>({ phase: 'grow', data: at('after'), model, contextSize: context, target: size, turns: TURNS, seed: SEED });
       fs.cpSync(at('after'), at('resumed'), { recursive: true });
       fs.cpSync(at('after'), at('cold'), { recursive: true });
-      progress(`${fmtInt(size)} tokens: reopening with the saved state`);
-      const resumed = await runChild<ReopenResult>({ phase: 'reopen', data: at('resumed'), model: MODEL, contextSize: context, session: grow.session, waits: true });
+      progress(`${label}: reopening with the saved state`);
+      const resumed = await runChild<ReopenResult>({ phase: 'reopen', data: at('resumed'), model, contextSize: context, session: grow.session, waits: true });
       if (resumed.restoredTokens === 0) throw new Error('the resumed session restored nothing');
-      progress(`${fmtInt(size)} tokens: reopening cold (its state folder removed)`);
-      const cold = await runChild<ReopenResult>({ phase: 'reopen', data: at('cold'), model: MODEL, contextSize: context, session: grow.session, cold: true });
+      progress(`${label}: reopening cold (its state folder removed)`);
+      const cold = await runChild<ReopenResult>({ phase: 'reopen', data: at('cold'), model, contextSize: context, session: grow.session, cold: true });
       let before: GrowResult | undefined;
-      if (BEFORE && i === 0) {
-        progress(`${fmtInt(size)} tokens: the same session under the old policy (a full save after every send)`);
-        before = await runChild<GrowResult>({ phase: 'before', data: at('before'), model: MODEL, contextSize: context, target: size, turns: TURNS, seed: SEED });
+      if (withBefore) {
+        progress(`${label}: the same session under the old policy (a full save after every send)`);
+        before = await runChild<GrowResult>({ phase: 'before', data: at('before'), model, contextSize: context, target: size, turns: TURNS, seed: SEED });
       }
-      runs.push({ size, context, grow, resumed, cold, before });
+      runs.push({ size, context, grow, resumed, cold, before, hybrid });
     }
   } finally {
     if (KEEP) process.stderr.write(`kept: ${dir}\n`);
@@ -131,11 +144,13 @@ function print(runs: SizeRun[]): void {
       `an agent session with every tool; ${TURNS} turns; idle save after ${fmtInt(loopConfig.idleSaveMs)} ms (loop.json).`,
   ];
   const ratios: number[] = [];
+  let hybrid: number | undefined;
   for (const r of runs) {
     const ratio = r.resumed.first.prefillMs / r.cold.first.prefillMs;
-    ratios.push(ratio);
+    if (r.hybrid) hybrid = ratio;
+    else ratios.push(ratio);
     const w = r.resumed;
-    lines.push('', `Grown to ${fmtInt(r.grow.tokens)} tokens (target ${fmtInt(r.size)}), context ${fmtInt(r.context)}:`, ...table([
+    lines.push('', `Grown to ${fmtInt(r.grow.tokens)} tokens (target ${fmtInt(r.size)}), context ${fmtInt(r.context)}${r.hybrid ? ', hybrid model (qwen35: Gated DeltaNet beside attention)' : ''}:`, ...table([
       ['cold prefill (state removed)', `${secs(r.cold.first.prefillMs)}  (${fmtInt(r.cold.first.newTokens)} of ${fmtInt(r.cold.first.promptTokens)} tokens read)`],
       ['resumed first-request prefill', `${secs(w.first.prefillMs)}  (${fmtInt(w.first.newTokens)} new of ${fmtInt(w.first.promptTokens)}; ${fmtInt(w.first.reusedTokens)} reused, ${fmtInt(w.restoredTokens)} restored)`],
       ['resumed / cold', `${ratio.toFixed(3)}  (goal ≤ 0.05)`],
@@ -150,7 +165,9 @@ function print(runs: SizeRun[]): void {
       ['bytes per cached token in a state', (r.grow.saves.at(-1)!.bytes / r.grow.saves.at(-1)!.tokens).toFixed(0)],
     ]));
   }
-  lines.push('', `Total run time ${secs(performance.now() - started)}.`, `resume/cold: ${Math.max(...ratios).toFixed(3)}`);
+  lines.push('', `Total run time ${secs(performance.now() - started)}.`);
+  if (hybrid !== undefined) lines.push(`resume/cold (hybrid): ${hybrid.toFixed(3)}`);
+  lines.push(`resume/cold: ${Math.max(...ratios).toFixed(3)}`);
   process.stdout.write(lines.join('\n') + '\n');
 }
 

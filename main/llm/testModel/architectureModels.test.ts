@@ -60,6 +60,22 @@ describe('architecture test models', { timeout: 240_000 }, () => {
       }
     }
   });
+
+  it('in F16 keep the weights llama.cpp reads only in F32 (convolutions, expert routers) and run', async () => {
+    const llama = await loadLlama('cpu');
+    for (const architecture of ['qwen35', 'lfm2', 'gpt-oss'] as const) {
+      const modelPath = path.join(dir, `${architecture}-f16.gguf`);
+      writeTestModel(modelPath, { ...architectureModel(architecture), f16: true });
+      const model = await llama.loadModel({ modelPath });
+      try {
+        const context = await model.createContext({ contextSize: 512, threads: 1 });
+        await context.getSequence().evaluateWithoutGeneratingNewTokens(model.tokenize('Fix the test. '.repeat(10)));
+        await context.dispose();
+      } finally {
+        await model.dispose();
+      }
+    }
+  });
 });
 
 const missing = llamaServerMissing();

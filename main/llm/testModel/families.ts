@@ -5,6 +5,12 @@
 import type { GgufValue } from './gguf.js';
 import { gguf } from './gguf.js';
 
+/**
+ * Weights llama.cpp's converter always stores as F32, whatever the file type (conversion/base.py):
+ * its CPU kernels for them read F32 only (an F16 ssm_conv1d fails an assertion in ggml's ssm_conv).
+ */
+export const ALWAYS_F32 = /\.(ffn_gate_inp|ssm_conv1d|shortconv\.conv)\.weight$/;
+
 /** The dimensions every family shares, resolved from the options. */
 export interface Shape {
   embedding: number;

@@ -3,7 +3,7 @@
 // shared/PLATFORM.md ("node-llama-cpp and a model you make yourself"). Same options, same bytes.
 import fs from 'node:fs';
 import path from 'node:path';
-import { FAMILIES, type FamilyName, type Shape, type TensorSink, outputNorm } from './families.js';
+import { ALWAYS_F32, FAMILIES, type FamilyName, type Shape, type TensorSink, outputNorm } from './families.js';
 import { GgmlType, type GgufTensor, type GgufValue, gguf, writeGguf } from './gguf.js';
 
 /** A ChatML template with tool calls, modelled on Qwen2.5's but without its default system text. */
@@ -336,7 +336,7 @@ export function makeTestModel(options: TestModelOptions = {}): Buffer {
 
   const tensors: GgufTensor[] = [];
   eachTensor(o, nVocab, {
-    matrix: (name, dims) => tensors.push({ name, dims, type: weightType, data: randomMatrix(o.seed, name, dims) }),
+    matrix: (name, dims) => tensors.push({ name, dims, type: ALWAYS_F32.test(name) ? GgmlType.F32 : weightType, data: randomMatrix(o.seed, name, dims) }),
     vector: (name, size, value = 1) => {
       const dims = typeof size === 'number' ? [size] : size;
       tensors.push({ name, dims, type: GgmlType.F32, data: new Float32Array(dims.reduce((a, b) => a * b, 1)).fill(value) });
