@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import { architectureModel } from '../llm/testModel/architectureModels.js';
 import { writeTestModel } from '../llm/testModel/makeTestModel.js';
 import { TEMPLATES_DIR, templateModelOptions } from '../llm/testModel/templates.js';
 import { runCli } from './index.js';
@@ -62,6 +63,23 @@ describe('keel check-template and check-model', { timeout: 240_000 }, () => {
       // Llama 3.2 under its real name: the lightweight wrapper, with the session's date, never the machine's.
       expect(report).toMatchObject({ template: 'llama-3.2.gguf', wrapper: 'Llama3_2LightweightChatWrapper', supported: true });
       expect(r.code).toBe(0);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('says how a hybrid model\'s cache is kept: its class, checkpoints, and what one costs', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keel-check-model-'));
+    const file = path.join(dir, 'qwen35.gguf');
+    writeTestModel(file, architectureModel('qwen35'));
+    try {
+      const r = await cli('check-model', file);
+      expect(r.out).toMatch(/architecture +qwen35: hybrid/);
+      expect(r.out).toMatch(/cache reuse +checkpoints/);
+      expect(r.out).toMatch(/KV checkpoints +about [\d.]+ kB each, up to [\d.]+ [MG]B per session/);
+      const json = JSON.parse((await cli('check-model', file, '--json')).out);
+      expect(json.cache).toMatchObject({ architecture: { name: 'qwen35', class: 'hybrid' }, strategy: { value: 'checkpoints' } });
+      expect(json.cache.checkpointBytes).toBeGreaterThan(0);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -1,14 +1,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { checkSession, type TemplateReport } from '../checkSession.js';
+import { doctor } from '../../llm/doctor.js';
 import { templateTokensFor } from '../../llm/testModel/templates.js';
+import { formatCache } from './doctor.js';
 import { CliError, type Io } from '../io.js';
 
 /**
  * `keel check-template FILE.jinja [--name NAME] [--size-label LABEL] [--json]`: a test GGUF carrying
  * the template (its special tokens, BOS and EOS as the template uses them) under that name and size
  * label, through Keel's standard scripted session. `keel check-model FILE.gguf [--json]`: the same
- * session on a real model, its own template and tokenizer. Exit 0 when supported.
+ * session on a real model, its own template and tokenizer, and how Keel keeps its cache (the
+ * architecture's class, the strategy, what checkpoints cost; with default settings, on this
+ * machine, as `keel doctor` plans it). Exit 0 when supported.
  */
 export async function checkTemplateCommand(file: string, o: { name?: string; sizeLabel?: string; json: boolean }, io: Io): Promise<boolean> {
   if (!fs.existsSync(file)) throw new CliError(`No template file ${file}.`);
@@ -24,8 +28,11 @@ export async function checkTemplateCommand(file: string, o: { name?: string; siz
 
 export async function checkModelCommand(file: string, json: boolean, io: Io): Promise<boolean> {
   if (!fs.existsSync(file)) throw new CliError(`No model file ${file}.`);
-  const report = await checkSession(path.basename(file), { file: path.resolve(file) });
-  io.out.write(json ? `${JSON.stringify(report)}\n` : formatReport(report));
+  const plan = (await doctor({ modelPath: file }).catch((e: Error) => {
+    throw new CliError(e.message);
+  })).model;
+  const report = { ...await checkSession(path.basename(file), { file: path.resolve(file) }), ...(plan && { cache: plan.cache }) };
+  io.out.write(json ? `${JSON.stringify(report)}\n` : `${formatReport(report)}${plan ? `cache (default settings, this machine)\n${formatCache(plan.cache)}` : ''}`);
   return report.supported;
 }
 

@@ -64,7 +64,7 @@ export function formatCache(c: ModelPlan['cache']): string {
   let text = row('architecture', `${a.name}: ${a.class}${a.window ? ` (${n(a.window)}-token window)` : ''}`);
   if (a.window) text += chosen('window cache', { value: c.fullWindowCache.value ? 'full' : 'window only', why: c.fullWindowCache.why });
   text += chosen('cache reuse', c.strategy);
-  if (c.budget) text += row('cache checkpoints', `about ${size(c.checkpointBytes ?? 0)} each, up to ${size(c.budget.value)} per session`, c.warning ?? c.budget.why);
+  if (c.budget) text += row('KV checkpoints', `about ${size(c.checkpointBytes ?? 0)} each, up to ${size(c.budget.value)} per session`, c.warning ?? c.budget.why);
   return text;
 }
 
