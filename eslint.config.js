@@ -74,6 +74,10 @@ export const LAYERS = {
     may: ['main'], not: HOSTS, tests: MAIN_TESTS,
     why: 'the CLI is a host of its own, in plain Node: it calls the service, never another host',
   },
+  'main/serverCache': {
+    may: ['main/core', 'main/llm', 'main/remote'], tests: MAIN_TESTS,
+    why: 'serverCache reads a llama-server\'s model (remote) with the local engine\'s GGUF insights (llm): the core and the engines',
+  },
   'main/openEngine': {
     may: ['main/core', 'main/llm', 'main/remote'], tests: MAIN_TESTS,
     why: 'openEngine opens an engine (local or server) and an agent loop on it: the core and the engines',

@@ -18,6 +18,7 @@
  *   KEEL_ARCH_ONLY=qwen35,gemma4     these architectures only
  *   KEEL_ARCH_HARNESSES=keel,stock   these harnesses only (default keel,stock,server)
  *   KEEL_ARCH_TURNS=<int>            turns of the session (default 30)
+ *   KEEL_ARCH_SERVER_ARGS="--checkpoint-min-step 0"  more llama-server flags (default: none, its defaults)
  *   KEEL_ARCH_WINDOW_CACHE=checkpoints  sliding-window models keep their window and checkpoints
  *                                    (default auto: the full window cache where memory allows, as the app does)
  *
@@ -54,6 +55,7 @@ import { plainFunctions } from './reuse/tools.js';
 const ONLY = process.env.KEEL_ARCH_ONLY?.split(',');
 const HARNESSES = new Set((process.env.KEEL_ARCH_HARNESSES ?? 'keel,stock,server').split(','));
 const TURNS = Number(process.env.KEEL_ARCH_TURNS ?? 30);
+const SERVER_ARGS = process.env.KEEL_ARCH_SERVER_ARGS?.split(' ').filter(Boolean) ?? [];
 const WINDOW_CACHE = (process.env.KEEL_ARCH_WINDOW_CACHE ?? 'auto') as 'auto' | 'full' | 'checkpoints';
 const CONTEXT = 32768;
 const GOAL = 1.05;
@@ -79,7 +81,7 @@ const times = (f?: Figures) => (f ? `${(f.newTokens / Math.max(1, f.ideal)).toFi
 async function main(): Promise<number> {
   const models = ARCHITECTURE_MODELS.filter((m) => !ONLY || ONLY.includes(m.architecture));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keel-arch-'));
-  const lines: string[] = [`Keel cache reuse by architecture (issue 31): ${TURNS} turns, context ${fmt(CONTEXT)}, 1 thread.`];
+  const lines: string[] = [`Keel cache reuse by architecture (issue 31): ${TURNS} turns, context ${fmt(CONTEXT)}, 1 thread${SERVER_ARGS.length ? `; llama-server ${SERVER_ARGS.join(' ')}` : ''}.`];
   const problems: string[] = [];
   const worst: number[] = [];
   try {
@@ -141,7 +143,7 @@ async function main(): Promise<number> {
 
 /** The scenario on a real llama-server with its defaults, through Keel's server engine; the ideal is the in-process one. */
 async function serverRun(plan: Scenario, file: string, local: Figures | undefined, problems: string[], name: string, lines: string[]): Promise<Figures | undefined> {
-  const server = await startLlamaServer({ model: file, contextSize: CONTEXT, slots: 1, threads: 1, alias: name });
+  const server = await startLlamaServer({ model: file, contextSize: CONTEXT, slots: 1, threads: 1, alias: name, extraArgs: SERVER_ARGS });
   try {
     const engine = new ServerEngine(await connectServer({ url: server.url, model: name }));
     const k = await runKeel(plan, engine, {

@@ -57,6 +57,9 @@ Usage:
   keel delete ID --yes               delete a session and its saved state
   keel doctor [FILE.gguf] [--json]   the compute backend, devices and free memory; for FILE, the
                                      context, GPU layers and KV cache Keel would use, and why
+  keel doctor --server URL [--key-file FILE]
+                                     also a llama-server's model: hybrid or sliding window, and the
+                                     server flags that keep its cache reused
   keel mcp list [--workspace DIR]    the MCP servers configured for DIR (default: here), not started
   keel mcp tools [--workspace DIR] [--config FILE]
                                      start them and print each server's tools; exit 0 when every server answered
@@ -122,7 +125,7 @@ const COMMANDS = {
   revert: { options: { turn: { type: 'string' } }, positionals: 2 },
   import: { options: {}, positionals: 1 },
   delete: { options: { yes: { type: 'boolean' } }, positionals: 1 },
-  doctor: { options: { ...LOCAL_OPTIONS, json: { type: 'boolean' } }, positionals: [0, 1] },
+  doctor: { options: { ...LOCAL_OPTIONS, json: { type: 'boolean' }, server: { type: 'string' }, 'key-file': { type: 'string' } }, positionals: [0, 1] },
   mcp: { options: { workspace: { type: 'string' }, config: { type: 'string' }, 'allow-env': { type: 'string' } }, positionals: 1 },
   hooks: { options: { workspace: { type: 'string' } }, positionals: 1 },
   'check-template': { options: { name: { type: 'string' }, 'size-label': { type: 'string' }, json: { type: 'boolean' } }, positionals: 1 },
@@ -206,7 +209,7 @@ export async function runCli(argv: readonly string[], io: CliContext = { out: pr
     }
     if (command === 'doctor') {
       const { runDoctor } = await import('./commands/doctor.js');
-      return (await runDoctor(positionals[0], localFlags(values), values.json === true, io)) ? 0 : 1;
+      return (await runDoctor(positionals[0], localFlags(values), values.json === true, io, { server: str(values, 'server'), keyFile: str(values, 'key-file') })) ? 0 : 1;
     }
     if (command === 'check-template') {
       const { checkTemplateCommand } = await import('./commands/checkTemplate.js');

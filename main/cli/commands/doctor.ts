@@ -6,13 +6,17 @@ import { CliError, type Io } from '../io.js';
 import { sandboxStatus } from '../../sandbox/runner.js';
 import { LOCAL_FLAGS, modelFile } from './model.js';
 import { dataUsage, keelHome, type DataUsage } from '../../keelHome.js';
+import { ServerClient } from '../../remote/http.js';
+import { serverCache, type ServerCacheReport } from '../../serverCache.js';
+import { serverKey, type ServerFlags } from './server.js';
 
 /**
  * `keel doctor [MODEL.gguf] [--json]`: the report on stdout, as text or JSON, and whether commands
  * run in a sandbox here and why not (JSON: `sandbox`). When the settings cannot be used with
- * MODEL, the report still prints (with what fits) and the exit code is 1.
+ * MODEL, the report still prints (with what fits) and the exit code is 1. With `--server URL`, also
+ * the model that llama-server serves and the server flags that keep its cache (JSON: `server`).
  */
-export async function runDoctor(model: string | undefined, settings: Partial<LocalSettings>, json: boolean, io: Io): Promise<boolean> {
+export async function runDoctor(model: string | undefined, settings: Partial<LocalSettings>, json: boolean, io: Io, flags: ServerFlags = {}): Promise<boolean> {
   const modelPath = model === undefined ? undefined : modelFile(model);
   let report: DoctorReport;
   try {
@@ -20,10 +24,15 @@ export async function runDoctor(model: string | undefined, settings: Partial<Loc
   } catch (e) {
     throw new CliError((e as Error).message);
   }
+  const server = flags.server === undefined ? undefined : await serverCache(new ServerClient({ url: flags.server, apiKey: serverKey(flags.keyFile) }))
+    .catch((e: Error) => {
+      throw new CliError(e.message);
+    });
   const sandbox = await sandboxStatus();
   const home = keelHome();
   const data = { folder: home, ...dataUsage(home) };
-  io.out.write(json ? `${JSON.stringify({ ...report, data, sandbox }, null, 2)}\n` : formatDoctor(report) + formatData(home, data) + formatSandbox(sandbox));
+  io.out.write(json ? `${JSON.stringify({ ...report, ...(server && { server }), data, sandbox }, null, 2)}\n`
+    : formatDoctor(report) + (server ? formatServer(server) : '') + formatData(home, data) + formatSandbox(sandbox));
   if (report.model?.problem) io.err.write(`keel: ${report.model.problem}\n`);
   return report.model?.problem === undefined;
 }
@@ -65,6 +74,17 @@ export function formatCache(c: ModelPlan['cache']): string {
   if (a.window) text += chosen('window cache', { value: c.fullWindowCache.value ? 'full' : 'window only', why: c.fullWindowCache.why });
   text += chosen('cache reuse', c.strategy);
   if (c.budget) text += row('KV checkpoints', `about ${size(c.checkpointBytes ?? 0)} each, up to ${size(c.budget.value)} per session`, c.warning ?? c.budget.why);
+  return text;
+}
+
+/** The server section: the model a llama-server serves, its class, and the flags that keep its cache. */
+export function formatServer(s: ServerCacheReport): string {
+  const a = s.architecture;
+  let text = `\nServer ${s.url}\n`;
+  if (s.modelPath) text += row('model file', s.modelPath);
+  text += row('architecture', a ? `${a.name}: ${a.class}${a.window ? ` (${n(a.window)}-token window)` : ''}` : 'unknown', s.unknown);
+  text += row('flags', s.advice[0] ?? 'none needed: any prefix of its cache is reused');
+  for (const more of s.advice.slice(1)) text += row('', more);
   return text;
 }
 
