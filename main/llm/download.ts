@@ -1,10 +1,14 @@
 import { createModelDownloader } from 'node-llama-cpp';
 
 /**
- * The small coding model the first-run screen offers: Qwen2.5-Coder 1.5B Instruct, Q4_K_M
- * (about 1 GB), a ChatML model with tool calls. A `hf:` URI that node-llama-cpp resolves.
+ * The model the first-run screen offers (renderer/src/components/FirstRun.tsx names it): Qwen3.5 4B,
+ * Q4_K_M (about 2.7 GB; 4.2B weights), a 2026 model with reasoning and tool calls that runs on a
+ * laptop's CPU or a small GPU. Its architecture, `qwen35` (Gated DeltaNet beside attention: hybrid),
+ * is one node-llama-cpp 3.21.1's llama.cpp loads — the generated qwen35 test model shows it
+ * (main/llm/testModel/architectureModels.test.ts) — and Keel keeps its cache with checkpoints
+ * (checkpoints.ts). A `hf:` URI that node-llama-cpp resolves.
  */
-export const RECOMMENDED_MODEL = 'hf:Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF:Q4_K_M';
+export const RECOMMENDED_MODEL = 'hf:unsloth/Qwen3.5-4B-GGUF:Q4_K_M';
 
 /**
  * Downloads a model into the models folder with node-llama-cpp's downloader (parallel

@@ -18,7 +18,7 @@ export function FirstRun() {
           Download a recommended model
         </button>
         <p id="download-why" className="muted small">
-          Qwen2.5-Coder 1.5B Instruct (Q4_K_M, about 1 GB) into the models folder. Downloading needs a network connection; an interrupted download resumes where it stopped.
+          Qwen3.5 4B (Q4_K_M, about 2.7 GB; reasoning and tool calls) into the models folder. Downloading needs a network connection; an interrupted download resumes where it stopped.
         </p>
       </div>
       </div>
