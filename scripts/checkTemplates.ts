@@ -62,6 +62,25 @@ the calls itself, and the reply is read as if it began with that marker (main/ll
 Notes:
 - Mistral Small 3.2 is supported but costs 4× the ideal prefill: its template moves the tool list before
   the newest user message, so every new message re-reads from there (the template's own doing).
+
+## Architectures: how Keel keeps each one's cache
+
+Which class a model is comes from its GGUF (node-llama-cpp's insights), never its name; \`keel check-model
+FILE.gguf\` and \`keel doctor FILE.gguf\` say the class, the strategy and what it costs.
+
+| Class | Families (llama.cpp architecture) | How Keel keeps the cache |
+|---|---|---|
+| transformer | Llama, Qwen2/3, Mistral, Phi… | any prefix of the KV cache is reused; nothing else is kept |
+| sliding window | gpt-oss (\`gpt-oss\`), Gemma 3/4 (\`gemma3\`, \`gemma4\`), \`granite_swa\` | the full window cache where memory allows (any prefix reused), else the window and checkpoints (setting "window cache") |
+| hybrid / recurrent | Qwen3.5/3.6 (\`qwen35\`, \`qwen35moe\`), Qwen3-Next, Granite 4 (\`granitehybrid\`), LFM2, Nemotron-H, Falcon-H1, Jamba, Mamba | checkpoints where the next request can depart: before each turn's message, and where the next request leaves the prompt (its end, or before a \`<think>\` the template drops); the nearest is restored on an undo, rewind, edit, regenerate or next message (setting "checkpoint memory") |
+
+Measured by \`npm run bench:architectures\` (generated models of each family with its real template from
+llama.cpp's collection; a 30-turn scripted agent session with tool calls, an edit, an undo, an edit and
+resend, a rewind, a regenerate, reasoning where the family writes it; new tokens against the ideal):
+Keel 1.00× on \`qwen35\`, \`gpt-oss\`, \`gemma4\` and \`lfm2\`; llama-server with its defaults 7.37×, 1.43×,
+1.01×, 2.10× (docs/servers.md gives the flags that bring it down). A resumed hybrid session reads
+0.009 of a cold one's prefill (\`npm run bench:resume\`): the saved state is the checkpoint the next
+message starts from.
 `;
 if (only.length === 0) fs.writeFileSync(path.join(repoRoot, 'docs/models.md'), doc);
 console.log(`${supported}/${reports.length} supported`);
