@@ -81,6 +81,42 @@ describe('App', () => {
     await waitFor(() => expect((screen.getByTestId('stop-button') as HTMLButtonElement).disabled).toBe(true));
   });
 
+  it('sends with Enter, keeps Shift+Enter a new line, brings the last message back with Up, and queues one sent during a turn', async () => {
+    const sent: unknown[][] = [];
+    let endTurn = () => undefined as void;
+    api({ send: (...args: unknown[]) => (sent.push(args), new Promise<void>((resolve) => (endTurn = resolve))) });
+    localStorage.removeItem('keel.sendWithEnter');
+    render(<App />);
+    await openFirstSession();
+    const input = screen.getByTestId('message-input') as HTMLTextAreaElement;
+    expect(screen.getByTestId('composer-hint').textContent).toContain('Enter sends · Shift+Enter new line');
+    fireEvent.change(input, { target: { value: 'Two\nlines' } });
+    fireEvent.keyDown(input, { key: 'Enter', shiftKey: true });
+    expect(sent).toEqual([]);
+    fireEvent.keyDown(input, { key: 'Enter' });
+    expect(sent).toEqual([[1, 'Two\nlines']]);
+    expect(input.value).toBe('');
+    // During the turn: queued, shown, and sent when it ends.
+    fireEvent.change(input, { target: { value: 'And then this' } });
+    fireEvent.keyDown(input, { key: 'Enter' });
+    expect(screen.getByTestId('queued-message').textContent).toContain('And then this');
+    expect(sent).toHaveLength(1);
+    await act(async () => endTurn());
+    await waitFor(() => expect(sent).toEqual([[1, 'Two\nlines'], [1, 'And then this']]));
+    expect(screen.queryByTestId('queued-message')).toBeNull();
+    fireEvent.keyDown(input, { key: 'ArrowUp' });
+    expect(input.value).toBe('And then this');
+    // Switched: Enter is a new line, Ctrl+Enter sends; kept for the next window.
+    await act(async () => endTurn());
+    fireEvent.click(screen.getByTestId('send-key-switch'));
+    expect(localStorage.getItem('keel.sendWithEnter')).toBe('false');
+    fireEvent.keyDown(input, { key: 'Enter' });
+    expect(sent).toHaveLength(2);
+    fireEvent.keyDown(input, { key: 'Enter', ctrlKey: true });
+    expect(sent).toHaveLength(3);
+    localStorage.removeItem('keel.sendWithEnter');
+  });
+
   it('shows a failed call and an error event as readable messages', async () => {
     const keel = api({ send: async () => Promise.reject(new Error('No model is loaded: choose a GGUF file first.')) });
     render(<App />);

@@ -16,7 +16,7 @@ export const withMod = (e: { ctrlKey: boolean; metaKey: boolean }) => e.ctrlKey 
  * else stops the model. Ctrl/Cmd+I opens the Recall inspector with its id field focused (with a
  * session open). Ctrl/Cmd+, opens and closes the Settings panel. Ctrl/Cmd+B shows or hides the
  * sidebar (collapsed by itself in a narrow window).
- * Ctrl/Cmd+Enter (send) belongs to the message box.
+ * Enter (send; Ctrl/Cmd+Enter too), Shift+Enter and Up belong to the message box (Composer.tsx).
  */
 export function useShortcuts(): void {
   useEffect(() => {
