@@ -9,8 +9,12 @@ import type { KeelClient } from '../api.js';
 /** What a call to main gave: its value, or main's readable reason. Never a thrown error. */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: string };
 
-/** Calls main. A failure goes to the error banner unless `quiet` (the caller shows it itself). */
-export type Call = <T>(work: (api: KeelClient) => Promise<T>, o?: { quiet?: boolean }) => Promise<Outcome<T>>;
+/**
+ * Calls main. A failure goes to the error banner unless `quiet` (the caller shows it itself). With
+ * `about` (what the call is about: 'model', 'session'…), a failure replaces the banner's earlier
+ * errors about the same thing, and a success clears them: no stale error outlives its fix.
+ */
+export type Call = <T>(work: (api: KeelClient) => Promise<T>, o?: { quiet?: boolean; about?: string }) => Promise<Outcome<T>>;
 
 export interface SliceContext<S, R = object> {
   get(): S;

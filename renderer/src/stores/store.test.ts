@@ -20,6 +20,20 @@ describe('the one store', () => {
     expect(messages()).toEqual([]);
   });
 
+  it('keeps one error about a thing at a time, and clears it when a call about it succeeds', async () => {
+    let fail: string | undefined = 'No .gguf file at /tmp/a.txt.';
+    fakeApi({ loadModel: () => (fail ? Promise.reject(new Error(fail)) : Promise.resolve(undefined)), stop: () => Promise.reject(new Error('Not running.')) });
+    await useKeel.getState().model.load('/tmp/a.txt');
+    fail = 'The file /tmp/missing.gguf does not exist.';
+    await useKeel.getState().model.load('/tmp/missing.gguf');
+    await callMain((api) => api.stop(1));
+    // The newer model error replaced the older one; an error about something else stays.
+    expect(messages()).toEqual(['The file /tmp/missing.gguf does not exist.', 'Not running.']);
+    fail = undefined;
+    await useKeel.getState().model.load('/tmp/model.gguf');
+    expect(messages()).toEqual(['Not running.']);
+  });
+
   it('gives a call that failed without a reason readable words', async () => {
     fakeApi({ stop: () => Promise.reject(undefined) });
     await expect(callMain((api) => api.stop(1))).resolves.toEqual({ ok: false, error: 'Something went wrong (no reason given).' });

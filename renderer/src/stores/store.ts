@@ -47,10 +47,12 @@ export interface KeelState {
  */
 export const callMain: Call = async (work, o = {}) => {
   try {
-    return { ok: true, value: await work(getApi()) };
+    const value = await work(getApi());
+    if (o.about !== undefined) useKeel.getState().errors.clear(o.about);
+    return { ok: true, value };
   } catch (err) {
     const error = reason(err);
-    if (!o.quiet) useKeel.getState().errors.push(error);
+    if (!o.quiet) useKeel.getState().errors.push(error, o.about);
     return { ok: false, error };
   }
 };

@@ -113,7 +113,7 @@ function ServerPicker({ sessionId, disabled, onChosen }: { sessionId?: number; d
   const list = async (e: FormEvent) => {
     e.preventDefault();
     setBusy(true);
-    const got = await callMain((api) => api.serverModels(url.trim(), key === '' ? undefined : key));
+    const got = await callMain((api) => api.serverModels(url.trim(), key === '' ? undefined : key), { about: 'model' });
     if (got.ok) {
       setModels(got.value);
       setKey('');
@@ -122,7 +122,7 @@ function ServerPicker({ sessionId, disabled, onChosen }: { sessionId?: number; d
   };
   const choose = async (model: string) => {
     setBusy(true);
-    const got = await callMain((api) => api.useServerModel(url.trim(), model, sessionId));
+    const got = await callMain((api) => api.useServerModel(url.trim(), model, sessionId), { about: 'model' });
     if (got.ok) {
       await useModel.getState().refreshState();
       if (sessionId !== undefined) await useTranscript.getState().reload();

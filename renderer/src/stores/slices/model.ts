@@ -24,7 +24,7 @@ export function modelSlice({ get, set, call }: SliceContext<ModelSlice>): ModelS
   /** Model work with a progress bar: true when it succeeded; a failure is reported, never thrown. */
   const withProgress = async (path: string, work: Parameters<typeof call>[0]): Promise<boolean> => {
     set({ progress: { path, fraction: 0 } });
-    const got = await call(work);
+    const got = await call(work, { about: 'model' });
     if (got.ok) await Promise.all([get().refreshState(), get().refreshModels()]);
     set({ progress: undefined });
     return got.ok;
@@ -40,7 +40,7 @@ export function modelSlice({ get, set, call }: SliceContext<ModelSlice>): ModelS
       if (got.ok) set({ models: got.value });
     },
     async setFolder(folder) {
-      const got = await call((api) => api.setModelsFolder(folder));
+      const got = await call((api) => api.setModelsFolder(folder), { about: 'model' });
       if (got.ok) await Promise.all([get().refreshState(), get().refreshModels()]);
       return got.ok;
     },

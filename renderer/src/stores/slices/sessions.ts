@@ -30,7 +30,7 @@ export function sessionsSlice({ get, set, root, call }: SliceContext<SessionsSli
       await Promise.all([root().transcript.load(id), root().requests.load(id)]);
     },
     async create(o) {
-      const got = await call((api) => api.createSession(o));
+      const got = await call((api) => api.createSession(o), { about: 'session' });
       if (!got.ok) return undefined;
       await get().refresh();
       await get().open(got.value.id);
