@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RequestRow } from '../core/session/types.js';
 import { engineFixture, type EngineFixture } from '../engineFixture.js';
 import type { LlamaEngine } from './engine.js';
+import { openEngine } from '../openEngine.js';
 import { formatCall } from './toolCalls.js';
 import { architectureModel } from './testModel/architectureModels.js';
 import type { TestModelOptions } from './testModel/makeTestModel.js';
@@ -114,6 +115,25 @@ describe('checkpoints where the next request can depart', { timeout: 180_000 }, 
     await f.dispose();
     f = await engineFixture({ model: WINDOW, local: { windowCache: 'full' } });
     expect(engine(f).checkpoints.needed).toBe(false);
+  });
+
+  it('a session switched from a plain model to a hybrid one and back keeps its history and its checkpoints follow the model', async () => {
+    f = await engineFixture({ files: { 'a.txt': 'alpha\n'.repeat(40) } });
+    await readTurn(f, 'Read a.txt.', 'It says alpha.');
+    expect(engine(f).checkpoints.needed).toBe(false);
+    await f.agent.switchEngine(openEngine({ kind: 'local', model: await f.newModel(HYBRID, 'hybrid.gguf') }));
+    expect(engine(f).checkpoints.needed).toBe(true);
+    await readTurn(f, 'Again, please.', 'Still alpha.');
+    expect(engine(f).checkpoints.list().map((c) => c.kind)).toEqual(['turn', 'prompt', 'prompt']);
+    f.agent.undo();
+    f.replies.push('Fine.');
+    await f.agent.send('Something else.');
+    expect(last(f).checkpoint?.restoredAt).toBeGreaterThan(0);
+    await f.agent.switchEngine(openEngine({ kind: 'local', model: await f.newModel({}, 'plain.gguf') }));
+    f.replies.push('Back.');
+    expect(await f.agent.send('And now?')).toBe('Back.');
+    expect(last(f).checkpoint).toBeUndefined();
+    expect(f.agent.session.history().map((t) => t.words)).toEqual(['Read a.txt.', 'Something else.', 'And now?']);
   });
 
   it('a plain transformer takes none and departs in place', async () => {
