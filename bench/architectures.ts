@@ -37,6 +37,7 @@ import { loadLlama, loadModel } from '../main/llm/model.js';
 import { nativeReplies } from '../main/llm/testModel/nativeReplies.js';
 import { ARCHITECTURE_MODELS } from '../main/llm/testModel/architectureModels.js';
 import { writeTestModel } from '../main/llm/testModel/makeTestModel.js';
+import { generationOpensThought } from '../main/llm/generationPrompt.js';
 import { sessionWrapper } from '../main/llm/wrapper.js';
 import { openEngine } from '../main/openEngine.js';
 import { connectServer } from '../main/remote/connect.js';
@@ -46,7 +47,7 @@ import { startLlamaServer } from '../test/llamaServer.js';
 import { architectureOf } from '../main/llm/architecture.js';
 import { checkProblems } from './checks.js';
 import { runKeel } from './architectures/keel.js';
-import { scenario, type Scenario } from './architectures/scenario.js';
+import { scenario, type Scenario, type ThoughtReply } from './architectures/scenario.js';
 import { runStock } from './architectures/stock.js';
 import { analyse, type RequestMeasure } from './reuse/measure.js';
 import { fmt, secs } from './reuse/report.js';
@@ -100,7 +101,13 @@ async function main(): Promise<number> {
         if (HARNESSES.has('keel')) {
           const engine = openEngine({ kind: 'local', model }) as LlamaEngine;
           const sequence = (engine as unknown as { sequence: LlamaContextSequence }).sequence;
-          const render = (date: string) => nativeReplies(model.model, sessionWrapper(model.model, date), plainFunctions(DEFAULT_PROMPTS_DIR));
+          const render = (date: string) => {
+            const wrapper = sessionWrapper(model.model, date);
+            const write = nativeReplies(model.model, wrapper, plainFunctions(DEFAULT_PROMPTS_DIR));
+            // Where the generation prompt opens the reasoning (Qwen3.5's `<think>\n`), the model closes it even when it has none.
+            const opened = generationOpensThought(wrapper);
+            return (r: ThoughtReply) => (opened && !r.thought ? `\n${opened.suffix}\n\n${write(r)}` : write(r));
+          };
           const k = await runKeel(plan, engine, { render, sequence, label: spec.architecture });
           run.keel = figures(k.requests, k.elapsedMs);
           const restored = k.rows.filter((r) => r.checkpoint?.restoredAt !== undefined && r.checkpoint.restoredAt !== null).length;

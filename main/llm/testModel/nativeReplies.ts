@@ -7,7 +7,6 @@
  * back was written by the wrapper, not by Keel's own reading of it.
  */
 import { type ChatHistoryItem, type ChatModelFunctions, type ChatWrapper, type LlamaModel } from 'node-llama-cpp';
-import { generationOpensThought } from '../generationPrompt.js';
 import { callSyntax, formatCall, jsonEnd } from '../toolCalls.js';
 
 /** A reply to script: the reasoning before it (where the wrapper writes reasoning), its words, and the call it ends with. */
@@ -26,13 +25,10 @@ export function nativeReplies(model: LlamaModel, wrapper: ChatWrapper, functions
     model.detokenize(wrapper.generateContextState({ chatHistory: [...base, { type: 'model', response }], availableFunctions: functions })
       .contextText.tokenize(model.tokenizer), true);
   const open = render([]);
-  // Where the generation prompt opens the reasoning (Qwen3.5's `<think>\n`), the model closes it even when it has none.
-  const opened = generationOpensThought(wrapper) !== undefined;
   return (r) => {
     const fallback = () => (r.call ? `${r.text ? `${r.text}${syntax.separator}` : ''}${formatCall(syntax, r.call.name, r.call.args)}` : r.text);
     const response: Extract<ChatHistoryItem, { type: 'model' }>['response'] = r.text ? [r.text] : [];
-    const thought = r.thought || (opened ? '' : undefined);
-    if (thought !== undefined) response.unshift({ type: 'segment', segmentType: 'thought', text: thought, ended: true });
+    if (r.thought) response.unshift({ type: 'segment', segmentType: 'thought', text: r.thought, ended: true });
     if (r.call) response.push({ type: 'functionCall', name: r.call.name, params: r.call.args, result: CUT });
     const full = render(response);
     if (!full.startsWith(open)) return fallback();
