@@ -9,7 +9,7 @@
 import { LlamaChatSession, defineChatSessionFunction, type ChatHistoryItem, type ChatSessionModelFunctions, type GbnfJsonObjectSchema } from 'node-llama-cpp';
 import type { LoadedModel } from '../../main/llm/model.js';
 import { SequenceProbe, type RequestMeasure } from '../reuse/measure.js';
-import { forcedReply, forcedStream } from '../reuse/stock.js';
+import { forcedReply, forcedStream, markRequests } from '../reuse/stock.js';
 import { makeWorkspace, runPlainTool, toolSchemas } from '../reuse/tools.js';
 import type { Scenario } from './scenario.js';
 
@@ -22,17 +22,7 @@ export async function runStock(scenario: Scenario, model: LoadedModel, o: { syst
   const requests: RequestMeasure[] = [];
   const problems: string[] = [];
   let turnNo = 0;
-  const chat = (session as unknown as { _chat?: { generateResponse: (...args: unknown[]) => Promise<unknown> } })._chat;
-  if (!chat) throw new Error('LlamaChatSession has no _chat: the bench cannot mark requests on this node-llama-cpp version');
-  const generate = chat.generateResponse.bind(chat);
-  chat.generateResponse = async (...args: unknown[]) => {
-    probe.begin(turnNo);
-    try {
-      return await generate(...args);
-    } finally {
-      requests.push(probe.end());
-    }
-  };
+  markRequests(session, probe, requests, () => turnNo);
   const functions: ChatSessionModelFunctions = Object.fromEntries(Object.entries(toolSchemas(o.promptsDir)).map(([name, schema]) => [
     name,
     defineChatSessionFunction({

@@ -42,18 +42,7 @@ export async function runStock(script: Script, model: LoadedModel, o: { systemPr
   const problems: string[] = [];
   let turnNo = 0;
 
-  // Request boundaries: each generateResponse of the session's LlamaChat.
-  const chat = (session as unknown as { _chat?: { generateResponse: (...args: unknown[]) => Promise<unknown> } })._chat;
-  if (!chat) throw new Error('LlamaChatSession has no _chat: the bench cannot mark requests on this node-llama-cpp version');
-  const generate = chat.generateResponse.bind(chat);
-  chat.generateResponse = async (...args: unknown[]) => {
-    probe.begin(turnNo);
-    try {
-      return await generate(...args);
-    } finally {
-      requests.push(probe.end());
-    }
-  };
+  markRequests(session, probe, requests, () => turnNo);
 
   const ran: { name: string; args: unknown }[] = [];
   const functions: ChatSessionModelFunctions = Object.fromEntries(Object.entries(toolSchemas(o.promptsDir)).map(([name, schema]) => [
@@ -131,6 +120,21 @@ export function forcedReply(model: LoadedModel): (r: Reply & { thought?: string 
     ]),
     eos,
   ];
+}
+
+/** Request boundaries: each generateResponse of the session's LlamaChat is measured by the probe, as turn `turn()`. */
+export function markRequests(session: LlamaChatSession, probe: SequenceProbe, requests: RequestMeasure[], turn: () => number): void {
+  const chat = (session as unknown as { _chat?: { generateResponse: (...args: unknown[]) => Promise<unknown> } })._chat;
+  if (!chat) throw new Error('LlamaChatSession has no _chat: the bench cannot mark requests on this node-llama-cpp version');
+  const generate = chat.generateResponse.bind(chat);
+  chat.generateResponse = async (...args: unknown[]) => {
+    probe.begin(turn());
+    try {
+      return await generate(...args);
+    } finally {
+      requests.push(probe.end());
+    }
+  };
 }
 
 /** A token bias that forces the tokens `play` was given, one each sampling step; `play.at()` says how many were sampled. */
