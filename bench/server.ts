@@ -15,6 +15,8 @@
  *   npm run bench:server
  *   KEEL_BENCH_SEED, KEEL_REUSE_TURNS, KEEL_REUSE_CALLS, KEEL_REUSE_CONTEXT   as bench:reuse
  *   KEEL_SERVER_ONLY=server       skip the in-process engine
+ *   KEEL_SERVER_ARCH=qwen35       the generated model of this architecture (main/llm/testModel/families.ts:
+ *                                 qwen35 and lfm2 are hybrid, gpt-oss and gemma4 sliding window); default llama
  *
  * The last line is `server cached/ideal: X.XXX` (the goal is >= 0.990). Timing is printed, never
  * asserted; the run exits 1 when the session did not follow the script.
@@ -28,7 +30,7 @@ import { Session } from '../main/core/session/session.js';
 import type { RequestRow } from '../main/core/session/types.js';
 import { SqliteStore } from '../main/db/store.js';
 import { loadModel } from '../main/llm/model.js';
-import { BIG_MODEL_OPTIONS, writeTestModel } from '../main/llm/testModel/makeTestModel.js';
+import { BIG_MODEL_OPTIONS, TEST_MODEL_ARCHITECTURES, type TestModelArchitecture, writeTestModel } from '../main/llm/testModel/makeTestModel.js';
 import { openAgent } from '../main/openEngine.js';
 import { requireSandbox } from '../main/sessionDeps.js';
 import { connectServer } from '../main/remote/connect.js';
@@ -50,6 +52,11 @@ const TURNS = Number(process.env.KEEL_REUSE_TURNS ?? 62);
 const CALLS = Number(process.env.KEEL_REUSE_CALLS ?? 100);
 const CONTEXT = Number(process.env.KEEL_REUSE_CONTEXT ?? 32768);
 const ONLY = new Set((process.env.KEEL_SERVER_ONLY ?? 'local,server').split(','));
+const ARCH = (process.env.KEEL_SERVER_ARCH ?? 'llama') as TestModelArchitecture;
+if (!TEST_MODEL_ARCHITECTURES.includes(ARCH)) {
+  process.stderr.write(`KEEL_SERVER_ARCH must be one of ${TEST_MODEL_ARCHITECTURES.join(', ')}, not ${ARCH}.\n`);
+  process.exit(2);
+}
 const START = new Date('2026-11-30T23:20:00');
 const NEXT_DAY = new Date('2026-12-01T00:40:00');
 
@@ -195,10 +202,10 @@ async function main(): Promise<number> {
   const script = generateScript(SEED, TURNS, CALLS);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keel-bench-server-'));
   const modelPath = path.join(dir, 'big.gguf');
-  writeTestModel(modelPath, BIG_MODEL_OPTIONS);
+  writeTestModel(modelPath, { ...BIG_MODEL_OPTIONS, architecture: ARCH });
   const out = [
     `Keel server engine benchmark (issue 11) — bench:reuse's session, seed ${SEED}: ${script.turns.length} turns, ${script.calls} tool calls.`,
-    `Model: generated, embedding ${BIG_MODEL_OPTIONS.embedding}, ${BIG_MODEL_OPTIONS.layers} layers (${(fs.statSync(modelPath).size / 1e6).toFixed(0)} MB), 1 thread, context ${fmt(CONTEXT)}; the server: llama-server --jinja, 1 slot.`,
+    `Model: generated ${ARCH}, embedding ${BIG_MODEL_OPTIONS.embedding}, ${BIG_MODEL_OPTIONS.layers} layers (${(fs.statSync(modelPath).size / 1e6).toFixed(0)} MB), 1 thread, context ${fmt(CONTEXT)}; the server: llama-server --jinja, 1 slot.`,
     '',
   ];
   const figures: Figures[] = [];
