@@ -1,7 +1,6 @@
 import { useState } from 'react';
 import { useConnection } from '../../stores/useConnection.js';
 import { useModel } from '../../stores/useModel.js';
-import { basename } from '../../lib/format.js';
 import { NewSessionForm } from './NewSessionForm.js';
 import { SessionList } from './SessionList.js';
 
@@ -24,7 +23,7 @@ export function Sidebar() {
       <SessionList />
       <footer className="sidebar-foot small">
         <div>
-          <span className="muted">Models</span> <span className="mono">{app ? basename(app.modelsFolder) : '…'}</span>
+          <span className="muted">Models</span> <span className="mono" title={app?.modelsFolder}>{app ? app.modelsFolder : '…'}</span>
         </div>
         <div>
           <span className="muted">Store</span> <span className="mono">{app ? app.dataFolder : '…'}</span>
