@@ -8,7 +8,7 @@ import { useModel } from '../../stores/useModel.js';
 import { useTranscript } from '../../stores/useTranscript.js';
 import { dispatch } from '../../events.js';
 import { ModelChip } from './ModelChip.js';
-import { ModelPicker } from './ModelPicker.js';
+import { ModelPicker, Progress } from './ModelPicker.js';
 
 afterEach(cleanup);
 
@@ -78,11 +78,15 @@ describe('loading progress', () => {
   it("moves with main's model-progress events, and is gone once the model is loaded", async () => {
     fakeApi();
     useModel.setState({ app: { modelsFolder: '/models', dataFolder: '/data' }, progress: undefined });
-    render(<ModelChip />);
+    render(<><ModelChip /><Progress /></>);
     dispatch({ type: 'model-progress', path: '/models/a.gguf', fraction: 0 });
     await waitFor(() => expect(screen.getByTestId('model-chip').textContent).toContain('loading 0%'));
+    // No figure yet: the bar is indeterminate (no value), not an empty 0 %.
+    expect(screen.getByTestId('model-progress').textContent).toContain('starting…');
+    expect(screen.getByTestId('model-progress').querySelector('progress')!.hasAttribute('value')).toBe(false);
     dispatch({ type: 'model-progress', path: '/models/a.gguf', fraction: 0.42 });
     await waitFor(() => expect(screen.getByTestId('model-chip').textContent).toContain('loading 42%'));
+    expect(screen.getByTestId('model-progress').querySelector('progress')!.getAttribute('value')).toBe('42');
     dispatch({ type: 'model-loaded', path: '/models/a.gguf' });
     await waitFor(() => expect(screen.getByTestId('model-chip').textContent).not.toContain('loading'));
   });

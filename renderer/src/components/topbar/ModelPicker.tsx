@@ -166,12 +166,13 @@ export function Progress() {
   const progress = useModel((s) => s.progress);
   if (!progress) return null;
   const pct = Math.round(progress.fraction * 100);
+  // Before the first figure arrives the bar moves on its own (indeterminate), not an empty 0 %.
   return (
     <div className="progress" data-testid="model-progress">
       <span className="small">
-        Loading {basename(progress.path)} · {pct}%
+        Loading {basename(progress.path)} · {pct > 0 ? `${pct}%` : 'starting…'}
       </span>
-      <progress max={100} value={pct} aria-label="Model loading" />
+      {pct > 0 ? <progress max={100} value={pct} aria-label="Model loading" /> : <progress aria-label="Model loading" />}
     </div>
   );
 }
