@@ -5,6 +5,7 @@ import type { SessionView } from '../../main/contract.js';
 import { App } from './App.js';
 import { fakeApi, requestRow, resetStores, sessionView, summary } from './test/fakeApi.js';
 import { fakeLayout } from './test/layout.js';
+import { useUi } from './stores/useUi.js';
 
 afterEach(cleanup);
 beforeEach(() => {
@@ -79,6 +80,17 @@ describe('App', () => {
     expect((screen.getByTestId('stop-button') as HTMLButtonElement).disabled).toBe(false);
     await act(async () => endTurn());
     await waitFor(() => expect((screen.getByTestId('stop-button') as HTMLButtonElement).disabled).toBe(true));
+  });
+
+  it('with the sessions list collapsed (a narrow window), the empty view offers to open it', async () => {
+    api();
+    render(<App />);
+    await screen.findByTestId('session-item-1');
+    act(() => useUi.getState().setSidebar(false));
+    expect(screen.getByTestId('no-session').textContent).toContain('Open the sessions list');
+    fireEvent.click(screen.getByTestId('open-sessions-list'));
+    expect(useUi.getState().sidebarOpen).toBe(true);
+    expect(screen.getByTestId('no-session').textContent).toContain('Choose a session on the left');
   });
 
   it('sends with Enter, keeps Shift+Enter a new line, brings the last message back with Up, and queues one sent during a turn', async () => {

@@ -55,19 +55,32 @@ function useMain(): void {
   }, []);
 }
 
+/** No session open: where the sessions list is, or a button that opens it when it is collapsed. */
+function NoSession() {
+  const listShown = useUi((s) => s.sidebarOpen);
+  return (
+    <div className="placeholder muted" data-testid="no-session">
+      {listShown ? (
+        'Choose a session on the left, or start a new one.'
+      ) : (
+        <>
+          Open the sessions list to choose a session or start a new one.{' '}
+          <button type="button" onClick={() => useUi.getState().setSidebar(true)} data-testid="open-sessions-list">
+            Open the sessions list
+          </button>
+        </>
+      )}
+    </div>
+  );
+}
+
 function Main() {
   const app = useModel((s) => s.app);
   const tab = useUi((s) => s.tab);
   const sessionId = useTranscript((s) => s.sessionId);
   const hasSession = sessionId !== undefined;
   if (!hasSession && app && !app.loadedModel && !app.lastModel) return <FirstRun />;
-  if (!hasSession) {
-    return (
-      <div className="placeholder muted" data-testid="no-session">
-        Choose a session on the left, or start a new one.
-      </div>
-    );
-  }
+  if (!hasSession) return <NoSession />;
   if (tab === 'plan') {
     return (
       <ErrorBoundary label="The plan">
