@@ -16,7 +16,7 @@ function pagedApi() {
     recall: async (_session, id, offset = 1) => {
       asked.push(offset);
       if (id !== '#0020') throw new Error(`No stored result ${id} in session 1.`);
-      return recallView({ id, tool: 'bash', args: { command: 'npm test' }, pathGiven: undefined, pathResolved: undefined, fileHash: undefined, inRequest: false, offset, lines: body.slice(offset - 1, offset - 1 + 2000), totalLines: body.length });
+      return recallView({ id, tool: 'bash', args: { command: 'npm test' }, pathGiven: undefined, pathResolved: undefined, fileHash: undefined, inRequest: false, elided: { line: 101, count: 4300 }, offset, lines: body.slice(offset - 1, offset - 1 + 2000), totalLines: body.length });
     },
   });
   useTranscript.setState({ sessionId: 1 });
@@ -34,6 +34,8 @@ describe('Inspector', () => {
     expect(meta.textContent).toContain('bash');
     expect(meta.textContent).toContain('{"command":"npm test"}');
     expect(meta.textContent).toMatch(/In the request being built\s*No/);
+    // The stored result was capped when inserted: the kind says so, not "full".
+    expect(meta.textContent).toMatch(/Kind\s*capped: the model got the head and tail, 4,300 lines elided/);
     expect(meta.compareDocumentPosition(screen.getByTestId('inspector-body')) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
   });
 

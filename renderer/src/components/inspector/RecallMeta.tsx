@@ -3,12 +3,22 @@ import type { RecallView } from '../../../../main/contract.js';
 import { dateTime } from '../../lib/format.js';
 import { Linkified } from '../common/IdLink.js';
 
+/** The result's kind in words; a capped result says what the model got and what is here. */
+function kindWords(view: RecallView): string {
+  if (view.elided) return `capped: the model got the head and tail, ${view.elided.count.toLocaleString('en-US')} lines elided; the full text is below`;
+  const words: Record<string, string> = {
+    full: 'full text', stub: 'stub (unchanged since an earlier read)', same: 'same as an earlier result', error: 'error',
+    recall: 'recall of a stored result', change: 'change (a diff)',
+  };
+  return words[view.kind] ?? view.kind;
+}
+
 /** What `recall()` says about a result, as it says it. */
 export function RecallMeta({ view }: { view: RecallView }) {
   const rows: [string, ReactNode][] = [
     ['Tool', view.tool],
     ['Arguments', <code key="a" className="mono">{JSON.stringify(view.args)}</code>],
-    ['Kind', view.kind],
+    ['Kind', kindWords(view)],
     ['Path as given', view.pathGiven ?? '—'],
     ['Resolved path', view.pathResolved ?? '—'],
     ['sha-256', view.fileHash ? <code key="h" className="mono" title={view.fileHash}>{view.fileHash}</code> : '—'],
