@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApprovalView } from '../../../../main/contract.js';
 import { useApprovals } from '../../stores/useApprovals.js';
 import { fakeApi, resetStores } from '../../test/fakeApi.js';
-import { ApprovalCard } from './ApprovalCard.js';
+import { ApprovalCard, destructiveParts } from './ApprovalCard.js';
 
 afterEach(cleanup);
 beforeEach(resetStores);
@@ -50,5 +50,26 @@ describe('ApprovalCard', () => {
     expect(screen.getByTestId('approval-preview').textContent).toBe('bash evil.sh⟨CR⟩⟨ESC⟩[2Kls -la ⟨U+202E⟩gnp.exe');
     const card = screen.getByTestId('approval-card').textContent ?? '';
     expect(card).not.toMatch(/(?![\n\t])[\p{Cc}\u202E]/u);
+  });
+
+  it('says what "Always for this session" covers, and flags a command that deletes recursively', () => {
+    render(<ApprovalCard approval={{ ...approval, command: 'rm -rf build && npm install', args: { command: 'rm -rf build && npm install' } }} />);
+    expect(screen.getByTestId('approval-allow-session').title).toBe('Allows exactly this command line again, without asking, until this session ends; any other command is asked.');
+    expect(screen.getAllByTestId('approval-destructive').map((e) => e.textContent)).toEqual(['deletes recursively, without asking']);
+    cleanup();
+    render(<ApprovalCard approval={{ ...approval, tool: 'mcp__memory__create_entities', server: 'memory', serverTool: 'create_entities', command: undefined }} />);
+    expect(screen.getByTestId('approval-allow-session').title).toContain('create_entities of memory with any arguments');
+    expect(screen.queryByTestId('approval-destructive')).toBeNull();
+  });
+
+  it('tells destructive command lines from ordinary ones', () => {
+    for (const line of ['rm -rf /tmp/x', 'rm -fr x', 'rm -r -f x', 'rm -Rf x', 'sudo rm -rf --no-preserve-root /']) {
+      expect(destructiveParts(line), line).toContain('deletes recursively, without asking');
+    }
+    expect(destructiveParts('git push --force origin main')).toEqual(['discards git history or changes']);
+    expect(destructiveParts('git reset --hard HEAD~1')).toEqual(['discards git history or changes']);
+    for (const line of ['rm a.txt', 'rm -r build', 'npm run format', 'git push origin main', 'ls -rf', 'grep -rf patterns.txt']) {
+      expect(destructiveParts(line), line).toEqual([]);
+    }
   });
 });

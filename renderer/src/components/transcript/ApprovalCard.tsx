@@ -6,6 +6,30 @@ import { useApprovals } from '../../stores/useApprovals.js';
 import { useTranscript } from '../../stores/useTranscript.js';
 import { Linkified } from '../common/IdLink.js';
 
+/** What "Always for this session" covers (main/core/permissions/approval.ts: the grant's key). */
+function sessionGrant(a: ApprovalView): string {
+  if (a.server !== undefined) return `Allows ${a.serverTool} of ${a.server} with any arguments, without asking, until this session ends.`;
+  if (a.command !== undefined) return 'Allows exactly this command line again, without asking, until this session ends; any other command is asked.';
+  return `Allows ${a.tool} of ${a.paths.length ? 'these paths' : 'the same files'} again, without asking, until this session ends.`;
+}
+
+/** `rm` with both -r (or -R) and -f among its flags, in any order or grouping. */
+const forcedRecursiveRm = (command: string) => [...command.matchAll(/\brm((?:\s+-[A-Za-z-]+)+)/g)].some(([, flags]) => {
+  const letters = flags!.split(/\s+/).filter((f) => /^-[A-Za-z]+$/.test(f)).join('');
+  return /[rR]/.test(letters) && letters.includes('f');
+});
+
+/** Parts of a command line that destroy what they touch, in words, for the card to flag. */
+const DESTRUCTIVE: ReadonlyArray<[(command: string) => boolean, string]> = [
+  [forcedRecursiveRm, 'deletes recursively, without asking'],
+  [(c) => /\bgit\s+(push\s+.*(--force\b|\s-f\b)|reset\s+--hard|clean\s+-[A-Za-z]*f)/.test(c), 'discards git history or changes'],
+  [(c) => /\b(mkfs(\.\w+)?|shred)\b|\bdd\s+.*\bof=/.test(c), 'overwrites a disk or file'],
+];
+
+export function destructiveParts(command: string): string[] {
+  return DESTRUCTIVE.filter(([test]) => test(command)).map(([, words]) => words);
+}
+
 /** The open session's first waiting approval, docked over the transcript's foot. */
 export function Approvals() {
   const sessionId = useTranscript((s) => s.sessionId);
@@ -40,6 +64,11 @@ export function ApprovalCard({ approval }: { approval: ApprovalView }) {
             <Shown text={argsLine(approval.args)} />
           </span>
         )}
+        {approval.command !== undefined && destructiveParts(approval.command).map((words) => (
+          <span key={words} className="tag bad" data-testid="approval-destructive">
+            {words}
+          </span>
+        ))}
         {approval.paths.map((p) => (
           <span key={p} className="mono approval-path" data-testid="approval-path">
             → <Shown text={p} />
@@ -57,9 +86,10 @@ export function ApprovalCard({ approval }: { approval: ApprovalView }) {
         <button type="button" className="ok" disabled={busy} onClick={() => void answer(approval.approvalId, 'allow')} data-testid="approval-allow">
           Allow once
         </button>
-        <button type="button" disabled={busy} onClick={() => void answer(approval.approvalId, 'allow-session')} data-testid="approval-allow-session">
+        <button type="button" disabled={busy} onClick={() => void answer(approval.approvalId, 'allow-session')} title={sessionGrant(approval)} aria-describedby={`grant-${approval.approvalId}`} data-testid="approval-allow-session">
           Always for this session
         </button>
+        <span className="sr-only" id={`grant-${approval.approvalId}`}>{sessionGrant(approval)}</span>
         <input
           className="approval-reason"
           placeholder="Deny, and tell the model why (optional)"
