@@ -11,7 +11,7 @@ import { architectureOf } from './llm/architecture.js';
 import { modelInsights } from './llm/fit.js';
 import type { Architecture } from './llm/localSettings.js';
 import { loadLlama } from './llm/model.js';
-import { ServerError } from './remote/errors.js';
+import { llamaProps } from './remote/connect.js';
 import type { ServerClient } from './remote/http.js';
 
 export interface ServerCacheReport {
@@ -34,16 +34,9 @@ const WINDOW = '--swa-full (every token of the window layers kept: any prefix re
 /** The server's model and the flags that keep its cache, from `/props` and the model file's header. */
 export async function serverCache(client: ServerClient): Promise<ServerCacheReport> {
   const url = client.url;
-  let props: { model_path?: unknown };
-  try {
-    props = await client.getJson<{ model_path?: unknown }>('/props');
-  } catch (e) {
-    if (e instanceof ServerError && (e.fault === 'not found' || e.fault === 'malformed' || e.fault === 'http')) {
-      return { url, unknown: `The server at ${url} is not llama-server (it has no /props): its cache flags are its own.`, advice: [] };
-    }
-    throw e;
-  }
-  const modelPath = typeof props.model_path === 'string' ? props.model_path : undefined;
+  const props = await llamaProps(client);
+  if (!props) return { url, unknown: `The server at ${url} is not llama-server (it has no /props): its cache flags are its own.`, advice: [] };
+  const { modelPath } = props;
   const unknown = (why: string): ServerCacheReport => ({
     url, ...(modelPath && { modelPath }), unknown: why,
     advice: [`If the model is hybrid (Qwen3.5, Qwen3-Next, Granite 4, LFM2, Nemotron-H…): ${CHECKPOINTS}.`, `If it attends in a sliding window (gpt-oss, Gemma 3/4): ${WINDOW}.`],

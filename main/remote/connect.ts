@@ -13,6 +13,8 @@ export interface LlamaServerProps {
   slots: number;
   /** The chat template the server renders with. */
   template: string;
+  /** The model file it serves (`model_path`), where it says. */
+  modelPath?: string;
 }
 
 export interface ServerConnection {
@@ -64,9 +66,11 @@ interface PropsAnswer {
   default_generation_settings?: { n_ctx?: number };
   total_slots?: number;
   chat_template?: string;
+  model_path?: string;
 }
 
-async function llamaProps(client: ServerClient): Promise<LlamaServerProps | undefined> {
+/** What llama-server says of itself at `/props`; undefined from a server that is not llama-server. */
+export async function llamaProps(client: ServerClient): Promise<LlamaServerProps | undefined> {
   let props: PropsAnswer;
   try {
     props = await client.getJson<PropsAnswer>('/props');
@@ -76,7 +80,10 @@ async function llamaProps(client: ServerClient): Promise<LlamaServerProps | unde
   }
   const n = props.default_generation_settings?.n_ctx;
   if (typeof n !== 'number' || typeof props.total_slots !== 'number') return undefined;
-  return { contextSize: n, slots: props.total_slots, template: props.chat_template ?? '' };
+  return {
+    contextSize: n, slots: props.total_slots, template: props.chat_template ?? '',
+    ...(typeof props.model_path === 'string' && { modelPath: props.model_path }),
+  };
 }
 
 /** The model a session records for a server's model: the base URL and the model's name. */

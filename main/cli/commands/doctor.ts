@@ -1,7 +1,7 @@
 import { describeSandbox, type SandboxStatus } from '../../core/tools/commandRunner.js';
 import { doctor } from '../../llm/doctor.js';
 import { n, size } from '../../llm/fit.js';
-import type { Choice, DoctorReport, LocalSettings, ModelPlan } from '../../llm/localSettings.js';
+import type { Architecture, Choice, DoctorReport, LocalSettings, ModelPlan } from '../../llm/localSettings.js';
 import { CliError, type Io } from '../io.js';
 import { sandboxStatus } from '../../sandbox/runner.js';
 import { LOCAL_FLAGS, modelFile } from './model.js';
@@ -70,19 +70,21 @@ export function formatDoctor(r: DoctorReport): string {
 /** The model's architecture and how its cache is kept reusable: the window cache or checkpoints, and their memory. */
 export function formatCache(c: ModelPlan['cache']): string {
   const a = c.architecture;
-  let text = row('architecture', `${a.name}: ${a.class}${a.window ? ` (${n(a.window)}-token window)` : ''}`);
+  let text = row('architecture', archWords(a));
   if (a.window) text += chosen('window cache', { value: c.fullWindowCache.value ? 'full' : 'window only', why: c.fullWindowCache.why });
   text += chosen('cache reuse', c.strategy);
   if (c.budget) text += row('KV checkpoints', `about ${size(c.checkpointBytes ?? 0)} each, up to ${size(c.budget.value)} per session`, c.warning ?? c.budget.why);
   return text;
 }
 
+const archWords = (a: Architecture) => `${a.name}: ${a.class}${a.window ? ` (${n(a.window)}-token window)` : ''}`;
+
 /** The server section: the model a llama-server serves, its class, and the flags that keep its cache. */
 export function formatServer(s: ServerCacheReport): string {
   const a = s.architecture;
   let text = `\nServer ${s.url}\n`;
   if (s.modelPath) text += row('model file', s.modelPath);
-  text += row('architecture', a ? `${a.name}: ${a.class}${a.window ? ` (${n(a.window)}-token window)` : ''}` : 'unknown', s.unknown);
+  text += row('architecture', a ? archWords(a) : 'unknown', s.unknown);
   text += row('flags', s.advice[0] ?? 'none needed: any prefix of its cache is reused');
   for (const more of s.advice.slice(1)) text += row('', more);
   return text;
