@@ -47,7 +47,7 @@ async function npxRows() {
   const transport: Transport = { type: 'stdio', command: 'npx', args: ['-y', '@modelcontextprotocol/server-sequential-thinking'], env: {} };
   const o: Partial<ConnectionOptions> = {
     wrapLaunch: sandboxedLaunch({ dataFolder: data }),
-    prepare: (server, onProgress) => preparePackage(server, { dataFolder: data, onProgress }),
+    prepare: (server, onProgress) => preparePackage(server, { dataFolder: data, cwd: tmp, onProgress }),
   };
   const call = { tool: 'mcp__think__sequentialthinking', args: { thought: 'x', nextThoughtNeeded: false, thoughtNumber: 1, totalThoughts: 1 } };
   return [

@@ -11,7 +11,8 @@ import type { RawOutput, ToolSpec } from '../core/tools/types.js';
 import { McpApprovals } from './approvals.js';
 import { describeSandbox, readConfigFile, USER_FILE, WORKSPACE_FILE, type ConfigFile, type Scope, type ServerConfig } from './config.js';
 import { McpConnection, type PrepareLaunch, type WrapLaunch } from './connection.js';
-import { packageLaunch, preparePackage } from './packages.js';
+import { isRefused, packageLaunch } from './launchers.js';
+import { describeFetch, preparePackage, refusal } from './packages.js';
 import { approvalHash, filesRun } from './runs.js';
 
 export interface HubOptions {
@@ -90,7 +91,7 @@ export class McpHub implements ExternalTools {
     }
     for (const [name, config] of runnable) {
       if (!this.connections.has(name)) {
-        const prepare: PrepareLaunch = this.o.prepare ?? ((server, onProgress) => preparePackage(server, { dataFolder: this.o.dataFolder, onProgress, env: this.o.env }));
+        const prepare: PrepareLaunch = this.o.prepare ?? ((server, onProgress) => preparePackage(server, { dataFolder: this.o.dataFolder, cwd: this.o.root, onProgress, env: this.o.env }));
         this.connections.set(name, new McpConnection(config, {
           cwd: this.o.root, wrapLaunch: this.o.wrapLaunch, connectTimeoutMs: this.o.connectTimeoutMs, callTimeoutMs: this.o.callTimeoutMs,
           prepare: (server, onProgress) => prepare(server, (message) => {
@@ -291,7 +292,8 @@ function serverView(config: ServerConfig, state: Omit<ServerView, 'name' | 'scop
   const pkg = packageLaunch(config.transport);
   return {
     name: config.name, scope: config.scope, file: config.file, launch, receives: config.receives ?? [], ...state,
-    ...(pkg ? { fetches: `${pkg.packages.join(' ')}, with ${pkg.manager === 'npx' ? 'npm' : pkg.manager === 'uvx' ? 'uv' : 'bun'}, once, before its first start` } : {}),
+    ...(pkg && !isRefused(pkg) ? { fetches: describeFetch(pkg) } : {}),
+    ...(isRefused(pkg) && state.state !== 'connected' ? { lastError: state.lastError ?? refusal(config.name, pkg) } : {}),
     ...(config.missing && state.state !== 'connected' ? { lastError: state.lastError ?? `It cannot start: ${config.missing}.` } : {}),
     tools: state.tools.map((t) => ({ name: t.name, tool: t.tool, description: t.description, readOnly: t.readOnly })),
   };

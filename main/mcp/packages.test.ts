@@ -14,7 +14,8 @@ import { Session } from '../core/session/session.js';
 import { ToolRegistry } from '../core/tools/registry.js';
 import { SqliteStore } from '../db/store.js';
 import { McpHub, type HubEvent } from './hub.js';
-import { packageCache, packageLaunch } from './packages.js';
+import { packageLaunch } from './launchers.js';
+import { packageCache } from './packages.js';
 import { sandboxedLaunch } from './sandboxed.js';
 
 const PKG = '@modelcontextprotocol/server-sequential-thinking';
@@ -53,9 +54,9 @@ describe('reading package lines', () => {
     expect(packageLaunch(stdio('uvx', ['--from', 'git-tools==1.0', 'mcp-git', '--repo', '.']))).toEqual({ manager: 'uvx', packages: ['git-tools==1.0'], program: 'mcp-git', installArgs: [], args: ['--repo', '.'] });
     expect(packageLaunch(stdio('uvx', ['mcp-server-time==0.6', '--local-timezone=UTC']))).toEqual({ manager: 'uvx', packages: ['mcp-server-time==0.6'], program: 'mcp-server-time', installArgs: [], args: ['--local-timezone=UTC'] });
     expect(packageLaunch(stdio('bunx', ['pkg', 'a']))).toEqual({ manager: 'bunx', packages: ['pkg'], installArgs: [], args: ['a'] });
-    // Not a package line, or an option Keel does not know: run as written.
+    // Not a package line: run as written, in the sandbox. An option Keel does not know: refused (packageAttacks.test.ts).
     expect(packageLaunch(stdio('node', ['server.mjs']))).toBeUndefined();
-    expect(packageLaunch(stdio('npx', ['--registry', 'x', 'pkg']))).toBeUndefined();
+    expect(packageLaunch(stdio('npx', ['--registry', 'x', 'pkg']))).toHaveProperty('refused');
   });
 });
 
@@ -63,7 +64,7 @@ describe('a server from npx -y, fetched once', { timeout: 240_000 }, () => {
   it('keel mcp approve shows what it fetches; tools fetches it with progress, then lists its tools from the sandbox', async () => {
     writeConfig(path.join(ws, '.mcp.json'), { think: { command: 'npx', args: ['-y', PKG] } });
     const listed = await cli('mcp', 'list', '--workspace', ws);
-    expect(listed.out).toContain(`server think (workspace): npx -y ${PKG} [not approved]\n  fetches ${PKG}, with npm, once, before its first start\n`);
+    expect(listed.out).toContain(`server think (workspace): npx -y ${PKG} [not approved]\n  fetches ${PKG}, with npm, once, before its first start; outside the sandbox, with network, Keel runs: npm install --prefix <keel package cache> --ignore-scripts --no-audit --no-fund --loglevel=error -- ${PKG} (no install script runs, no source is built; it gets only PATH, HOME, locale, proxy and registry settings of your environment)\n`);
     // Not approved: nothing is fetched.
     expect((await cli('mcp', 'tools', '--workspace', ws)).code).toBe(1);
     expect(fs.existsSync(packageCache(home))).toBe(false);

@@ -4,7 +4,9 @@
  * cache read-only), so Keel prepares the package first, outside the sandbox, once: the package
  * manager itself installs it into a folder of Keel's package cache (`<data folder>/mcp-packages`),
  * and the server then runs sandboxed from there, with no network. Install scripts are not run
- * (`--ignore-scripts`): nothing of the package runs outside the sandbox. A workspace file's entry
+ * (the flag and the environment), no source is built, the install gets no secret of Keel's environment, and
+ * every value it is handed is checked as a package first (launchers.ts): nothing of the package runs
+ * outside the sandbox. A workspace file's entry
  * is prepared only once the person approved the file (it is not runnable before).
  */
 import { execFile } from 'node:child_process';
@@ -12,6 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sha256 } from '../core/workspace/files.js';
 import type { ServerConfig, Transport } from './config.js';
+import { isRefused, localPackage, packageLaunch, type ManagerName, type PackageLaunch, type RefusedLaunch } from './launchers.js';
 
 type Stdio = Extract<Transport, { type: 'stdio' }>;
 
@@ -32,61 +35,48 @@ const MANAGERS = {
   npx: { tool: 'npm', install: 'install Node.js with npm (https://nodejs.org)', registry: 'the npm registry' },
   bunx: { tool: 'bun', install: 'install Bun (https://bun.sh)', registry: 'the npm registry' },
   uvx: { tool: 'uv', install: 'install uv (https://docs.astral.sh/uv/)', registry: 'the Python package index' },
-} as const satisfies Record<string, Manager>;
+} as const satisfies Record<ManagerName, Manager>;
 
-export type ManagerName = keyof typeof MANAGERS;
-
-/** A stdio entry that runs a package through its manager: what to fetch, which program of it, and its arguments. */
-export interface PackageLaunch {
-  manager: ManagerName;
-  /** The package specs to install (`@scope/pkg`, `pkg@1.2.3`, `pkg==1.0`). */
-  packages: string[];
-  /** The program to run, when the line names it (`npx -p PKG PROGRAM`, `uvx --from PKG PROGRAM`). */
-  program?: string;
-  /** Options for the installer the line gives (uvx's `--with`, `--python`). */
-  installArgs: string[];
-  args: string[];
-}
+/**
+ * What of Keel's environment an install gets: where programs and the person's own package-manager
+ * settings are, locale, temporary folder, proxies and certificates, registry choices. No token, no key,
+ * nothing else: the install runs outside the sandbox.
+ */
+const INSTALL_ENV = /^(PATH|HOME|USERPROFILE|APPDATA|LOCALAPPDATA|SYSTEMROOT|SystemRoot|COMSPEC|TMPDIR|TEMP|TMP|LANG|LC_[A-Z]+|XDG_(CACHE|CONFIG|DATA)_HOME|https?_proxy|HTTPS?_PROXY|no_proxy|NO_PROXY|NODE_EXTRA_CA_CERTS|SSL_CERT_(FILE|DIR)|npm_config_(registry|cache)|UV_(INDEX_URL|DEFAULT_INDEX|EXTRA_INDEX_URL|CACHE_DIR|PYTHON_INSTALL_DIR))$/;
+/** Set for every install whatever the environment says: no package's script runs, no source is built. */
+const INSTALL_FORCED = { npm_config_ignore_scripts: 'true', UV_NO_BUILD: '1', npm_config_update_notifier: 'false' };
 
 /** Where the packages of a data folder are kept. */
 export function packageCache(dataFolder: string): string {
   return path.join(dataFolder, 'mcp-packages');
 }
 
-/**
- * The package the entry runs, or undefined when its command is not one of the three (or uses an
- * option Keel does not know: then it runs as written).
- */
-export function packageLaunch(t: Transport): PackageLaunch | undefined {
-  if (t.type !== 'stdio') return undefined;
-  const manager = path.basename(t.command).replace(/\.(cmd|exe)$/i, '');
-  if (manager !== 'npx' && manager !== 'uvx' && manager !== 'bunx') return undefined;
-  const flags = manager === 'uvx' ? { single: ['-q', '--quiet', '--isolated'], valued: ['--from', '--with', '--python', '-p'] }
-    : { single: ['-y', '--yes', '-q', '--quiet', '--bun'], valued: ['-p', '--package'] };
-  const packages: string[] = [];
-  const installArgs: string[] = [];
-  let from: string | undefined;
-  let i = 0;
-  for (; i < t.args.length; i++) {
-    const arg = t.args[i];
-    if (arg === '--') { i++; break; }
-    if (!arg.startsWith('-')) break;
-    const [key, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
-    if (flags.single.includes(arg)) continue;
-    if (!flags.valued.includes(key)) return undefined;
-    const value = inline ?? t.args[++i];
-    if (value === undefined) return undefined;
-    if (manager === 'uvx') {
-      if (key === '--from') from = value;
-      else installArgs.push(key === '-p' ? '--python' : key, value);
-    } else packages.push(value);
+/** The install Keel runs outside the sandbox for a package line: program, arguments, environment. */
+export interface InstallCommand {
+  tool: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
+/** The install line for a launch into `folder`, packages given as `packages` (local files resolved). */
+export function installCommand(launch: PackageLaunch, folder: string, packages: string[], from: NodeJS.ProcessEnv = process.env): InstallCommand {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(from)) if (v !== undefined && INSTALL_ENV.test(k)) env[k] = v;
+  Object.assign(env, INSTALL_FORCED);
+  const tool = MANAGERS[launch.manager].tool;
+  if (launch.manager === 'npx') {
+    return { tool, env, args: ['install', '--prefix', folder, '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', '--', ...packages] };
   }
-  const first = t.args[i];
-  if (first === undefined) return undefined;
-  const rest = t.args.slice(i + 1);
-  if (manager === 'uvx') return { manager, packages: [from ?? first], program: from ? first : pythonName(first), installArgs, args: rest };
-  if (packages.length > 0) return { manager, packages, program: first, installArgs, args: rest };
-  return { manager, packages: [first], installArgs, args: rest };
+  if (launch.manager === 'bunx') return { tool, env, args: ['add', '--ignore-scripts', ...packages] };
+  Object.assign(env, { UV_TOOL_DIR: path.join(folder, 'tools'), UV_TOOL_BIN_DIR: path.join(folder, 'bin') });
+  return { tool, env, args: ['tool', 'install', '--quiet', '--no-build', ...launch.installArgs, '--', packages[0]] };
+}
+
+/** What runs outside the sandbox before the server's first start, in words for the approval screen. */
+export function describeFetch(launch: PackageLaunch): string {
+  const c = installCommand(launch, '<keel package cache>', launch.packages, {});
+  return `${launch.packages.join(' ')}, with ${c.tool}, once, before its first start; outside the sandbox, with network, Keel runs: `
+    + `${[c.tool, ...c.args].join(' ')} (no install script runs, no source is built; it gets only PATH, HOME, locale, proxy and registry settings of your environment)`;
 }
 
 /** A sentence for the person: why the package is not there, and what to do. */
@@ -94,6 +84,8 @@ export class PackageError extends Error {}
 
 export interface PrepareOptions {
   dataFolder: string;
+  /** Where the server runs: a package given as a file is found from here, as its launcher would. */
+  cwd: string;
   /** Each step in words, for the person (fetching, fetched). */
   onProgress?: (message: string) => void;
   env?: NodeJS.ProcessEnv;
@@ -105,22 +97,23 @@ const preparing = new Map<string, Promise<string>>();
 /**
  * The entry to run in its place: the package's program in the cache, with the entry's arguments,
  * its environment and sandbox unchanged. Entries that run no package come back as they are.
- * Throws PackageError, one sentence naming the package and what to do.
+ * Throws PackageError, one sentence naming the package and what to do (or why the line is refused).
  */
 export async function preparePackage(server: ServerConfig, o: PrepareOptions): Promise<Transport> {
   const t = server.transport;
   const launch = packageLaunch(t);
   if (!launch || t.type !== 'stdio') return t;
-  const manager = MANAGERS[launch.manager];
-  const key = sha256(JSON.stringify([launch.manager, launch.packages, launch.installArgs])).slice(0, 16);
-  const folder = path.join(packageCache(o.dataFolder), launch.manager, key);
+  if (isRefused(launch)) throw new PackageError(refusal(server.name, launch));
+  const cwd = t.cwd ? path.resolve(o.cwd, t.cwd) : o.cwd;
+  const packages = launch.packages.map((p) => localPackage(p, cwd) ?? p);
+  const folder = path.join(packageCache(o.dataFolder), launch.manager, cacheKey(server, launch, packages));
   let program: string;
   const ready = readReady(folder);
   if (ready) program = ready;
   else {
     let running = preparing.get(folder);
     if (!running) {
-      running = install(launch, folder, server.name, manager, o).finally(() => preparing.delete(folder));
+      running = install(launch, packages, folder, server.name, o).finally(() => preparing.delete(folder));
       preparing.set(folder, running);
     }
     program = await running;
@@ -129,7 +122,29 @@ export async function preparePackage(server: ServerConfig, o: PrepareOptions): P
   return out;
 }
 
-async function install(launch: PackageLaunch, folder: string, server: string, manager: Manager, o: PrepareOptions): Promise<string> {
+/** The sentence for a refused package line. */
+export function refusal(server: string, launch: RefusedLaunch): string {
+  return `MCP server ${server} is not started: ${launch.refused}. Keel hands a package line to ${MANAGERS[launch.manager].tool} outside the sandbox only when every value in it is a package; write the entry as its README does (${launch.manager} -y PACKAGE) or give a command that is installed.`;
+}
+
+/**
+ * The cache folder's name: the full resolved specs (a file's content by hash), the installer's options and,
+ * for a workspace's entry, its file: nothing one workspace prepares is used for another's entry.
+ */
+function cacheKey(server: ServerConfig, launch: PackageLaunch, packages: string[]): string {
+  const contents = packages.map((p) => {
+    try {
+      return fs.statSync(p).isFile() ? sha256(fs.readFileSync(p)) : '';
+    } catch {
+      return '';
+    }
+  });
+  const owner = server.scope === 'user' ? 'user' : server.file;
+  return sha256(JSON.stringify([launch.manager, packages, contents, launch.installArgs, owner])).slice(0, 16);
+}
+
+async function install(launch: PackageLaunch, packages: string[], folder: string, server: string, o: PrepareOptions): Promise<string> {
+  const manager = MANAGERS[launch.manager];
   const what = launch.packages.join(' ');
   const tool = findProgram(manager.tool, o.env ?? process.env);
   if (!tool) {
@@ -139,19 +154,9 @@ async function install(launch: PackageLaunch, folder: string, server: string, ma
   fs.mkdirSync(folder, { recursive: true });
   o.onProgress?.(`Fetching ${what} for MCP server ${server} with ${manager.tool} (once; kept in ${folder})…`);
   const started = Date.now();
-  const env = { ...(o.env ?? process.env) };
-  let args: string[];
-  const cwd = folder;
-  if (launch.manager === 'npx') {
-    args = ['install', '--prefix', folder, '--ignore-scripts', '--no-audit', '--no-fund', '--no-update-notifier', '--loglevel=error', ...launch.packages];
-  } else if (launch.manager === 'bunx') {
-    fs.writeFileSync(path.join(folder, 'package.json'), '{ "name": "keel-mcp-package", "private": true }\n');
-    args = ['add', '--ignore-scripts', ...launch.packages];
-  } else {
-    Object.assign(env, { UV_TOOL_DIR: path.join(folder, 'tools'), UV_TOOL_BIN_DIR: path.join(folder, 'bin') });
-    args = ['tool', 'install', '--quiet', ...launch.installArgs, launch.packages[0]];
-  }
-  const result = await run(tool, args, cwd, env);
+  if (launch.manager === 'bunx') fs.writeFileSync(path.join(folder, 'package.json'), '{ "name": "keel-mcp-package", "private": true }\n');
+  const c = installCommand(launch, folder, packages, o.env ?? process.env);
+  const result = await run(tool, c.args, folder, c.env);
   if (!result.ok) {
     fs.rmSync(folder, { recursive: true, force: true });
     throw new PackageError(`The package ${what} for MCP server ${server} could not be fetched: ${whyFailed(result.output, result.timedOut, manager)}.`);
@@ -202,11 +207,6 @@ function uvProgram(folder: string, program: string): string {
   const file = path.join(folder, 'bin', program);
   if (!fs.existsSync(file)) throw new Error(`it has no program "${program}"`);
   return file;
-}
-
-/** A Python requirement's distribution name as its program is usually called (`mcp-server-git==1.0` → `mcp-server-git`). */
-function pythonName(spec: string): string {
-  return spec.split(/[=<>!~@[;\s]/)[0];
 }
 
 function findProgram(name: string, env: NodeJS.ProcessEnv): string | undefined {

@@ -50,6 +50,19 @@ describe('the Servers panel', () => {
     await waitFor(() => expect(calls).toContainEqual(['approveMcpFile', workspace, 'ab12cd34'.repeat(8)]));
   });
 
+  it('the approval says what runs outside the sandbox before a package server starts, and why a line is refused', async () => {
+    setUp([{
+      workspace,
+      files: [{ file: `${workspace}/.mcp.json`, scope: 'workspace', exists: true, hash: 'ab12cd34'.repeat(8), needsApproval: true, servers: ['mem', 'evil'], problems: [] }],
+      servers: [
+        server({ name: 'mem', scope: 'workspace', file: `${workspace}/.mcp.json`, state: 'not approved', fetches: 'pkg, with npm, once, before its first start; outside the sandbox, with network, Keel runs: npm install -- pkg' }),
+        server({ name: 'evil', scope: 'workspace', file: `${workspace}/.mcp.json`, state: 'not approved', lastError: 'MCP server evil is not started: the package "--ignore-scripts=false" begins with "-"' }),
+      ],
+    }]);
+    await waitFor(() => expect(screen.getByTestId('mcp-fetches').textContent).toBe('outside the sandbox fetches pkg, with npm, once, before its first start; outside the sandbox, with network, Keel runs: npm install -- pkg'));
+    expect(screen.getByTestId('mcp-refused').textContent).toContain('is not started: the package "--ignore-scripts=false" begins with "-"');
+  });
+
   it('shows each server with its state, tools, last error and waiting tools; restart and trust reach main', async () => {
     const calls = setUp([{
       workspace,

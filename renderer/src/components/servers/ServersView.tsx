@@ -23,6 +23,7 @@ function Approval({ file, servers }: { file: McpFileView; servers: McpServerView
         {servers.map((s) => (
           <li key={s.name}>
             <strong>{s.name}</strong>: {s.launch}
+            <Outside server={s} />
           </li>
         ))}
       </ul>
@@ -31,6 +32,18 @@ function Approval({ file, servers }: { file: McpFileView; servers: McpServerView
       </button>
     </section>
   );
+}
+
+/** What runs outside the sandbox before the server starts (its package install), or why its line is refused. */
+function Outside({ server }: { server: McpServerView }) {
+  if (server.fetches) {
+    return (
+      <div className="small" data-testid="mcp-fetches">
+        <span className="tag amber">outside the sandbox</span> fetches {server.fetches}
+      </div>
+    );
+  }
+  return server.state === 'not approved' && server.lastError ? <div className="small server-error" data-testid="mcp-refused">{server.lastError}</div> : null;
 }
 
 function Server({ server }: { server: McpServerView }) {
@@ -54,6 +67,7 @@ function Server({ server }: { server: McpServerView }) {
         )}
       </header>
       <div className="mono small muted">{server.launch}</div>
+      {server.state === 'not approved' || <Outside server={{ ...server, lastError: undefined }} />}
       {server.lastError && (
         <pre className="server-error mono small" data-testid="mcp-error">
           {server.lastError}
