@@ -8,7 +8,8 @@ import { resolveInWorkspace, resolveReal } from '../workspace/paths.js';
 import { externalAccess, type ToolAccess } from '../tools/access.js';
 import { linkTargetsBelow, resolveForCommand } from './commandPaths.js';
 import { parseLine } from './command.js';
-import { decide, type GateVerdict } from './gate.js';
+import { decide, denyingRule, describeRule, type GateVerdict } from './gate.js';
+import type { Rule } from './types.js';
 import type { ApprovalAnswer, ApprovalDecision, ApprovalRequest, GateSession, PermissionOptions } from './types.js';
 
 export type { ApprovalAnswer, ApprovalDecision, ApprovalRequest, Approver, GateSession, PermissionOptions } from './types.js';
@@ -103,6 +104,22 @@ async function settle(
   if (answer === 'deny') return refuse(`Error: the person denied ${what}. Nothing was changed.${said}`);
   if (answer === 'allow-session') grants.add(key);
   return approved;
+}
+
+/** The files the person's deny rules keep from a reading tool, or undefined when no rule names a file. */
+export function hiddenFrom(rules: readonly Rule[], tool: string, root: string): ((abs: string) => boolean) | undefined {
+  if (!rules.some((r) => r.action === 'deny' && r.pattern !== undefined)) return undefined;
+  return (abs) => denyingRule(rules, tool, root, abs, realOrSame(abs)) !== undefined;
+}
+
+/**
+ * `recall` of a stored result that shows a file a deny rule now keeps from the tool that read it (or
+ * from recall): the refusal the model gets, or undefined.
+ */
+export function recallRefusal(rules: readonly Rule[], root: string, id: string, shown: { tool: string; path?: string }): RawOutput | undefined {
+  if (shown.path === undefined) return undefined;
+  const rule = denyingRule(rules, shown.tool, root, shown.path, realOrSame(shown.path)) ?? denyingRule(rules, 'recall', root, shown.path, realOrSame(shown.path));
+  return rule && { kind: 'error', message: `Error: denied: recall of ${id}, which shows ${shown.path}: rule: ${describeRule(rule)}. Nothing was shown.` };
 }
 
 /** A real path for the gate's guards; a path that cannot be resolved (a link loop) is compared as given. */

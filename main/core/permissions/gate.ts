@@ -60,13 +60,16 @@ export interface GateVerdict {
  */
 export function decide(input: GateInput): GateVerdict {
   if (input.mcp) return decideMcp(input, input.mcp);
-  if (!changesAnything(input.access)) return { decision: 'allow', reason: 'reads only' };
   if (input.access.runs && input.command !== undefined) {
     return decideCommand(input, typeof input.command === 'string' ? parseLine(input.command) : input.command);
   }
   const rule = (action: Decision) => input.rules.find((r) => r.action === action && matchesFiles(r, input));
   const denied = rule('deny');
   if (denied) return { decision: 'deny', reason: `rule: deny ${describe(denied)}` };
+  if (!changesAnything(input.access)) {
+    const asked = rule('ask');
+    return asked ? { decision: 'ask', reason: `rule: ask ${describe(asked)}` } : { decision: 'allow', reason: 'reads only' };
+  }
   if (input.mode === 'plan') return { decision: 'deny', reason: 'plan mode makes no changes and runs no commands with effects' };
   const asked = rule('ask');
   if (asked) return { decision: 'ask', reason: `rule: ask ${describe(asked)}` };
@@ -98,6 +101,10 @@ function decideCommand(input: GateInput, line: ParsedLine): GateVerdict {
   const denied = rule('deny');
   if (denied) return { decision: 'deny', reason: `rule: deny ${describe(denied)}` };
   const blind = (action: Decision) => (programs.unknown ? input.rules.find((r) => r.action === action && r.pattern && appliesTo(r, input.tool)) : undefined);
+  const named = programs.unknown ? input.rules.find((r) => r.action === 'deny' && r.pattern && appliesTo(r, input.tool) && namesProgram(line.line, r.pattern)) : undefined;
+  if (named) {
+    return { decision: 'deny', reason: `rule: deny ${describe(named)}: the line names ${patternWords(named.pattern!)[0]}, and ${programs.unknown}, so it may run it; a deny rule is lifted in settings, not by an approval` };
+  }
   const denyBlind = blind('deny');
   if (denyBlind) {
     const why = `rule: deny ${describe(denyBlind)}, and ${programs.unknown}, so the judge cannot tell that ${denyBlind.pattern} is not among what it runs`;
@@ -163,6 +170,13 @@ function matchesMcp(rule: Rule, tool: string, server: string): boolean {
 const changesGit = (line: ParsedLine) =>
   line.commands.some((c) => c.words[0]?.literal && baseName(c.words[0].text) === 'git' && classifyWords(texts(c)) !== 'read-only');
 
+/** Whether a line's text names a rule's program as a word of its own (`echo rm a | sh`, `xargs -I{} /bin/rm`). */
+function namesProgram(text: string, pattern: string): boolean {
+  const program = baseName(patternWords(pattern)[0]).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const word = new RegExp(`(^|[^\\w.-])${program}($|[^\\w.-])`);
+  return word.test(text) || word.test(text.replace(/['"\\]/g, ''));
+}
+
 const describe = (r: Rule) => `${r.tool}${r.pattern ? ` ${r.pattern}` : ''}`;
 const patternWords = (pattern: string) => pattern.trim().split(/\s+/);
 const appliesTo = (rule: Rule, tool: string) => rule.tool === '*' || rule.tool === tool;
@@ -175,13 +189,30 @@ function matchesCommand(rule: Rule, tool: string, programs: ProgramRuns): boolea
   return programs.runs.some((run) => baseName(run[0]) === baseName(program) && rest.every((w, i) => run[i + 1] === w));
 }
 
-/** A rule on a file tool: by glob on the paths, relative to the root or absolute. */
+/** A rule on a file tool: by glob on the paths, relative to the root or absolute, as named or as they really lead. */
 function matchesFiles(rule: Rule, input: GateInput): boolean {
   if (!appliesTo(rule, input.tool)) return false;
   if (!rule.pattern) return true;
-  const glob = picomatch(rule.pattern, { dot: true });
-  return input.paths.some((p) => glob(path.relative(input.root, p)) || glob(p));
+  const real = input.realpath ?? ((p: string) => p);
+  return input.paths.some((p) => globMatches(rule.pattern!, input.root, p) || globMatches(rule.pattern!, input.root, real(p)));
 }
+
+function globMatches(pattern: string, root: string, abs: string): boolean {
+  const glob = picomatch(pattern, { dot: true });
+  return glob(path.relative(root, abs)) || glob(abs);
+}
+
+/**
+ * The deny rule that keeps a file from a tool, or undefined: what folder-walking readers (grep, glob,
+ * list, search) leave out, and what `recall` of a stored result showing that file refuses. `real` is
+ * where the path really leads (a link named otherwise is kept from the tool too).
+ */
+export function denyingRule(rules: readonly Rule[], tool: string, root: string, abs: string, real: string = abs): Rule | undefined {
+  return rules.find((r) => r.action === 'deny' && appliesTo(r, tool) && r.pattern !== undefined
+    && (globMatches(r.pattern, root, abs) || globMatches(r.pattern, root, real)));
+}
+
+export const describeRule = (r: Rule) => `${r.action} ${describe(r)}`;
 
 /**
  * The allow rule that lets a command line run: the line is one the judge follows, every simple

@@ -72,7 +72,18 @@ const INDIRECT = [
 describe('deny rules apply to what runs', () => {
   const deny: Rule[] = [{ action: 'deny', tool: 'bash', pattern: 'rm' }];
 
-  it.each(INDIRECT)('%s: denied in auto, asked in ask and accept-edits', (command) => {
+  // Lines whose text does not name rm: the person may approve them, seeing the line (deny in auto and plan).
+  const UNNAMED = new Set([`bash -c 'x=r; \${x}m a.txt'`, 'gawk -f evil.awk', 'echo a.txt | xargs -n1 bash -c', `find . -exec $CMD {} +`, 'r{m,} a.txt', '/bin/r? a.txt',
+    `python3 -c "import os; os.remove('a.txt')"`, `perl -e 'unlink "a.txt"'`, `node -e "require('fs').unlinkSync('a.txt')"`, 'bash evil.sh', 'source evil.sh', '. ./evil.sh', 'sudo $PROG a.txt']);
+
+  it.each(INDIRECT.filter((c) => !UNNAMED.has(c)))('%s: names rm through a program that may run it: denied in every mode, approval or not', (command) => {
+    expect(programRuns(command).unknown, command).toBeDefined();
+    expect(each(command, { rules: deny })).toEqual(['deny', 'deny', 'deny', 'deny']);
+    expect(decide(bash('ask', command, { rules: deny })).reason).toMatch(/^rule: deny bash rm: the line names rm, and .*, so it may run it; a deny rule is lifted in settings, not by an approval$/);
+  });
+
+  it.each([...UNNAMED])('%s: may run rm without naming it: denied in auto and plan, asked in ask and accept-edits', (command) => {
+    expect(INDIRECT).toContain(command);
     expect(programRuns(command).unknown, command).toBeDefined();
     expect(each(command, { rules: deny })).toEqual(['ask', 'ask', 'deny', 'deny']);
     expect(decide(bash('ask', command, { rules: deny })).reason).toMatch(/^rule: deny bash rm, and .*, so the judge cannot tell that rm is not among what it runs$/);

@@ -3,7 +3,8 @@ import { fill, mcpConfig } from '../config.js';
 import { parseExternalName, unavailable } from '../tools/external.js';
 import type { Tool, ToolContext } from '../tools/types.js';
 import { ToolError, type RawOutput, type ToolSpec } from '../types.js';
-import { passExternalGate, passGate } from '../permissions/approval.js';
+import { hiddenFrom, passExternalGate, passGate, recallRefusal } from '../permissions/approval.js';
+import { parseId } from '../hygiene/ids.js';
 import type { Hooks } from '../hooks/hooks.js';
 import type { HookRun } from '../hooks/run.js';
 import type { SessionDeps } from './deps.js';
@@ -66,17 +67,28 @@ export class Dispatch {
 
   /** A built-in tool with valid arguments: the gate, then the tool with the access it granted. */
   private async gated(tool: Tool, args: Record<string, unknown>, signal?: AbortSignal): Promise<RawOutput> {
-    const ctx = this.toolContext(signal);
     const row = this.record.row;
+    const rules = this.deps.permissions?.rules ?? [];
+    const ctx = { ...this.toolContext(signal), hidden: hiddenFrom(rules, tool.name, row.root) };
     try {
       const gate = await passGate({ sessionId: row.id, mode: row.mode }, tool, args, ctx, this.deps.permissions ?? {}, this.grants);
       if (gate.kind === 'refused') return gate.output;
+      const recalled = tool.name === 'recall' ? this.recalled(String(args.id)) : undefined;
+      const refused = recalled && recallRefusal(rules, row.root, String(args.id), recalled);
+      if (refused) return refused;
       if (tool.name === 'bash' && gate.access !== undefined && gate.access !== 'read-only') this.beforeWrite();
       return await tool.run(args, { ...ctx, access: gate.access });
     } catch (err) {
       if (err instanceof ToolError) return { kind: 'error', message: err.message };
       return { kind: 'error', message: `Error: ${tool.name} failed: ${(err as Error)?.message ?? String(err)}` };
     }
+  }
+
+  /** The tool and file of the stored result a recall names, when there is one. */
+  private recalled(id: string): { tool: string; path?: string } | undefined {
+    const { number } = parseId(id);
+    const result = number === undefined ? undefined : this.deps.store.getResult(this.record.row.id, number);
+    return result && { tool: result.tool, path: result.pathResolved };
   }
 
   /**

@@ -5,6 +5,7 @@ import { relativeSlash, statPath, walkFiles } from '../workspace/walk.js';
 import { toolParameters } from './schema.js';
 import { ToolError, type Tool } from './types.js';
 import { READS_PATH } from './access.js';
+import { withoutDenied } from './denied.js';
 
 export const GlobArgs = z.strictObject({
   pattern: z.string().describe('A glob such as `**/*.ts`, matched against paths relative to `path`.'),
@@ -25,8 +26,8 @@ export const globTool: Tool<GlobArgs> = {
     const base = resolveInWorkspace(ctx.root, args.path ?? '.');
     const isMatch = compileGlob(args.pattern);
     if (!statPath(base).isDirectory()) throw new ToolError(`Error: ${base} is a file, not a folder.`);
-    const found = walkFiles(ctx.root, base).filter((file) => isMatch(relativeSlash(base, file)));
-    return { kind: 'text', body: found.length ? found.join('\n') : `No files match ${args.pattern} in ${base}.` };
+    const { files: found, note } = withoutDenied(ctx, walkFiles(ctx.root, base).filter((file) => isMatch(relativeSlash(base, file))));
+    return { kind: 'text', body: (found.length ? found.join('\n') : `No files match ${args.pattern} in ${base}.`) + note };
   },
 };
 

@@ -8,6 +8,7 @@ import { compileGlob } from './glob.js';
 import { toolParameters } from './schema.js';
 import { ToolError, type Tool } from './types.js';
 import { READS_PATH } from './access.js';
+import { withoutDenied } from './denied.js';
 
 export const GrepArgs = z.strictObject({
   pattern: z.string().describe('A JavaScript regular expression, matched against each line.'),
@@ -30,7 +31,8 @@ export const grepTool: Tool<GrepArgs> = {
     const target = resolveInWorkspace(ctx.root, args.path ?? '.');
     const isFolder = statPath(target).isDirectory();
     const base = isFolder ? target : path.dirname(target);
-    let files = isFolder ? walkFiles(ctx.root, target) : [target];
+    const walked = withoutDenied(ctx, isFolder ? walkFiles(ctx.root, target) : [target]);
+    let files = walked.files;
     if (args.include !== undefined) {
       const included = compileGlob(args.include);
       files = files.filter((f) => included(path.basename(f)) || included(relativeSlash(base, f)));
@@ -48,7 +50,7 @@ export const grepTool: Tool<GrepArgs> = {
         if (regex.test(line)) out.push(`${file}:${i + 1}: ${line}`);
       });
     }
-    return { kind: 'text', body: out.length ? out.join('\n') : `No matches for ${args.pattern} in ${target}.` };
+    return { kind: 'text', body: (out.length ? out.join('\n') : `No matches for ${args.pattern} in ${target}.`) + walked.note };
   },
 };
 

@@ -7,6 +7,7 @@ import { linkTargetInside, statPath } from '../workspace/walk.js';
 import { toolParameters } from './schema.js';
 import { ToolError, type Tool } from './types.js';
 import { READS_PATH } from './access.js';
+import { withoutDenied } from './denied.js';
 
 export const ListArgs = z.strictObject({
   path: z.string().describe('The folder to list (default: the workspace root).').optional(),
@@ -33,7 +34,8 @@ export const listTool: Tool<ListArgs> = {
     } catch (err) {
       throw fileError(abs, err);
     }
-    const lines: string[] = [];
+    const folders = new Set<string>();
+    const found: string[] = [];
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
       const full = path.join(abs, entry.name);
@@ -43,8 +45,11 @@ export const listTool: Tool<ListArgs> = {
         if (!target) continue;
         isFolder = target.isDirectory();
       }
-      lines.push(isFolder ? full + '/' : full);
+      found.push(full);
+      if (isFolder) folders.add(full);
     }
-    return { kind: 'text', body: lines.length ? lines.join('\n') : `(empty folder ${abs})` };
+    const shown = withoutDenied(ctx, found);
+    const lines = shown.files.map((f) => (folders.has(f) ? f + '/' : f));
+    return { kind: 'text', body: (lines.length ? lines.join('\n') : `(empty folder ${abs})`) + shown.note };
   },
 };

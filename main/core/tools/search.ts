@@ -7,6 +7,7 @@ import { statPath, walkFiles } from '../workspace/walk.js';
 import { toolParameters } from './schema.js';
 import { ToolError, type Tool } from './types.js';
 import { READS_PATH } from './access.js';
+import { withoutDenied } from './denied.js';
 
 export const SearchArgs = z.strictObject({
   query: z.string().describe('Words to look for in file names and contents.'),
@@ -28,7 +29,7 @@ export const searchTool: Tool<SearchArgs> = {
     const words = typeof args.query === 'string' ? args.query.toLowerCase().split(/\s+/).filter(Boolean) : [];
     if (words.length === 0) throw new ToolError('Error: the query has no words.');
     const target = resolveInWorkspace(ctx.root, args.path ?? '.');
-    const files = statPath(target).isDirectory() ? walkFiles(ctx.root, target) : [target];
+    const { files, note } = withoutDenied(ctx, statPath(target).isDirectory() ? walkFiles(ctx.root, target) : [target]);
     const scored: { file: string; score: number }[] = [];
     for (const file of files) {
       const score = scoreFile(file, words);
@@ -36,7 +37,7 @@ export const searchTool: Tool<SearchArgs> = {
     }
     scored.sort((a, b) => b.score - a.score || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
     const lines = scored.slice(0, toolConfig.search.max_results).map((s) => `${s.file} (score ${s.score})`);
-    return { kind: 'text', body: lines.length ? lines.join('\n') : `No files match ${args.query} in ${target}.` };
+    return { kind: 'text', body: (lines.length ? lines.join('\n') : `No files match ${args.query} in ${target}.`) + note };
   },
 };
 

@@ -42,6 +42,8 @@ export interface ToolContext {
   commands?: CommandRunner;
   /** What the gate let this call do: a command runs with this access (read-only when unset). */
   access?: CommandAccess;
+  /** Files the person's deny rules keep from this tool (folder-walking readers leave them out); unset when none. */
+  hidden?: (absPath: string) => boolean;
   /** Work out the change without writing anything: what an approval shows before it happens. */
   dryRun?: boolean;
 }
