@@ -118,7 +118,12 @@ function decideCommand(input: GateInput, line: ParsedLine): GateVerdict {
   if (asked) return { decision: 'ask', reason: `rule: ask ${describe(asked)}${programs.unknown ? ` (${programs.unknown})` : ''}` };
   const secret = namedSecret(input, line);
   if (secret) return { decision: 'ask', reason: `it reads ${secret}, which Keel keeps from commands` };
-  if (kind === 'read-only') return { decision: 'allow', reason: 'a read-only command', access: 'read-only' };
+  if (kind === 'read-only') {
+    const outside = input.sandboxed ? undefined : readsOutside(input, line);
+    if (!outside) return { decision: 'allow', reason: 'a read-only command', access: 'read-only' };
+    const why = `no sandbox can run here, and ${outside}: without one, reads stay inside the workspace`;
+    return { decision: input.mode === 'plan' || input.mode === 'auto' ? 'deny' : 'ask', reason: why };
+  }
   if (!input.sandboxed) return { decision: 'ask', reason: 'no sandbox can run here, so every command that is not read-only asks' };
   const words = pathWords(line);
   const kept = [path.join(input.root, '.git'), ...input.protectedFolders];
@@ -272,6 +277,40 @@ function isGuarded(abs: string, input: GateInput): boolean {
   const real = input.realpath ?? ((p: string) => p);
   if (path.relative(input.root, abs).split(path.sep).includes('.git')) return true;
   return input.protectedFolders.some((folder) => within(abs, folder) || within(abs, real(folder)));
+}
+
+/** Options that hand a program a file naming the files to read (`sort --files0-from=list`, `tar -T list`). */
+const FILE_LIST_OPTIONS = /^(--files0-from|--files-from|--file-list|--from-file|--include-from|--exclude-from|--read-from|-T)(=|$)/;
+/** Options that make a program follow the links it meets while recursing. */
+const FOLLOWS_LINKS = /^(-[A-Za-z]*[RL][A-Za-z]*|--dereference(-recursive)?|--follow|-follow|--copy-links)$/;
+
+/**
+ * Where no sandbox runs, what a read-only command may read outside the workspace, in a clause: a path
+ * it names that leads outside (a link included), a file list it is handed, a link below a folder it
+ * recurses into (or may follow) that leads outside; undefined when every file it can read is inside.
+ */
+function readsOutside(input: GateInput, line: ParsedLine): string | undefined {
+  const inside = (p: string) => !p.startsWith(ANYWHERE) && (within(p, input.root) || /^\/dev\/(null|zero|stdin|stdout|stderr|tty|u?random|fd\/[012])$/.test(p));
+  for (const c of line.commands) {
+    const listed = texts(c).slice(1).find((w) => FILE_LIST_OPTIONS.test(w) || /^@[^@\s]/.test(w));
+    if (listed) return `${listed} hands it a list of files to read, which the judge cannot see`;
+  }
+  const words = pathWords(line);
+  const paths = resolvedPaths(input, words);
+  const away = paths.find((p) => !inside(p));
+  if (away) return `it reads ${away.startsWith(ANYWHERE) ? `${away.slice(1)} (it may lead to any file)` : `${away}, outside the workspace`}`;
+  const globbed = globPatterns(input, words).find((g) => !within(g, input.root));
+  if (globbed) return `it reads ${globbed}, outside the workspace`;
+  const recurses = line.commands.some((c) => (c.words[0] && RECURSIVE_READERS.has(baseName(c.words[0].text))) || texts(c).slice(1).some((w) => FOLLOWS_LINKS.test(w)));
+  if (!recurses || !input.linksBelow) return undefined;
+  for (const folder of paths.length > 0 ? paths : [input.root]) {
+    const links = input.linksBelow(folder);
+    if (links === 'missing') continue;
+    if (links === 'too-many') return `what is below ${folder} is too many files to check for links leading outside`;
+    const out = links.find((l) => 'anywhere' in l || !inside(l.abs));
+    if (out) return `a link below ${folder} leads to ${'anywhere' in out ? out.anywhere : out.abs}, outside the workspace, and it may follow it`;
+  }
+  return undefined;
 }
 
 /**

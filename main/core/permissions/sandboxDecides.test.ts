@@ -141,7 +141,42 @@ describe('kept paths where no sandbox runs, on the paths a command really reache
     expect(bare('cat /proc/1/cwd/x')).toMatchObject({ decision: 'ask', reason: expect.stringMatching(/\/proc\/1\/cwd \(it may lead to any file\)/) });
     expect(bare('cat /dev/fd/9')).toMatchObject({ decision: 'ask' });
     expect(bare('cat /proc/self/cwd/clean/a.txt')).toMatchObject({ decision: 'allow', access: 'read-only' });
-    expect(bare('cat /proc/self/root/etc/hostname')).toMatchObject({ decision: 'allow' });
+    expect(bare('cat /proc/self/root/etc/hostname')).toMatchObject({ decision: 'ask', reason: expect.stringContaining('/etc/hostname, outside the workspace') });
+  });
+
+  it('keeps reads inside the workspace (issue 35): links out, file lists, paths outside; asked in ask, refused in plan and auto', () => {
+    const secret = path.join(dir, 'elsewhere');
+    fs.mkdirSync(secret, { recursive: true });
+    fs.writeFileSync(path.join(secret, 'token'), 'SECRET');
+    fs.symlinkSync(secret, path.join(ws, 'src', 'deep', 'out'));
+    fs.writeFileSync(path.join(ws, 'list0'), `${path.join(secret, 'token')}\0`);
+    const inMode = (mode: Mode, command: string) => decide({
+      ...bash(mode, command), root: ws, home, sandboxed: false, deniedReads: [path.join(home, '.ssh')], protectedFolders: [],
+      realpath: resolveReal, resolve: resolveForCommand, linksBelow: (f) => linkTargetsBelow(f, ws),
+    });
+    try {
+      const attacks: [string, RegExp][] = [
+        ['grep -R SECRET .', /a link below .* leads to .*, outside the workspace, and it may follow it/],
+        ['grep -r SECRET src', /a link below .*src leads to .*elsewhere/],
+        ['find -L . -name token', /a link below/],
+        ['sort --files0-from=list0', /--files0-from=list0 hands it a list of files to read/],
+        ['wc --files0-from list0', /--files0-from hands it a list of files to read/],
+        ['cat src/deep/out/token', /it reads .*elsewhere\/token, outside the workspace/],
+        [`cat ${path.join(secret, 'token')}`, /outside the workspace/],
+        ['head ../elsewhere/token', /outside the workspace/],
+      ];
+      for (const [command, why] of attacks) {
+        expect([command, inMode('ask', command).decision, inMode('plan', command).decision, inMode('auto', command).decision]).toEqual([command, 'ask', 'deny', 'deny']);
+        expect(inMode('ask', command).reason, command).toMatch(why);
+      }
+      // Controls: reads that stay inside pass as before, with read-only access.
+      for (const command of ['grep -R BEGIN clean', 'cat clean/a.txt', 'sort clean/a.txt', 'wc -l clean/a.txt > /dev/null', 'git log -1']) {
+        expect([command, inMode('plan', command)]).toEqual([command, { decision: 'allow', reason: 'a read-only command', access: 'read-only' }]);
+      }
+    } finally {
+      fs.rmSync(path.join(ws, 'src', 'deep', 'out'));
+      fs.rmSync(path.join(ws, 'list0'));
+    }
   });
 
   it('asks before a recursive reader whose folder holds a link to a kept path', () => {
