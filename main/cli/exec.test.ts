@@ -404,4 +404,36 @@ describe('keel exec where no sandbox can run', () => {
       restoreWorkspace();
     }
   }, 120_000);
+
+  it('reads stay inside the workspace: a link out below a recursed folder and a file list are refused in plan and auto (issue 35)', async () => {
+    fs.writeFileSync(path.join(E.out, 'token.txt'), `TOKEN ${SECRET}\n`);
+    fs.symlinkSync(E.out, path.join(E.ws, 'dir', 'out-link'));
+    fs.writeFileSync(path.join(E.ws, 'list0'), `${path.join(E.out, 'token.txt')}\0`);
+    try {
+      for (const mode of ['plan', 'auto'] as const) {
+        for (const command of ['grep -R TOKEN dir', 'sort --files0-from=list0', 'cat dir/out-link/token.txt']) {
+          const r = await keel(mode, command);
+          expect([mode, command, r.code]).toEqual([mode, command, EXEC_EXIT.denied]);
+          expect(r.out + r.err).not.toContain(SECRET);
+          expect(r.out + r.err).toContain('without one, reads stay inside the workspace');
+        }
+      }
+      expect(await keel('plan', 'grep -c one a.txt')).toMatchObject({ code: EXEC_EXIT.ran, out: '[#0001]\n1\n' });
+    } finally {
+      fs.rmSync(path.join(E.ws, 'dir', 'out-link'));
+      fs.rmSync(path.join(E.ws, 'list0'));
+      fs.rmSync(path.join(E.out, 'token.txt'));
+    }
+  }, 240_000);
+
+  it('keel doctor says at the top that no sandbox runs, and what then runs outside one', async () => {
+    const r = await new Promise<{ out: string }>((resolve) => {
+      const child = spawn(process.execPath, [path.join(REPO, 'bin', 'keel.mjs'), 'doctor', '--backend', 'cpu'], { env: { ...process.env, PATH: noBwrap }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d));
+      child.on('close', () => resolve({ out }));
+    });
+    expect(r.out).toMatch(/^WARNING: no sandbox can run here \(bubblewrap \(bwrap\) is not on PATH/);
+    expect(r.out).toContain("a workspace's hooks ask before each run\n  (refused in auto) and a workspace's MCP servers do not start.");
+  }, 120_000);
 });

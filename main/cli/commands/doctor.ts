@@ -32,7 +32,7 @@ export async function runDoctor(model: string | undefined, settings: Partial<Loc
   const home = keelHome();
   const data = { folder: home, ...dataUsage(home) };
   io.out.write(json ? `${JSON.stringify({ ...report, ...(server && { server }), data, sandbox }, null, 2)}\n`
-    : formatDoctor(report) + (server ? formatServer(server) : '') + formatData(home, data) + formatSandbox(sandbox));
+    : noSandboxWarning(sandbox) + formatDoctor(report) + (server ? formatServer(server) : '') + formatData(home, data) + formatSandbox(sandbox));
   if (report.model?.problem) io.err.write(`keel: ${report.model.problem}\n`);
   return report.model?.problem === undefined;
 }
@@ -96,6 +96,15 @@ export function formatData(home: string, d: DataUsage): string {
   return `\nData ${home}\n`
     + row('checkpoints', `${size(d.checkpoints.bytes)} for ${sessions}`, 'Removed with their session; a rewind with files needs all of a session\'s.')
     + row('saved states', size(d.states.bytes), 'Kept within their budget: the oldest go first.');
+}
+
+/** Where no sandbox runs, the first lines say so, and what then runs outside one. */
+export function noSandboxWarning(s: SandboxStatus): string {
+  if (s.kind === 'sandboxed') return '';
+  return `WARNING: no sandbox can run here (${s.reason}).\n`
+    + '  Commands not judged read-only ask in every mode; read-only ones may read only inside the workspace.\n'
+    + "  Your own hooks and MCP servers run outside any sandbox, with your account; a workspace's hooks ask before each run\n"
+    + "  (refused in auto) and a workspace's MCP servers do not start.\n\n";
 }
 
 /** The sandbox section: which sandbox runs commands, or why none does (a busy machine's "none" says it is tried again). */

@@ -11,7 +11,7 @@ const temps: Array<{ remove(): void }> = [];
 afterEach(() => temps.splice(0).forEach((t) => t.remove()));
 
 function hooksOf(json: unknown, root: string): Hooks {
-  const set = parseHooks(json, path.join(root, '.keel/settings.json'), 'workspace');
+  const set = parseHooks(json, path.join(root, '.keel/settings.json'), 'person');
   return new Hooks(() => [set], () => ({ sessionId: 7, root, runner: unsandboxedRunner('test'), mode: 'auto' }));
 }
 
@@ -100,7 +100,7 @@ describe('running hooks', () => {
     const set: HookSet = parseHooks({ hooks: { PostToolUse: [
       { matcher: 'Write', hooks: [{ type: 'command', command: 'echo "first" >&2; exit 2' }, { type: 'command', command: 'echo fine' }] },
       { hooks: [{ type: 'command', command: 'jq -r .tool_response >/dev/null 2>&1; printf "second\\n\\n" >&2; exit 2' }] },
-    ] } }, path.join(root, 's.json'), 'workspace');
+    ] } }, path.join(root, 's.json'), 'person');
     const hooks = new Hooks(() => [set], () => ({ sessionId: 1, root, runner: unsandboxedRunner('test'), mode: 'ask' }));
     const r = await hooks.postToolUse('write', { path: 'a' }, '[#0003 a sha 1] Created, 1 lines.', '#0003');
     expect(r.text).toBe('\n\n[PostToolUse hook exited 2]\nfirst\n\n[PostToolUse hook exited 2]\nsecond\n');
@@ -169,5 +169,44 @@ describe('running hooks', () => {
     const r = await hooks.preToolUse('bash', {});
     expect(r.text).toBeUndefined();
     expect(r.runs[0].problem).toMatch(/^it could not start: /);
+  });
+});
+
+describe("a workspace's hooks where no sandbox can run (issue 35)", () => {
+  const wsHooks = (root: string, mode: string, approve?: () => Promise<'allow' | 'deny'>, asked: string[] = []) => {
+    const set = parseHooks(one('PreToolUse', 'touch ran'), path.join(root, '.keel/settings.json'), 'workspace');
+    return new Hooks(() => [set], () => ({
+      sessionId: 1, root, runner: unsandboxedRunner('bubblewrap is not installed'), mode,
+      approve: approve && (async (r) => { asked.push(`${r.tool}: ${r.command} (${r.reason})`); return approve(); }),
+    }));
+  };
+
+  it('auto, or no one to ask: it does not run, and the run says why', async () => {
+    for (const hooks of [wsHooks(workspace(), 'auto', async () => 'allow'), wsHooks(workspace(), 'ask')]) {
+      const r = await hooks.preToolUse('bash', {});
+      expect(r.text).toBeUndefined();
+      expect(r.runs[0]).toMatchObject({ exit: null, problem: expect.stringMatching(/^it did not run: no sandbox can run here \(bubblewrap is not installed\), so this workspace hook would run with your whole account, outside any sandbox/) });
+    }
+  });
+
+  it('ask: each run is asked, saying it runs unsandboxed; a denial runs nothing, an approval runs it', async () => {
+    const root = workspace();
+    const asked: string[] = [];
+    let answer: 'allow' | 'deny' = 'deny';
+    const hooks = wsHooks(root, 'ask', async () => answer, asked);
+    expect((await hooks.preToolUse('bash', {})).runs[0].problem).toBe('it did not run: the person denied it (it would run outside any sandbox)');
+    expect(fs.existsSync(path.join(root, 'ran'))).toBe(false);
+    answer = 'allow';
+    expect((await hooks.preToolUse('bash', {})).runs[0]).toMatchObject({ exit: 0 });
+    expect(fs.existsSync(path.join(root, 'ran'))).toBe(true);
+    expect(asked).toHaveLength(2);
+    expect(asked[0]).toMatch(/^hook: touch ran \(no sandbox can run here/);
+  });
+
+  it("the person's own hooks run as their shell would (the control)", async () => {
+    const root = workspace();
+    const hooks = new Hooks(() => [parseHooks(one('PreToolUse', 'touch ran'), '/home/me/.keel/settings.json', 'person')], () => ({ sessionId: 1, root, runner: unsandboxedRunner('none'), mode: 'auto' }));
+    expect((await hooks.preToolUse('bash', {})).runs[0]).toMatchObject({ exit: 0 });
+    expect(fs.existsSync(path.join(root, 'ran'))).toBe(true);
   });
 });

@@ -7,6 +7,7 @@
 import { fill, hooksConfig } from '../config.js';
 import { capBody } from '../hygiene/cap.js';
 import type { CommandRunner } from '../tools/commandRunner.js';
+import { readDecision, type Approver } from '../permissions/approval.js';
 import { matches } from './match.js';
 import { runHook, type HookRun } from './run.js';
 import type { HookEventName, HookSet } from './settings.js';
@@ -18,6 +19,8 @@ export interface HookContext {
   root: string;
   runner: CommandRunner;
   mode: string;
+  /** Asks the person (a workspace's hook where no sandbox can run); absent where no one can be asked. */
+  approve?: Approver;
 }
 
 /** What the hooks of one event did: every run, for the person, and what the model is to hear. */
@@ -100,15 +103,31 @@ export class Hooks {
       for (const group of set.events[event]) {
         if (tool !== undefined && !matches(group.matcher, tool)) continue;
         for (const hook of group.hooks) {
-          yield () => {
+          yield async () => {
             const c = this.ctx();
             const input = { session_id: String(c.sessionId), cwd: c.root, hook_event_name: event, permission_mode: c.mode, ...fields };
+            const refused = set.source === 'workspace' ? await unsandboxedRefusal(c, event, hook.command, set.file) : undefined;
+            if (refused) return { event, command: hook.command, file: set.file, exit: null, stdout: '', stderr: '', problem: refused, ms: 0 };
             return runHook({ event, command: hook.command, file: set.file, timeoutS: hook.timeoutS, input, root: c.root, runner: c.runner, signal });
           };
         }
       }
     }
   }
+}
+
+/**
+ * A workspace's hook was approved to run in the sandbox. Where none can run, each run is asked of the
+ * person, saying it runs unsandboxed (refused in auto, and where no one can be asked): why it did not
+ * run, or undefined to run it. The person's own hooks run as their shell would, as their MCP servers do.
+ */
+async function unsandboxedRefusal(c: HookContext, event: HookEventName, command: string, file: string): Promise<string | undefined> {
+  const status = await c.runner.status();
+  if (status.kind === 'sandboxed') return undefined;
+  const why = `no sandbox can run here (${status.reason}), so this workspace hook would run with your whole account, outside any sandbox`;
+  if (c.mode === 'auto' || !c.approve) return `it did not run: ${why}; auto mode and runs no one can approve refuse it`;
+  const decision = await c.approve({ sessionId: c.sessionId, tool: 'hook', args: { event, file }, paths: [], command, preview: `${event} hook from ${file}:\n${command}`, reason: why });
+  return readDecision(decision).answer === 'deny' ? 'it did not run: the person denied it (it would run outside any sandbox)' : undefined;
 }
 
 function trimNewline(text: string): string {

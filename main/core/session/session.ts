@@ -51,7 +51,7 @@ export class Session {
     this.files = new SessionFiles(deps.checkpoints?.(id, record.row.root, { fresh }));
     this.turns = new Turns(store, record, now, turns, (turn) => this.files.turnStarted(turn.seq));
     this.insertion = new Insertion(store, id, now, nextNumber, known);
-    this.hooks = new Hooks(() => deps.hooks?.(record.row.root) ?? [], () => ({ sessionId: id, root: record.row.root, runner: deps.commands ?? NO_RUNNER, mode: record.row.mode }));
+    this.hooks = new Hooks(() => deps.hooks?.(record.row.root) ?? [], () => ({ sessionId: id, root: record.row.root, runner: deps.commands ?? NO_RUNNER, mode: record.row.mode, approve: deps.permissions?.approve }));
     const dispatch = new Dispatch(deps, record, (absPath) => this.insertion.knownHash(absPath), this.hooks, () => this.files.beforeWrite(this.turns.current().seq));
     this.prompt = new KeptPrompt(deps, record, () => this.turns.history());
     this.calls = new ToolCalls(dispatch, this.insertion, this.turns, this.prompt, this.hooks, this.files);
