@@ -6,13 +6,14 @@
  * `status()` says why, commands run as given, and the gate asks before every command that is not
  * judged read-only.
  */
-import { execFile } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SandboxManager, type SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
 import { deniedReads } from '../core/permissions/secrets.js';
+import { bridgePids, watchBridges } from './bridgeWatch.js';
 import {
   CLOSE_INHERITED_FDS, commandEnv, type CommandAccess, type CommandRunner, type PreparedCommand, type SandboxStatus,
 } from '../core/tools/commandRunner.js';
@@ -47,6 +48,8 @@ const DEPENDENCY_RECHECK_MS = 500;
 const RETRY_AFTER_MS = 2_000;
 
 let started: Promise<SandboxStatus> | undefined;
+/** Ends the library's bridges if this process dies without stopping them (bridgeWatch.ts). */
+let watcher: ChildProcess | undefined;
 
 /** Starts the library once per process (its proxies and the Linux refusal monitor), then checks that a command really runs. */
 export function sandboxStatus(): Promise<SandboxStatus> {
@@ -62,6 +65,8 @@ async function forget(status: SandboxStatus): Promise<void> {
   const was = started;
   if (!was || (await was) !== status) return;
   started = undefined;
+  watcher?.kill();
+  watcher = undefined;
   await SandboxManager.reset().catch(() => undefined);
 }
 
@@ -81,6 +86,8 @@ async function start(): Promise<SandboxStatus> {
   if (deps.errors.length > 0) return none(`the sandbox runtime's own check failed (${deps.errors.join('; ')}) though ${programs.found} are installed: the machine is busy; Keel tries again`, true);
   try {
     await SandboxManager.initialize(config, undefined, true);
+    const sockets = [SandboxManager.getLinuxHttpSocketPath(), SandboxManager.getLinuxSocksSocketPath()].filter((s): s is string => s !== undefined);
+    watcher = watchBridges(bridgePids(sockets), sockets);
   } catch (err) {
     return none(`the sandbox runtime did not start: ${(err as Error).message}`, /not (found|installed|available)/.test((err as Error).message));
   }
@@ -310,5 +317,7 @@ export async function stopSandbox(): Promise<void> {
   const was = started;
   started = undefined;
   await was.catch(() => undefined);
+  watcher?.kill();
+  watcher = undefined;
   await SandboxManager.reset();
 }
