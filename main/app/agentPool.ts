@@ -9,6 +9,7 @@ import { defaultStateBudget } from '../llm/stateFiles.js';
 import { removeSessionState, sessionStateFile } from '../keelHome.js';
 import { connectEngine, engineRefGone, openAgent, openEngine, parseEngineRef, type EngineHosting, type EngineRef } from '../openEngine.js';
 import type { SqliteStore } from '../db/store.js';
+import type { SessionLock } from '../db/sessionLock.js';
 import type { ModelCatalog } from './catalog.js';
 import { callView } from './views.js';
 
@@ -26,6 +27,8 @@ export interface PoolOptions {
   serverKey?: (url: string) => string | undefined;
   /** Where a reply the person stopped is marked (the app's store). */
   marks?: Pick<SqliteStore, 'setLatestTurnStopped'>;
+  /** Takes a session for this process while its loop is open; throws when another process drives it (db/sessionLock.ts). */
+  lock?: (sessionId: number) => SessionLock;
 }
 
 /**
@@ -40,6 +43,7 @@ export class AgentPool {
   /** Per session, its save under way: `free` once the engine can run again, `done` once it is on disk. */
   private readonly saving = new Map<number, { free: Promise<void>; done: Promise<void> }>();
   private readonly idleTimers = new Map<number, NodeJS.Timeout>();
+  private readonly locks = new Map<number, SessionLock>();
 
   constructor(private readonly o: PoolOptions) {}
 
@@ -97,17 +101,24 @@ export class AgentPool {
       this.agents.set(id, existing);
       return existing;
     }
-    const row = this.o.deps.store.getSession(id);
-    const external = row && this.o.external ? await this.o.external(row.root) : undefined;
-    const session = Session.open({ ...this.o.deps, external }, id);
-    const agent = openAgent({
-      session, store: this.o.deps.store, promptsDir: this.o.deps.promptsDir,
-      engine: await this.engineFor(this.refFor(session.model)), script: this.o.scriptFor?.(id), stateFile: sessionStateFile(this.o.dataFolder, id),
-      onEvent: (e) => this.forward(id, e),
-    });
-    await agent.restoreState();
-    this.agents.set(id, agent);
-    return agent;
+    const lock = this.o.lock?.(id);
+    try {
+      const row = this.o.deps.store.getSession(id);
+      const external = row && this.o.external ? await this.o.external(row.root) : undefined;
+      const session = Session.open({ ...this.o.deps, external }, id);
+      const agent = openAgent({
+        session, store: this.o.deps.store, promptsDir: this.o.deps.promptsDir,
+        engine: await this.engineFor(this.refFor(session.model)), script: this.o.scriptFor?.(id), stateFile: sessionStateFile(this.o.dataFolder, id),
+        onEvent: (e) => this.forward(id, e),
+      });
+      await agent.restoreState();
+      this.agents.set(id, agent);
+      if (lock) this.locks.set(id, lock);
+      return agent;
+    } catch (e) {
+      lock?.release();
+      throw e;
+    }
   }
 
   /**
@@ -159,8 +170,7 @@ export class AgentPool {
     clearTimeout(this.idleTimers.get(id));
     this.idleTimers.delete(id);
     await this.saving.get(id)?.done;
-    await this.agents.get(id)?.dispose();
-    this.agents.delete(id);
+    await this.close(id);
     removeSessionState(this.o.dataFolder, id);
   }
 
@@ -168,15 +178,25 @@ export class AgentPool {
   async closeAll(): Promise<void> {
     if (this.running.size > 0) throw new Error('A session is answering; stop it first.');
     await Promise.all([...this.agents.keys()].map((id) => this.flush(id)));
-    for (const agent of this.agents.values()) await agent.dispose();
-    this.agents.clear();
+    for (const id of [...this.agents.keys()]) await this.close(id);
   }
 
   async dispose(): Promise<void> {
     for (const controller of this.running.values()) controller.abort();
     await Promise.all([...this.agents.keys()].map((id) => this.flush(id)));
-    for (const agent of this.agents.values()) await agent.dispose();
-    this.agents.clear();
+    for (const id of [...this.agents.keys()]) await this.close(id);
+  }
+
+  /** A session's loop closed: its sequence given back, and the session let go for other processes. */
+  private async close(id: number): Promise<void> {
+    const agent = this.agents.get(id);
+    this.agents.delete(id);
+    try {
+      await agent?.dispose();
+    } finally {
+      this.locks.get(id)?.release();
+      this.locks.delete(id);
+    }
   }
 
   /**
@@ -226,8 +246,7 @@ export class AgentPool {
       // An engine on a model file has the file's path as its id (engineRefId); a server's never does.
       if (agent.engine.id === model.path && !this.running.has(id)) {
         await this.flush(id);
-        await agent.dispose();
-        this.agents.delete(id);
+        await this.close(id);
         return;
       }
     }

@@ -1,6 +1,7 @@
 import type {
   ApprovalAnswer, ApprovalView, AppState, DoctorReport, KeelApi, KeelEvent, LocalSettings, LocalSettingsText, McpServersView, ModelFile, RecallView, SessionSummary,
 } from '../contract.js';
+import { lockSession } from '../db/sessionLock.js';
 import type { ChangesView, FilesPutBack, RewindPlanView } from '../contract.js';
 import { changesView, revertShownHunk, rewindPlanView } from './changes.js';
 import { Session, type SessionDeps } from '../core/session/session.js';
@@ -74,7 +75,7 @@ export class KeelService implements KeelApi {
     this.mcp = new McpService({ dataFolder: o.dataFolder, emit: o.emit, wrapLaunch: o.wrapLaunch ?? sandboxedLaunch(sandboxOptions(o.dataFolder)) });
     this.serverKeys = new ServerKeys(o.dataFolder, o.secretBox);
     this.pool = new AgentPool({ deps: this.deps, catalog: this.catalog, dataFolder: o.dataFolder, emit: o.emit, scriptFor: o.scriptFor, idleSaveMs: o.idleSaveMs,
-      serverKey: (url) => this.serverKeys.get(url), marks: o.store,
+      serverKey: (url) => this.serverKeys.get(url), marks: o.store, lock: (id) => lockSession(o.store.file, id, 'the Keel app'),
       // A workspace that is gone has no servers; the session still opens (its MCP tools answer unavailable).
       external: (root) => this.mcp.ready(root).catch(() => undefined),
     });

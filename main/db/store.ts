@@ -17,6 +17,9 @@ export interface StoreOptions {
 
 type Row = Record<string, unknown>;
 
+/** How long a write waits for another process's transaction on the same database before it fails. */
+const BUSY_TIMEOUT_MS = 15_000;
+
 /**
  * The session store on a real SQLite file (WAL). Every write is its own committed transaction,
  * so what a caller was told is stored survives a crash.
@@ -34,7 +37,8 @@ export class SqliteStore implements SessionStore {
     if (size === 0 || pageSize === undefined || size % pageSize !== 0) throw refuse('the file is empty, cut short, or not a database (no whole SQLite pages)');
     let db: Database.Database | undefined;
     try {
-      db = new Database(file, { nativeBinding: options.nativeBinding, fileMustExist: true });
+      // Another Keel process (the app, keel run…) may be writing the same file: wait for its commit rather than fail.
+      db = new Database(file, { nativeBinding: options.nativeBinding, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
       // Checked before anything could write to it (switching the journal mode rewrites the header).
       const check = db.pragma('quick_check', { simple: true });
       if (check !== 'ok') throw new Error(`integrity check says: ${String(check)}`);

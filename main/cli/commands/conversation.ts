@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { AgentLoop, LoopEvent, Script } from '../../core/session/loop.js';
 import { Session } from '../../core/session/session.js';
-import type { Mode, SessionKind } from '../../core/session/types.js';
+import type { Mode, SessionKind, SessionRow } from '../../core/session/types.js';
+import { lockSession, SessionBusy, type SessionLock } from '../../db/sessionLock.js';
 import type { SqliteStore } from '../../db/store.js';
 import { keelHome, stateFile } from '../../keelHome.js';
 import type { LoadedModel } from '../../llm/model.js';
@@ -37,6 +38,8 @@ export class Conversation {
   constructor(
     readonly store: SqliteStore, readonly session: Session, private readonly target: Target, flags: AgentFlags,
     readonly approvals: Approvals, private readonly servers?: McpHub,
+    /** This process drives the session while the conversation is open (db/sessionLock.ts). */
+    private readonly lock: SessionLock = lockSession(store.file, session.id, `keel ${process.argv[2] ?? 'chat'}`),
   ) {
     this.agent = openAgent({
       session, store, engine: openEngine(target.source), stateFile: stateFile(session.id),
@@ -57,6 +60,7 @@ export class Conversation {
       await this.agent.dispose();
       await this.target.loaded?.dispose();
       await this.servers?.close();
+      this.lock.release();
     }
   }
 }
@@ -132,6 +136,28 @@ export async function newConversation(store: SqliteStore, o: NewOptions, io: Io)
  */
 export async function resumeConversation(store: SqliteStore, id: number, model: string | undefined, flags: AgentFlags, io: Io): Promise<Conversation> {
   const row = requireSession(store, id);
+  // Refused before a model is loaded when another process drives the session.
+  const lock = takeSession(store, id);
+  try {
+    return await resume(store, row, lock, model, flags, io);
+  } catch (e) {
+    lock.release();
+    throw e;
+  }
+}
+
+/** The lock on a session, or the CliError naming who holds it. */
+function takeSession(store: SqliteStore, id: number): SessionLock {
+  try {
+    return lockSession(store.file, id, `keel ${process.argv[2] ?? 'chat'}`);
+  } catch (e) {
+    if (e instanceof SessionBusy) throw new CliError(e.message);
+    throw e;
+  }
+}
+
+async function resume(store: SqliteStore, row: SessionRow, lock: SessionLock, model: string | undefined, flags: AgentFlags, io: Io): Promise<Conversation> {
+  const id = row.id;
   let ref: EngineRef;
   if (model !== undefined) ref = refOf(model, flags);
   else if (flags.server !== undefined) throw new CliError(`--server needs --model NAME: the server's model to move session ${id} to.`);
@@ -144,7 +170,7 @@ export async function resumeConversation(store: SqliteStore, id: number, model: 
   await sandboxNotice(deps, io.err);
   const session = Session.open(deps, id);
   servers?.watch(session.tools);
-  const conversation = new Conversation(store, session, target, flags, approvals, servers);
+  const conversation = new Conversation(store, session, target, flags, approvals, servers, lock);
   conversation.onEvent = (e) => {
     if (e.type === 'notice') io.err.write(`${e.text}\n`);
   };
