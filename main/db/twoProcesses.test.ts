@@ -39,7 +39,7 @@ const keel = (...argv: string[]) => node([path.join(REPO, 'bin', 'keel.mjs'), ..
 
 function newSession(store: SqliteStore, title: string): number {
   return store.createSession({
-    kind: 'agent', root: path.join(tmp, 'ws'), title, mode: 'ask', systemPrompt: 'x', promptMode: 'default', promptInstructionsHash: '', epoch: 0,
+    kind: 'agent', root: path.join(tmp, 'ws'), title, mode: 'ask', systemPrompt: 'x', promptMode: 'ask', promptInstructionsHash: '', epoch: 0,
     plan: [], model: '', promptDate: '2026-12-05', createdAt: new Date().toISOString(),
   }).id;
 }
