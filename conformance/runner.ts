@@ -34,6 +34,7 @@ export type Step =
   | { system: 'unchanged' }
   | { reopen: true }
   | { rewind: number; files?: boolean }
+  | { revert_file: string }
   | { fs_expect: Record<string, string | null> };
 
 export interface CaseOutcome {
@@ -146,6 +147,13 @@ async function runStep(run: Run, root: string, step: Step): Promise<string | und
     if (!turn) return `there is no turn ${step.rewind}: the history lists ${messages.length} messages of the person`;
     if (step.files === true) session.rewindWithFiles(turn.seq);
     else session.rewindTo(turn.seq);
+    return undefined;
+  }
+  if ('revert_file' in step) {
+    // The person's Revert file in the app's Changes view, once the reply has stopped.
+    storeReply(run);
+    session.endReply();
+    session.revertFile(step.revert_file);
     return undefined;
   }
   if ('fs_expect' in step) {

@@ -26,7 +26,7 @@ export function revertShownHunk(session: Session, rel: string, hunk: number, sho
     const why = !file ? 'the session\'s changes no longer include it' : now === undefined ? `it has ${file.hunks.length} hunk${file.hunks.length === 1 ? '' : 's'} now` : `hunk ${hunk + 1} reads otherwise now`;
     throw new SessionError(`${path.join(session.root, rel)} changed since its diff was shown (${why}); nothing was taken back. Look at its diff again.`);
   }
-  session.files.revertHunk(rel, hunk, since);
+  session.revertHunk(rel, hunk, since);
 }
 
 /** What a rewind to turn `seq` (by default the turn Undo takes back) with files would do. */

@@ -243,14 +243,16 @@ export class KeelService implements KeelApi {
 
   async revertFile(id: number, rel: string, since?: number): Promise<ChangesView> {
     this.pool.idle(id);
-    this.pool.session(id).files.revertFile(rel, since);
-    return changesView(this.pool.session(id), since);
+    const session = this.pool.session(id);
+    session.revertFile(rel, since);
+    return changesView(session, since);
   }
 
   async revertHunk(id: number, rel: string, hunk: number, shown: string, since?: number): Promise<ChangesView> {
     this.pool.idle(id);
-    revertShownHunk(this.pool.session(id), rel, hunk, shown, since);
-    return changesView(this.pool.session(id), since);
+    const session = this.pool.session(id);
+    revertShownHunk(session, rel, hunk, shown, since);
+    return changesView(session, since);
   }
 
   async rewindPlan(id: number, seq?: number): Promise<RewindPlanView> {

@@ -22,7 +22,7 @@ export interface SessionSummary {
 
 /** A note Keel appended to a person's message, as the UI shows it. */
 export interface NoteView {
-  kind: 'date' | 'mode' | 'instructions' | 'plan' | 'server' | 'hook';
+  kind: 'date' | 'mode' | 'instructions' | 'plan' | 'server' | 'hook' | 'reverted';
   text: string;
 }
 

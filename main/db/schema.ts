@@ -216,4 +216,12 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE requests ADD COLUMN checkpoint TEXT;
   `,
+  // Files a call changed without a diff in its result (a command rewrote AGENTS.md): the session's change (JSON, NULL when none).
+  `
+  ALTER TABLE results ADD COLUMN touched TEXT;
+  `,
+  // Files the person reverted in the app that no message has told the model of yet (JSON list, NULL when none).
+  `
+  ALTER TABLE sessions ADD COLUMN reverted_pending TEXT;
+  `,
 ];

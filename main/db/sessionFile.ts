@@ -29,6 +29,7 @@ const NOTE_FIELDS: Record<string, Shape> = {
   instructions: { kind: req(['instructions']), path: req('string'), hash: req('string'), body: req('string') },
   plan: { kind: req(['plan']), body: req('string') },
   server: { kind: req(['server']), server: req('string'), body: req('string') },
+  reverted: { kind: req(['reverted']), paths: req('json') },
 };
 const PLAN_ITEM: Shape = { text: req('string'), status: req(['todo', 'doing', 'done']) };
 const CALL: Shape = { name: req('string'), args: req('json'), number: req('integer'), raw: req('string') };
@@ -53,7 +54,7 @@ const SHAPES = {
     kind: req(['agent', 'chat']), root: req('string'), title: req('string'), mode: req(MODES), systemPrompt: req('string'),
     promptMode: req(MODES), promptInstructionsHash: req('string'), epoch: req('integer'), plan: req(arrayOf(() => PLAN_ITEM)),
     model: req('string'), promptDate: req('string'), planNotePending: req('boolean'), createdAt: req('string'),
-    tools: opt('json'), serverInstructions: opt('json'),
+    tools: opt('json'), serverInstructions: opt('json'), revertedPending: opt('json'),
   },
   turn: {
     type: req(['turn']), seq: req('integer'), epoch: req('integer'), status: req(['open', 'done', 'undone']), words: opt('string'),
@@ -66,7 +67,7 @@ const SHAPES = {
   result: {
     type: req(['result']), turn: req('integer'), number: req('integer'), tool: req('string'), args: req('string'),
     kind: req(['full', 'stub', 'same', 'error', 'recall', 'change']), pathGiven: opt('string'), pathResolved: opt('string'),
-    fileHash: opt('string'), lineStart: opt('integer'), lineEnd: opt('integer'), lineTotal: opt('integer'), files: opt('string'),
+    fileHash: opt('string'), lineStart: opt('integer'), lineEnd: opt('integer'), lineTotal: opt('integer'), files: opt('string'), touched: opt('string'),
     argsKey: opt('string'), body: req('string'), inserted: req('string'), tokens: opt('integer'), hooks: opt('string'), createdAt: req('string'),
   },
   compaction: { type: req(['compaction']), epoch: req('integer'), summary: req('string'), text: req('string'), createdAt: req('string') },

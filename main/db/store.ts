@@ -103,10 +103,10 @@ export class SqliteStore implements SessionStore {
     const columns: Record<string, string> = {
       title: 'title', mode: 'mode', systemPrompt: 'system_prompt', promptMode: 'prompt_mode',
       promptInstructionsHash: 'prompt_instructions_hash', epoch: 'epoch', plan: 'plan', model: 'model', promptDate: 'prompt_date',
-      planNotePending: 'plan_note_pending',
+      planNotePending: 'plan_note_pending', revertedPending: 'reverted_pending',
       tools: 'tools', serverInstructions: 'server_instructions',
     };
-    const json = new Set(['plan', 'tools', 'serverInstructions']);
+    const json = new Set(['plan', 'tools', 'serverInstructions', 'revertedPending']);
     const entries = Object.entries(fields).filter(([key]) => key in columns);
     if (entries.length === 0) return;
     const stored = (key: string, value: unknown) => (json.has(key) ? JSON.stringify(value) : typeof value === 'boolean' ? Number(value) : value);
@@ -163,9 +163,9 @@ export class SqliteStore implements SessionStore {
     this.db.transaction(() => {
       this.db
         .prepare(`INSERT INTO results (session_id, number, turn_id, tool, args, kind, path_given, path_resolved, file_hash,
-                    line_start, line_end, line_total, files, args_key, body, inserted, tokens, hooks, created_at)
+                    line_start, line_end, line_total, files, touched, args_key, body, inserted, tokens, hooks, created_at)
                   VALUES (@sessionId, @number, @turnId, @tool, @args, @kind, @pathGiven, @pathResolved, @fileHash,
-                    @lineStart, @lineEnd, @lineTotal, @files, @argsKey, @body, @inserted, @tokens, @hooks, @createdAt)`)
+                    @lineStart, @lineEnd, @lineTotal, @files, @touched, @argsKey, @body, @inserted, @tokens, @hooks, @createdAt)`)
         .run(nullable({ ...RESULT_OPTIONAL, ...row }));
       const attach = this.db.prepare('INSERT INTO attachments (session_id, number, seq, mime_type, uri, data) VALUES (?, ?, ?, ?, ?, ?)');
       attachments.forEach((a, i) => attach.run(row.sessionId, row.number, i + 1, a.mimeType, a.uri ?? null, a.data));
@@ -249,7 +249,7 @@ export class SqliteStore implements SessionStore {
 /** A result's optional fields, stored as NULL when a row leaves them out. */
 const RESULT_OPTIONAL = {
   pathGiven: undefined, pathResolved: undefined, fileHash: undefined, lineStart: undefined, lineEnd: undefined, lineTotal: undefined,
-  files: undefined, argsKey: undefined, tokens: undefined, hooks: undefined,
+  files: undefined, touched: undefined, argsKey: undefined, tokens: undefined, hooks: undefined,
 } satisfies Partial<ResultRow>;
 
 const REQUEST_COLUMNS = {
@@ -326,6 +326,7 @@ function toSession(r: Row): SessionRow {
     model: r.model as string,
     promptDate: r.prompt_date as string,
     planNotePending: r.plan_note_pending === 1,
+    ...(r.reverted_pending ? { revertedPending: JSON.parse(r.reverted_pending as string) as string[] } : {}),
     createdAt: r.created_at as string,
     ...(r.tools === null ? {} : { tools: JSON.parse(r.tools as string) }),
     serverInstructions: JSON.parse(r.server_instructions as string),
@@ -352,6 +353,7 @@ function toResult(r: Row): ResultRow {
     lineEnd: opt(r.line_end),
     lineTotal: opt(r.line_total),
     files: opt(r.files),
+    touched: opt(r.touched),
     argsKey: opt(r.args_key),
     body: r.body as string,
     inserted: r.inserted as string,

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { withReverted } from '../../core/session/notes.js';
 import { CheckpointError, type ChangedFile, type Checkpoints } from '../../core/checkpoints/types.js';
 import type { SqliteStore } from '../../db/store.js';
 import { checkpointsIn } from '../../checkpoints/open.js';
@@ -50,5 +51,7 @@ export function revertCommand(store: SqliteStore, id: number, file: string, turn
   const rel = path.relative(root, path.resolve(root, file)).split(path.sep).join('/');
   if (rel.startsWith('..') || path.isAbsolute(rel)) throw new CliError(`${path.resolve(root, file)} is outside the workspace ${root}.`);
   refused(() => cp.revertFile(rel, turn));
+  // The model still believes its own edit stands: its next message tells it (spec §10.3), as the app's revert does.
+  store.updateSession(id, { revertedPending: withReverted(store.getSession(id)?.revertedPending, [rel]) });
   out.write(`${rel} is back as it was ${turn === undefined ? 'when the session began' : `when turn ${turn} began`}.\n`);
 }

@@ -37,6 +37,11 @@ export interface Inserted {
   read?: ReadRecord & { full: boolean };
   /** Files whose content the session now knows (edits, writes, patches): hash '' = deleted. */
   wrote?: { absPath: string; hash: string }[];
+  /**
+   * Files the call changed that its result shows no diff of (a command, an MCP tool, a hook run for
+   * the call): the session's own change, never the person's. Only the instruction file is watched.
+   */
+  touched?: { absPath: string; hash: string }[];
   /** Where the text's elided line stands, when the body was capped (spec §3): known as it is made. */
   elided?: ElidedMark;
 }

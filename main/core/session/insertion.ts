@@ -51,6 +51,7 @@ export class Insertion {
       kind: inserted.kind, pathGiven: inserted.read?.pathGiven, pathResolved: inserted.read?.absPath,
       fileHash: inserted.read?.hash, lineStart: inserted.read?.start, lineEnd: inserted.read?.end,
       lineTotal: inserted.read?.total, files: inserted.wrote && JSON.stringify(inserted.wrote),
+      touched: inserted.touched && JSON.stringify(inserted.touched),
       argsKey: inserted.entry?.kind === 'result' ? inserted.entry.argsKey : undefined,
       body: inserted.body, inserted: inserted.text, tokens, hooks: hooks.length ? JSON.stringify(hooks) : undefined, createdAt: this.now().toISOString(),
     }, raw.kind === 'text' ? raw.attachments : undefined);

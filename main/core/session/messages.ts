@@ -39,6 +39,7 @@ export class Messages {
     this.turns.setMessage(this.turns.current(), words, notes);
     // Cleared only once the message holding the note is stored: a crash between repeats it, never loses it.
     if (row.planNotePending) this.record.update({ planNotePending: false });
+    if (row.revertedPending?.length) this.record.update({ revertedPending: [] });
     this.prompt.forRequest();
     return { sent: messageWithNotes(words, notes), notes };
   }

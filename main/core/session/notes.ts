@@ -46,6 +46,16 @@ export function instructionsFile(root: string): string {
   }
 }
 
+/** The instruction file as it is now: where, and the hash a note would carry ('' when there is none). */
+export function instructionsNow(root: string): { absPath: string; hash: string } {
+  return { absPath: instructionsFile(root), hash: readInstructions(root).hash };
+}
+
+/** The files a revert note will name: those pending and these, once each, sorted. */
+export function withReverted(pending: readonly string[] | undefined, paths: readonly string[]): string[] {
+  return [...new Set([...(pending ?? []), ...paths])].sort();
+}
+
 /** What the next message's notes are worked out from. */
 export interface NoteInputs {
   row: SessionRow;
@@ -74,6 +84,7 @@ export function messageNotes({ row, history, date, promptsDir, servers }: NoteIn
   const instructions = readInstructions(row.root);
   if (instructions.hash !== told.instructionsHash) notes.push({ kind: 'instructions', ...instructions });
   if (row.planNotePending) notes.push({ kind: 'plan', body: formatPlan(row.plan) });
+  if (row.revertedPending?.length) notes.push({ kind: 'reverted', paths: row.revertedPending });
   for (const s of sortedServers(servers)) {
     if (told.servers[s.server] !== s.text) notes.push({ kind: 'server', server: s.server, body: s.text });
   }
@@ -101,6 +112,8 @@ export function messageWithNotes(words: string, notes: readonly Note[]): string 
         return fill(c.server, { server: note.server, body: note.body });
       case 'hook':
         return fill(c.hook, { body: note.body });
+      case 'reverted':
+        return fill(c.reverted, { paths: note.paths.join(', ') });
     }
   });
   return [words, ...paragraphs].filter((p) => p !== '').join(c.separator);

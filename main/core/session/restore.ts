@@ -11,7 +11,7 @@ export function carry(turn: Turn, result: CarriedResult): void {
     const { full: _full, ...read } = result.read;
     turn.reads.push(read);
   }
-  turn.wrote.push(...(result.wrote ?? []));
+  turn.wrote.push(...(result.wrote ?? []), ...(result.touched ?? []));
 }
 
 /**
@@ -39,7 +39,8 @@ export function restoreTurns(turns: TurnRow[], replies: ReplyRow[], results: Res
 
 function carriedFromRow(r: ResultRow): CarriedResult {
   const wrote = filesOf(r);
-  return { number: r.number, ...entryAndRead(r), ...(wrote.length > 0 ? { wrote } : {}) };
+  const touched = r.touched ? (JSON.parse(r.touched) as { absPath: string; hash: string }[]) : [];
+  return { number: r.number, ...entryAndRead(r), ...(wrote.length > 0 ? { wrote } : {}), ...(touched.length > 0 ? { touched } : {}) };
 }
 
 function entryAndRead(r: ResultRow): Pick<CarriedResult, 'entry' | 'read'> {

@@ -8,6 +8,7 @@ import type { NewSession, SessionDeps } from './deps.js';
 import { Dispatch } from './dispatch.js';
 import { Insertion } from './insertion.js';
 import { Messages, type MessageOptions } from './messages.js';
+import { instructionsNow, withReverted } from './notes.js';
 import { KeptPrompt } from './prompt.js';
 import { SessionRecord } from './record.js';
 import { Replies } from './replies.js';
@@ -54,7 +55,7 @@ export class Session {
     this.hooks = new Hooks(() => deps.hooks?.(record.row.root) ?? [], () => ({ sessionId: id, root: record.row.root, runner: deps.commands ?? NO_RUNNER, mode: record.row.mode, approve: deps.permissions?.approve }));
     const dispatch = new Dispatch(deps, record, (absPath) => this.insertion.knownHash(absPath), this.hooks, () => this.files.beforeWrite(this.turns.current().seq));
     this.prompt = new KeptPrompt(deps, record, () => this.turns.history());
-    this.calls = new ToolCalls(dispatch, this.insertion, this.turns, this.prompt, this.hooks, this.files);
+    this.calls = new ToolCalls(dispatch, this.insertion, this.turns, this.prompt, this.hooks, this.files, () => instructionsNow(record.row.root));
     this.messages = new Messages(deps, record, this.turns, this.prompt, this.hooks);
     this.takeBacks = new TakeBacks(store, record, this.turns);
     this.compaction = new Compaction(store, record, this.turns, this.prompt, now);
@@ -133,6 +134,21 @@ export class Session {
   /** The person changed the permission mode; the model hears of it as a note on the next message. */
   setMode(mode: Mode): void {
     this.record.setMode(mode);
+  }
+
+  /**
+   * The person takes the session's changes to a file back (Revert file, Revert hunk: `rel` relative to
+   * the root, `since` a turn's seq). The model still believes its own edits stand, so the next message
+   * tells it (spec §10.3), naming the file.
+   */
+  revertFile(rel: string, since?: number): void {
+    this.files.revertFile(rel, since);
+    this.record.update({ revertedPending: withReverted(this.record.row.revertedPending, [rel]) });
+  }
+
+  revertHunk(rel: string, hunk: number, since?: number): void {
+    this.files.revertHunk(rel, hunk, since);
+    this.record.update({ revertedPending: withReverted(this.record.row.revertedPending, [rel]) });
   }
 
   /** The person edited the plan; the next message carries it as a note (stored until then). */

@@ -38,11 +38,14 @@ export class ToolCalls {
     private readonly prompt: KeptPrompt,
     private readonly hooks: Hooks,
     private readonly files: SessionFiles,
+    /** The instruction file now (notes.ts): a call that changes it is the session's change, whatever tool made it. */
+    private readonly instructions: () => { absPath: string; hash: string },
   ) {}
 
   /** A tool call as the model made it. A step on the raw result before insertion goes between dispatch and insertion. */
   async call(name: string, args: unknown, o: CallOptions = {}): Promise<CallResult> {
     const runs: HookRun[] = [];
+    const before = this.instructions();
     const raw = await this.dispatch.run(name, args, o.signal, runs);
     const turn = this.turns.current();
     let inserted = this.compute(name, args, raw);
@@ -52,6 +55,9 @@ export class ToolCalls {
       runs.push(...post.runs);
       if (post.text) inserted = { ...inserted, text: inserted.text + post.text };
     }
+    const after = this.instructions();
+    const shown = inserted.wrote?.some((f) => f.absPath === after.absPath && f.hash === after.hash);
+    if (after.hash !== before.hash && !shown) inserted = { ...inserted, touched: [after] };
     return this.store(turn, name, args, raw, inserted, runs, o.countTokens);
   }
 

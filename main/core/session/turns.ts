@@ -39,7 +39,7 @@ export class Turns {
   /** A result of the reply being made in `turn` was stored: it waits there for the reply (see carry). */
   ran(turn: Turn, result: CarriedResult): void {
     turn.calls++;
-    turn.unreplied.push({ number: result.number, entry: result.entry, read: result.read, wrote: result.wrote });
+    turn.unreplied.push({ number: result.number, entry: result.entry, read: result.read, wrote: result.wrote, touched: result.touched });
   }
 
   /**

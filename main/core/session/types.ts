@@ -17,7 +17,9 @@ export type Note =
   /** An MCP server's instructions that were not in the system prompt (they arrived later, or changed). */
   | { kind: 'server'; server: string; body: string }
   /** What the person's UserPromptSubmit hooks printed for this message. */
-  | { kind: 'hook'; body: string };
+  | { kind: 'hook'; body: string }
+  /** Files the person took the session's changes back from (Revert file or hunk in the app), relative to the root. */
+  | { kind: 'reverted'; paths: string[] };
 
 export interface SessionRow {
   id: number;
@@ -38,6 +40,8 @@ export interface SessionRow {
   promptDate: string;
   /** The person changed the plan and no message has carried it yet (spec §10.3). */
   planNotePending: boolean;
+  /** Files the person reverted in the app that no message has told the model of yet (spec §10.3); absent when none. */
+  revertedPending?: string[];
   createdAt: string;
   /**
    * The tool list every request sends, built once when the session was created and never changed
@@ -78,6 +82,8 @@ export interface ResultRow {
   lineTotal?: number;
   /** Files a change wrote: [{absPath, hash}] (hash '' when deleted). */
   files?: string;
+  /** Files the call changed without a diff in its result (Inserted.touched), as JSON. */
+  touched?: string;
   /** For listings: the arguments as sorted-key JSON, so the dedupe table can be rebuilt. */
   argsKey?: string;
   body: string;
@@ -178,7 +184,7 @@ export interface SessionStore {
 }
 
 /** What a result adds to its turn once a stored reply carries it (restore.ts `carry`). */
-export type CarriedResult = Pick<Inserted, 'number' | 'entry' | 'read' | 'wrote'>;
+export type CarriedResult = Pick<Inserted, 'number' | 'entry' | 'read' | 'wrote' | 'touched'>;
 
 /**
  * The turn state the session keeps in memory, mirrored from the store. `entries`, `reads` and
@@ -191,7 +197,10 @@ export interface Turn extends TurnRow {
   entries: TableEntry[];
   /** Its full reads, for the compaction table (spec §7). */
   reads: ReadRecord[];
-  /** The files its results wrote, in order (hash '' = deleted): the model saw these changes in their diffs. */
+  /**
+   * The files its results changed, in order (hash '' = deleted): written by a file tool (the model saw
+   * the diff) or touched by its command, MCP tool or hook. Either way the session's change, not the person's.
+   */
   wrote: { absPath: string; hash: string }[];
   /** Results run in the reply being made, which no stored reply carries yet. */
   unreplied: CarriedResult[];

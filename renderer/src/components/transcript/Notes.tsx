@@ -8,6 +8,7 @@ const LABEL = {
   plan: 'plan',
   server: 'MCP server',
   hook: 'UserPromptSubmit hook',
+  reverted: 'your revert',
 } as const satisfies Record<NoteView['kind'], string>;
 
 /** What Keel appended to the person's message: apart from their words, labelled as Keel's. */
