@@ -2,7 +2,7 @@
 import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SessionView, TurnView } from '../../../../main/contract.js';
-import { whatGoes } from '../../lib/historyText.js';
+import { turnNumber, whatGoes } from '../../lib/historyText.js';
 import { useTranscript } from '../../stores/useTranscript.js';
 import { fakeApi, resetStores, sessionView } from '../../test/fakeApi.js';
 import { fakeLayout } from '../../test/layout.js';
@@ -91,9 +91,21 @@ describe('history actions on each message', () => {
 });
 
 describe('whatGoes', () => {
+  it('numbers turns as the person counts them after a rewind: taken-back turns have no number, later ones follow on', () => {
+    const after: TurnView[] = [
+      { seq: 1, status: 'done', words: 'a', notes: [], parts: [] },
+      { seq: 2, status: 'undone', words: 'b', notes: [], parts: [] },
+      { seq: 3, status: 'undone', words: 'c', notes: [], parts: [] },
+      { seq: 4, status: 'done', words: 'd', notes: [], parts: [] },
+    ];
+    expect(after.map((t) => turnNumber(after, t.seq))).toEqual([1, undefined, undefined, 2]);
+    expect(whatGoes(after, 4, 'undo')).toMatch(/^Turn 2 is taken back/);
+  });
+
   it('counts turns and results from the view, and shortens a long list of ids', () => {
     const many: TurnView[] = [{ seq: 3, status: 'done', words: 'x', notes: [], parts: [1, 2, 3, 4, 5, 6].map(tool) }];
-    expect(whatGoes(many, 3, 'rewind')).toMatch(/^Turn 3 is taken back with 6 results \(#0001 … #0006\)/);
+    // Turn numbers are places among the messages the history keeps, not the store's seq (3 here).
+    expect(whatGoes(many, 3, 'rewind')).toMatch(/^Turn 1 is taken back with 6 results \(#0001 … #0006\)/);
     expect(whatGoes([{ seq: 1, status: 'done', words: 'x', notes: [], parts: [] }], 1, 'delete')).toMatch(/^Turn 1 is taken back with its words and replies:/);
     expect(whatGoes([{ seq: 1, status: 'done', words: 'x', notes: [], parts: [tool(7)] }], 1, 'edit')).toMatch(/^Turn 1 is taken back with one result \(#0007\)/);
   });

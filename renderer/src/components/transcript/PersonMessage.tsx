@@ -1,6 +1,6 @@
 import { useState, type KeyboardEvent } from 'react';
 import type { TurnView } from '../../../../main/contract.js';
-import { whatGoes, type HistoryAction } from '../../lib/historyText.js';
+import { turnNumber, whatGoes, type HistoryAction } from '../../lib/historyText.js';
 import type { Row } from '../../lib/transcriptRows.js';
 import { MOD, withMod } from '../../shortcuts.js';
 import { useTranscript } from '../../stores/useTranscript.js';
@@ -22,6 +22,7 @@ export function PersonMessage({ row }: { row: Extract<Row, { kind: 'person' }> }
   const withFiles = action === 'rewind' || action === 'edit';
   const { plan, files, setFiles } = useRewindPlan(sessionId, turn.seq, withFiles);
   // A message main has stored, while nothing runs (a turn still open then was cut off by a quit).
+  const number = turns && turnNumber(turns, turn.seq);
   const canAct = !pending && !running && turn.words !== undefined && turn.status !== 'undone' && (turns?.some((t) => t.seq === turn.seq) ?? false);
   const start = (next: HistoryAction) => {
     setText(turn.words ?? '');
@@ -31,7 +32,7 @@ export function PersonMessage({ row }: { row: Extract<Row, { kind: 'person' }> }
     <div className={`person turn-${turn.status}`} data-testid={`turn-${turn.seq}`} data-status={turn.status}>
       <div className="who">
         <span className="avatar">You</span>
-        <span className="muted small">turn {turn.seq}</span>
+        {number !== undefined && <span className="muted small">turn {number}</span>}
         {turn.status === 'undone' && <span className="tag">taken back</span>}
         {pending && <span className="tag amber">sending…</span>}
         {canAct && action === undefined && <TurnActions seq={turn.seq} start={start} />}
@@ -49,7 +50,7 @@ export function PersonMessage({ row }: { row: Extract<Row, { kind: 'person' }> }
       {action !== undefined && canAct && (
         <div className="history-confirm" role="group" aria-label={CONFIRM[action]} data-testid={`turn-${turn.seq}-confirm`}>
           <p data-testid="history-confirm-text">{whatGoes(turns ?? [], turn.seq, action, files)}</p>
-          {withFiles && <RewindFiles plan={plan} files={files} setFiles={setFiles} />}
+          {withFiles && <RewindFiles plan={plan} files={files} setFiles={setFiles} number={number} />}
           <div className="history-confirm-buttons">
             <button
               type="button"

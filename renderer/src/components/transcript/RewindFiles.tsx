@@ -43,7 +43,7 @@ const HOW: Record<PutBackFile['how'], string> = {
  * The files part of a rewind's confirmation: "conversation and files" or "conversation only", and
  * the files that would go back (and those a rewind leaves as they are), listed before anything happens.
  */
-export function RewindFiles({ plan, files, setFiles }: { plan: RewindPlanView | undefined; files: boolean; setFiles(files: boolean): void }) {
+export function RewindFiles({ plan, files, setFiles, number }: { plan: RewindPlanView | undefined; files: boolean; setFiles(files: boolean): void; number?: number }) {
   if (!plan) return <p className="muted small" data-testid="rewind-files-loading">Looking at what these turns changed in the files…</p>;
   if (!plan.canRewindFiles) {
     return (
@@ -54,6 +54,7 @@ export function RewindFiles({ plan, files, setFiles }: { plan: RewindPlanView | 
   }
   if (!touchesFiles(plan)) return <p className="muted small" data-testid="rewind-files-none">These turns changed no file: files stay as they are.</p>;
   const name = `rewind-files-${plan.seq}`;
+  const n = number ?? plan.seq;
   return (
     <div className="rewind-files" data-testid="rewind-files">
       <div className="rewind-files-choice" role="radiogroup" aria-label="What goes back">
@@ -66,7 +67,7 @@ export function RewindFiles({ plan, files, setFiles }: { plan: RewindPlanView | 
       </div>
       {plan.putBack.length > 0 && (
         <div className={files ? '' : 'muted'}>
-          <p className="small">{files ? `Put back as they were before turn ${plan.seq}:` : `With files, these would go back as before turn ${plan.seq}:`}</p>
+          <p className="small">{files ? `Put back as they were before turn ${n}:` : `With files, these would go back as before turn ${n}:`}</p>
           <ul className="mono small">
             {plan.putBack.map((f) => (
               <li key={f.path} data-testid="rewind-file" data-path={f.path}>
