@@ -282,7 +282,9 @@ test('history control: Edit and resend replaces a message (the cache view names 
     // Rewind to here: the message leaves the transcript and comes back into the message box.
     await page.getByTestId('turn-4').hover();
     await page.getByTestId('turn-4-rewind').click();
-    await waitForText(page.getByTestId('turn-4-confirm'), /^Turn 4 is taken back with its words and replies/);
+    // Numbered as the person counts: the edit took turns 1 and 2 back, so this is turn 2 (its seq is 4).
+    await waitForText(page.getByTestId('turn-4'), /turn 2/);
+    await waitForText(page.getByTestId('turn-4-confirm'), /^Turn 2 is taken back with its words and replies/);
     await page.getByTestId('turn-4-confirm-button').click();
     await page.getByTestId('turn-4').waitFor({ state: 'detached', timeout: WAIT });
     await waitFor('the rewound words in the message box', async () => (await page.getByTestId('message-input').inputValue()) === 'Follow the plan.');
