@@ -74,7 +74,7 @@ describe('keel mcp', { timeout: 60_000 }, () => {
 
     const approve = await cli('mcp', 'approve', '--workspace', ws);
     expect(approve.code).toBe(0);
-    expect(approve.out).toMatch(new RegExp(`^server mine: .*\nApproved ${ws}/\\.mcp\\.json \\(sha [0-9a-f]{8}\\)`));
+    expect(approve.out).toMatch(new RegExp(`^server mine: .*\n {2}keeps its data in ${home}/mcp-data/mine-[0-9a-f]{12}\nApproved ${ws}/\\.mcp\\.json \\(sha [0-9a-f]{8}\\)`));
     const after = await cli('mcp', 'tools', '--workspace', ws);
     expect(after.code).toBe(0);
     expect(after.out).toContain('server mine: 3 tools\n');

@@ -142,6 +142,8 @@ export interface McpServerView {
   receives?: string[];
   /** The package Keel fetches for it before its first start (`npx -y PKG`), in words. */
   fetches?: string;
+  /** A stdio server's own writable folder, kept across sessions (its XDG folders point there). */
+  dataFolder?: string;
   /** While its package is fetched: what is happening, in words. */
   preparing?: string;
   state: 'stopped' | 'connecting' | 'connected' | 'failed' | 'disconnected' | 'not approved';

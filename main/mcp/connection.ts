@@ -27,7 +27,7 @@ import { toRawOutput, type CallResult } from './results.js';
  */
 export type WrapLaunch = (
   command: string, args: string[], server: ServerConfig & { cwd: string; root: string },
-) => Promise<{ command: string; args: string[]; release?(): void }>;
+) => Promise<{ command: string; args: string[]; release?(): void; env?: Record<string, string>; writable?: string[] }>;
 
 export type ServerState = 'stopped' | 'connecting' | 'connected' | 'failed' | 'disconnected';
 
@@ -81,6 +81,8 @@ export class McpConnection {
   private client?: Client;
   private attempt = 0;
   private stderr: string[] = [];
+  /** Where the sandbox lets a stdio server write (its launch says), for the hint on a refused write. */
+  private writable?: string[];
 
   constructor(readonly config: ServerConfig, private readonly o: ConnectionOptions) {}
 
@@ -135,13 +137,19 @@ export class McpConnection {
     this.set({ state: 'stopped' });
   }
 
+  /** An error that a sandbox's refused write caused says where the server may write, and how the person lets it write more. */
+  private withSandboxHint(out: RawOutput): RawOutput {
+    if (out.kind !== 'error' || !this.writable || !/\bEROFS\b|read-only file system/i.test(out.message)) return out;
+    return { ...out, message: `${out.message}\n${fill(mcpConfig.texts.sandbox_write, { server: this.name, folders: this.writable.join(', ') })}` };
+  }
+
   /** Calls a tool by its session name. Failures, stops and timeouts come back as error results. */
   async call(name: string, args: Record<string, unknown>, o: CallOptions = {}): Promise<RawOutput> {
     const client = this.client;
     if (!client || this.state !== 'connected') return unavailable(name, this.name, this.state);
     const tool = this.tools.find((t) => t.name === name);
     if (!tool) return notListed(name, this.name);
-    const failed = (message: string): RawOutput => ({ kind: 'error', message: fill(mcpConfig.texts.failed, { name, server: this.name, message }) });
+    const failed = (message: string): RawOutput => this.withSandboxHint({ kind: 'error', message: fill(mcpConfig.texts.failed, { name, server: this.name, message }) });
     try {
       const result = await client.callTool({ name: tool.tool, arguments: args }, undefined, {
         signal: o.signal,
@@ -149,7 +157,7 @@ export class McpConnection {
         resetTimeoutOnProgress: true,
         onprogress: (p) => o.onProgress?.({ progress: p.progress, total: p.total, message: p.message }),
       });
-      return toRawOutput(name, result as CallResult);
+      return this.withSandboxHint(toRawOutput(name, result as CallResult));
     } catch (err) {
       if (o.signal?.aborted) return { kind: 'error', message: fill(mcpConfig.texts.stopped, { name, server: this.name }) };
       if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) return failed('the server closed the connection before it answered');
@@ -185,10 +193,12 @@ export class McpConnection {
   private async stdio(t: Extract<ServerConfig['transport'], { type: 'stdio' }>): Promise<SdkTransport> {
     const cwd = t.cwd === undefined ? this.o.cwd : path.resolve(this.o.cwd, t.cwd);
     const launch = this.o.wrapLaunch ? await this.o.wrapLaunch(t.command, t.args, { ...this.config, cwd, root: this.o.cwd }) : { command: t.command, args: t.args };
-    const transport = new StdioClientTransport({ command: launch.command, args: launch.args, env: t.env, cwd, stderr: 'pipe' });
+    // What the launch adds (the server's data folder as its XDG folders) under what the entry sets.
+    const transport = new StdioClientTransport({ command: launch.command, args: launch.args, env: { ...launch.env, ...t.env }, cwd, stderr: 'pipe' });
     // The client chains its own handler after this one; the transport closes once the process has
     // exited (a stop, a kill, a failed start: the client closes it), so the sandbox is freed then.
     if (launch.release) transport.onclose = launch.release;
+    this.writable = launch.writable;
     this.stderr = [];
     transport.stderr?.on('data', (chunk: Buffer) => {
       const keep = mcpConfig.stderr_lines.value;

@@ -13,6 +13,7 @@ import { describeSandbox, readConfigFile, USER_FILE, WORKSPACE_FILE, type Config
 import { McpConnection, type PrepareLaunch, type WrapLaunch } from './connection.js';
 import { isRefused, packageLaunch } from './launchers.js';
 import { describeFetch, preparePackage, refusal } from './packages.js';
+import { serverDataFolder } from './dataFolder.js';
 import { approvalHash, filesRun } from './runs.js';
 
 export interface HubOptions {
@@ -245,13 +246,13 @@ export class McpHub implements ExternalTools {
     const servers = [
       ...[...this.runnable.values()].map((config) => {
         const c = this.connections.get(config.name);
-        if (!c || stableJson(c.config) !== stableJson(config)) return serverView(config, { state: 'stopped', tools: [], leftOut: [], trusted: this.trusts(config) });
-        return serverView(c.config, {
+        if (!c || stableJson(c.config) !== stableJson(config)) return serverView(config, this.o.dataFolder, { state: 'stopped', tools: [], leftOut: [], trusted: this.trusts(config) });
+        return serverView(c.config, this.o.dataFolder, {
           state: c.state, via: c.via, lastError: c.lastError, instructions: c.instructions, tools: c.tools, leftOut: c.leftOut, preparing: c.preparing,
           trusted: this.trusts(c.config),
         });
       }),
-      ...this.blocked.map((b) => serverView(b, { state: 'not approved', tools: [], leftOut: [], trusted: this.trusts(b) })),
+      ...this.blocked.map((b) => serverView(b, this.o.dataFolder, { state: 'not approved', tools: [], leftOut: [], trusted: this.trusts(b) })),
     ];
     return { files, servers: servers.sort((a, b) => (a.name < b.name ? -1 : 1)) };
   }
@@ -284,7 +285,7 @@ export class McpHub implements ExternalTools {
   }
 }
 
-function serverView(config: ServerConfig, state: Omit<ServerView, 'name' | 'scope' | 'file' | 'launch' | 'receives'>): ServerView {
+function serverView(config: ServerConfig, dataFolder: string, state: Omit<ServerView, 'name' | 'scope' | 'file' | 'launch' | 'receives'>): ServerView {
   // As written, nothing filled in: a variable's value (a token) is never shown, only masked in `receives`.
   const t = config.entry ?? config.transport;
   // What the person approves or trusts includes what its sandbox lets it do beyond reading.
@@ -293,6 +294,7 @@ function serverView(config: ServerConfig, state: Omit<ServerView, 'name' | 'scop
   return {
     name: config.name, scope: config.scope, file: config.file, launch, receives: config.receives ?? [], ...state,
     ...(pkg && !isRefused(pkg) ? { fetches: describeFetch(pkg) } : {}),
+    ...(t.type === 'stdio' ? { dataFolder: serverDataFolder(dataFolder, config) } : {}),
     ...(isRefused(pkg) && state.state !== 'connected' ? { lastError: state.lastError ?? refusal(config.name, pkg) } : {}),
     ...(config.missing && state.state !== 'connected' ? { lastError: state.lastError ?? `It cannot start: ${config.missing}.` } : {}),
     tools: state.tools.map((t) => ({ name: t.name, tool: t.tool, description: t.description, readOnly: t.readOnly })),

@@ -18,8 +18,8 @@ export interface SandboxOptions {
   allowedDomains?: readonly string[];
   /** The home folder (default: the user's). */
   home?: string;
-  /** Folders inside the data folder a command may still read, never write (nothing secret: MCP's package cache). */
-  readable?: readonly string[];
+  /** Folders inside the data folder it may read and write: an MCP server's own data folder and package, nothing else of Keel's data. */
+  writable?: readonly string[];
   /** Environment variables commands get besides PATH, HOME, the locale and TERM (commandRunner.ts `commandEnv`). */
   env?: readonly string[];
   /** Processes (and threads) one command may have at once (default MAX_PROCESSES). */
@@ -63,8 +63,8 @@ export interface CommandPolicy {
   /** Keel's data folder, spelled and resolved. */
   dataFolders: readonly string[];
   home: string;
-  /** SandboxOptions.readable, spelled and resolved. */
-  readable?: readonly string[];
+  /** SandboxOptions.writable, spelled and resolved. */
+  writable?: readonly string[];
   /** The git directories and `.git` files in the workspace when the command starts (gitGuard.ts). */
   git?: { dirs: readonly string[]; files: readonly string[] };
 }
@@ -99,9 +99,22 @@ function gitDenies(p: CommandPolicy): string[] {
 
 /** Where a command may write, and the carve-outs inside that it may not (commandRunner.ts says what each access allows). */
 export function writeRules(p: CommandPolicy): { allow: string[]; deny: string[] } {
-  const deny = [...libraryWritePaths(p.home), ...p.dataFolders];
-  if (p.access === 'read-only') return { allow: [p.tmp], deny };
-  return { allow: [p.root, p.tmp], deny: [...deny, ...gitDenies(p)] };
+  const writable = p.writable ?? [];
+  const deny = [...libraryWritePaths(p.home), ...p.dataFolders.flatMap((d) => around(d, writable))];
+  if (p.access === 'read-only') return { allow: [p.tmp, ...writable], deny };
+  return { allow: [p.root, p.tmp, ...writable], deny: [...deny, ...gitDenies(p)] };
+}
+
+/**
+ * A folder kept from writes, but for the paths in `keep` below it: the folder itself where it holds
+ * none of them, else each of its entries not on the way to one (a deny on the folder would cover them:
+ * the library lays write denials over write binds).
+ */
+function around(folder: string, keep: readonly string[]): string[] {
+  const inside = keep.filter((k) => k.startsWith(`${folder}/`));
+  if (keep.includes(folder)) return [];
+  if (inside.length === 0) return [folder];
+  return list(folder).flatMap((name) => around(path.join(folder, name), inside));
 }
 
 function list(dir: string): string[] {
@@ -169,7 +182,7 @@ export function commandConfig(p: CommandPolicy): Partial<SandboxRuntimeConfig> {
   const { allow, deny } = writeRules(p);
   const { denyRead, allowRead } = readRules(p);
   return {
-    filesystem: { denyRead, allowRead: [...allowRead, ...(p.readable ?? [])], allowWrite: allow, denyWrite: deny },
+    filesystem: { denyRead, allowRead, allowWrite: allow, denyWrite: deny },
     network: { allowedDomains: [], deniedDomains: [] },
   };
 }

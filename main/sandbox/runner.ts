@@ -235,9 +235,9 @@ function policyOf(o: SandboxOptions): (root: string, access: CommandAccess) => P
   const home = o.home ?? os.homedir();
   const denied = deniedReads({ home, dataFolder: o.dataFolder, extra: o.denyRead, realpath: realOrSame });
   const dataFolders = [...new Set([o.dataFolder, realOrSame(o.dataFolder)])];
-  const readable = [...new Set((o.readable ?? []).flatMap((p) => [p, realOrSame(p)]))];
+  const writable = [...new Set((o.writable ?? []).flatMap((p) => [p, realOrSame(p)]))];
   const limits = { ...(o.maxProcesses ? { maxProcesses: o.maxProcesses } : {}), ...(o.tmpBytes ? { tmpBytes: o.tmpBytes } : {}) };
-  return (root, access) => ({ root: realOrSame(root), access, home, deniedReads: denied, dataFolders, readable, ...limits });
+  return (root, access) => ({ root: realOrSame(root), access, home, deniedReads: denied, dataFolders, writable, ...limits });
 }
 
 /** After a command that could write: what it made or changed in a git directory, undone and said (gitGuard.ts). */

@@ -96,6 +96,7 @@ function writeServer(s: HubView['servers'][number], out: Writer, head: string): 
   out.write(`${head}${s.launch}${s.state === 'not approved' ? ' [not approved]' : ''}\n`);
   for (const r of s.receives ?? []) out.write(`  receives ${r}\n`);
   if (s.fetches) out.write(`  fetches ${s.fetches}\n`);
+  if (s.dataFolder) out.write(`  keeps its data in ${s.dataFolder}\n`);
   if (s.lastError && s.state !== 'connected') out.write(`  ${s.lastError}\n`);
 }
 

@@ -67,6 +67,11 @@ function Server({ server }: { server: McpServerView }) {
         )}
       </header>
       <div className="mono small muted">{server.launch}</div>
+      {server.dataFolder && (
+        <div className="small muted" data-testid="mcp-data-folder" title="What it writes between sessions (its XDG folders point here); the sandbox lets it write nothing else of Keel's data">
+          data folder: <span className="mono">{server.dataFolder}</span>
+        </div>
+      )}
       {server.state === 'not approved' || <Outside server={{ ...server, lastError: undefined }} />}
       {server.lastError && (
         <pre className="server-error mono small" data-testid="mcp-error">
