@@ -1,5 +1,5 @@
 /**
- * The app as a person first sees it (issue 22, item 7), at 1400×900 and 800×700: the first-run
+ * The app as a person first sees it (issues 22 and 36), at 1920×1080, 1400×900 and 800×600: the first-run
  * picker, a session's transcript with a long output, the Cache, Plan, Changes and Servers tabs, the model
  * picker and Settings popovers, and the Recall inspector. Each view is photographed
  * (test-results/layout-WIDTHxHEIGHT-VIEW.png) and measured (e2e/containment.ts): every pane inside
@@ -21,7 +21,7 @@ function mcpJson(count: number): string {
 
 const FILES = { 'a.txt': 'one\ntwo\n', '.mcp.json': mcpJson(60) };
 
-for (const size of [{ width: 1400, height: 900 }, { width: 800, height: 700 }]) {
+for (const size of [{ width: 1920, height: 1080 }, { width: 1400, height: 900 }, { width: 800, height: 600 }]) {
   const tag = `${size.width}x${size.height}`;
   const narrow = size.width < 1000;
 
