@@ -27,6 +27,7 @@ function setUp(views: McpServersView[]) {
     approveMcpFile: async (...args) => { calls.push(['approveMcpFile', ...args]); },
     restartMcpServer: async (...args) => { calls.push(['restartMcpServer', ...args]); },
     trustMcpServer: async (...args) => { calls.push(['trustMcpServer', ...args]); },
+    createSession: async (o) => { calls.push(['createSession', o]); return { ...sessionView().summary, id: 2 }; },
   });
   useTranscript.setState({ sessionId: 1, view: sessionView() });
   render(<><TopBar /><ServersView /></>);
@@ -87,6 +88,10 @@ describe('the Servers panel', () => {
     fireEvent.click(everything.querySelector('[data-testid="mcp-trust"]')!);
     await waitFor(() => expect(calls).toContainEqual(['restartMcpServer', workspace, 'broken']));
     await waitFor(() => expect(calls).toContainEqual(['trustMcpServer', workspace, 'everything', true]));
+    // The waiting tools: a new session like this one gets them.
+    const summary = sessionView().summary;
+    fireEvent.click(everything.querySelector('[data-testid="mcp-new-session"]')!);
+    await waitFor(() => expect(calls).toContainEqual(['createSession', { workspace: summary.workspace, kind: summary.kind, mode: summary.mode }]));
   });
 
   it('reads the servers again when main says they changed', async () => {

@@ -1,5 +1,6 @@
 import type { McpFileView, McpServerView } from '../../../../main/contract.js';
 import { useServers } from '../../stores/useServers.js';
+import { useSessions } from '../../stores/useSessions.js';
 import { useTranscript } from '../../stores/useTranscript.js';
 import { HooksPanel } from './HooksPanel.js';
 
@@ -46,6 +47,18 @@ function Outside({ server }: { server: McpServerView }) {
   return server.state === 'not approved' && server.lastError ? <div className="small server-error" data-testid="mcp-refused">{server.lastError}</div> : null;
 }
 
+/** A session like the open one (workspace, kind, mode), whose tool list takes the servers' tools as they are now. */
+function NewSessionButton() {
+  const summary = useTranscript((s) => s.view?.summary);
+  if (!summary) return null;
+  const start = () => void useSessions.getState().create({ workspace: summary.workspace, kind: summary.kind, mode: summary.mode });
+  return (
+    <button type="button" className="small" onClick={start} data-testid="mcp-new-session" title="The open session stays as it is; the new one starts in the same workspace and mode">
+      Start a new session with them
+    </button>
+  );
+}
+
 function Server({ server }: { server: McpServerView }) {
   const busy = useServers((s) => Boolean(s.busy[server.name]));
   const { restart, trust } = useServers.getState();
@@ -81,7 +94,8 @@ function Server({ server }: { server: McpServerView }) {
       {server.waiting && server.waiting.length > 0 && (
         <p className="small" data-testid="mcp-waiting">
           <span className="tag amber">next session</span> {server.waiting.map((w) => `${w.name} (${w.change})`).join(', ')}: this session keeps the tool
-          list it started with; a new session gets {server.waiting.length === 1 ? 'it' : 'them'}.
+          list it started with, so the model's cached prompt stays valid; a new session gets {server.waiting.length === 1 ? 'it' : 'them'}.{' '}
+          <NewSessionButton />
         </p>
       )}
       {server.tools.length > 0 && (
