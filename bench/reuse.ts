@@ -16,6 +16,7 @@
  *   KEEL_REUSE_COMPACT_AT=<0..1> Keel's compaction threshold for the run (default 0.75, Keel's own)
  *   KEEL_REUSE_KEEP=<int>        turns whose tool results the naive harness keeps unpruned (default 4)
  *   KEEL_REUSE_ONLY=keel,stock,naive,templates   run only these parts
+ *   KEEL_REUSE_TEMPLATES=qwq-32b,hermes-3       only these shared templates
  *   KEEL_REUSE_PROFILE=1         also print where Keel's run time goes (bench/reuse/profile.ts)
  *   KEEL_BENCH_OUT=<file.json>   also write every request's figures there
  *

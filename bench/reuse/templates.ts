@@ -22,7 +22,8 @@ export async function runTemplates(script: Script, progress: (msg: string) => vo
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keel-reuse-templates-'));
   const replies = script.turns.flatMap((t) => t.replies);
   try {
-    for (const name of TEMPLATE_NAMES) {
+    const only = process.env.KEEL_REUSE_TEMPLATES?.split(',');
+    for (const name of TEMPLATE_NAMES.filter((n) => !only || only.includes(n))) {
       const options = templateModelOptions(name);
       if (!/\btools\b/.test(options.template ?? '')) {
         out.push(`${name}: skipped, the template has no tools`);

@@ -51,24 +51,26 @@ export async function checkSession(label: string, model: TestModelOptions | { fi
     report.error = wrapperProblem(wrapper) ?? null;
     const syntax = f.syntax();
     report.callFormat = syntax.prefix;
-    const opened = generationOpensThought(wrapper);
-    report.reasoning = opened !== undefined || thoughtMarkers(wrapper) !== undefined;
+    report.reasoning = generationOpensThought(wrapper) !== undefined || thoughtMarkers(wrapper) !== undefined;
     const params = { type: 'object', properties: {} } as const;
     const write = nativeReplies(f.model.model, wrapper, { read: { params }, edit: { params } });
-    const think = (reply: string) => (opened ? `Let me look.\n${opened.suffix}\n\n${reply}` : reply);
-    const call = (name: string, args: unknown) => {
+    // Where the template reasons, every reply reasons first (written as the wrapper writes it).
+    const thought = report.reasoning ? 'Let me look.' : undefined;
+    const call = (name: string, args: unknown, text = '') => {
       report.calls.written++;
-      return think(write({ text: '', call: { name, args } }));
+      return write({ thought, text, call: { name, args } });
     };
-    const answer = (text: string) => think(write({ text }));
+    const answer = (text: string) => write({ thought, text });
     f.replies.push(call('read', { path: 'a.txt' }), answer('It says alpha and beta.'));
     await f.agent.send('What is in a.txt?');
-    f.replies.push(call('read', { path: 'a.txt' }), answer('Still alpha and beta.'));
+    // Words before a call, as models write them.
+    f.replies.push(call('read', { path: 'a.txt' }, 'Let me read it again.'), answer('Still alpha and beta.'));
     await f.agent.send('Read it again.');
     f.replies.push('');
     await f.agent.send('Say nothing.');
     f.setNow(new Date('2031-03-05T08:00:00'));
-    f.replies.push(call('edit', { path: 'a.txt', old_string: 'beta', new_string: 'gamma' }), answer('Changed.'));
+    // Several calls in one turn, the second with words before it.
+    f.replies.push(call('edit', { path: 'a.txt', old_string: 'beta', new_string: 'gamma' }), call('read', { path: 'a.txt' }, 'Let me check it.'), answer('Changed.'));
     await f.agent.send('Change beta to gamma.');
     f.replies.push(answer('Done.'));
     await f.agent.send('Thanks.');

@@ -21,7 +21,7 @@ describe('keel check-template and check-model', { timeout: 240_000 }, () => {
     expect(r.out.trim().split('\n')).toHaveLength(1);
     const report = JSON.parse(r.out);
     for (const key of KEYS) expect(report).toHaveProperty(key);
-    expect(report).toMatchObject({ wrapper: 'QwenChatWrapper', calls: { written: 3, parsed: 3, run: 3 }, unexplained: 0, error: null, supported: true });
+    expect(report).toMatchObject({ wrapper: 'QwenChatWrapper', calls: { written: 4, parsed: 4, run: 4 }, unexplained: 0, error: null, supported: true });
     expect(r.code).toBe(0);
   });
 
@@ -49,7 +49,7 @@ describe('keel check-template and check-model', { timeout: 240_000 }, () => {
 
   it('runs Functionary v3.2 on its own template, its calls read after the `>>>` its generation prompt ends in', async () => {
     const r = await cli('check-template', path.join(TEMPLATES_DIR, 'functionary-v3.2.jinja'), '--name', 'Functionary Medium v3.2', '--size-label', '70B', '--json');
-    expect(JSON.parse(r.out)).toMatchObject({ wrapper: 'TemplateToolsWrapper', callFormat: '>>>', calls: { written: 3, parsed: 3, run: 3 }, unexplained: 0, error: null, supported: true });
+    expect(JSON.parse(r.out)).toMatchObject({ wrapper: 'TemplateToolsWrapper', callFormat: '>>>', calls: { written: 4, parsed: 4, run: 4 }, unexplained: 0, error: null, supported: true });
     expect(r.code).toBe(0);
   });
 

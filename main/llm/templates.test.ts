@@ -47,6 +47,9 @@ const LOSSES: Record<string, [number, string][]> = {
   'mistral-small-3.2': [[3, 'template re-rendered earlier text'], [4, 'template re-rendered earlier text']],
   // Hermes 3 ends the last tool result `\n</tool_response><|im_end|>`, an earlier one `\n</tool_response>\n<|im_end|>`.
   'hermes-3': [[3, 'template re-rendered earlier text']],
+  // Nemotron's generation prompt opens `<think>\n`; the model closes it and writes its call right after
+  // `</think>`, where the template puts a line break when it renders that turn again.
+  'nemotron-nano-v2': [[2, 'template re-rendered earlier text'], [5, 'template re-rendered earlier text']],
 };
 
 /**
@@ -69,11 +72,11 @@ describe('the same scripted session on a model of each shared template', { timeo
       const params = { type: 'object', properties: {} } as const;
       const wrapper = sessionWrapper(f.model.model, f.agent.session.promptDate);
       const write = nativeReplies(f.model.model, wrapper, { read: { params }, edit: { params } });
-      const call = (name: string, args: unknown) => (tools ? write({ text: '', call: { name, args } }) : 'No tools here.');
       // Where the generation prompt opens reasoning (QwQ, Nemotron), the model writes it and closes it first.
-      const opened = generationOpensThought(wrapper);
-      const think = (reply: string) => (opened ? `Let me see.\n${opened.suffix}\n\n${reply}` : reply);
-      f.replies.push(think(call('read', { path: 'a.txt' })), think(write({ text: 'It says alpha and beta.' })));
+      const thought = generationOpensThought(wrapper) ? 'Let me see.' : undefined;
+      const call = (name: string, args: unknown) => (tools ? write({ thought, text: '', call: { name, args } }) : 'No tools here.');
+      const answer = (text: string) => write({ thought, text });
+      f.replies.push(call('read', { path: 'a.txt' }), answer('It says alpha and beta.'));
       // The person reads the answer, never the reasoning.
       expect(await f.agent.send('What is in a.txt?')).toBe(tools ? 'It says alpha and beta.' : 'No tools here.');
       // An empty reply is stored and shown as what it is, and the next prompt carries it (no merged user messages).
@@ -81,7 +84,7 @@ describe('the same scripted session on a model of each shared template', { timeo
       expect(await f.agent.send('Say nothing.')).toBe('');
       expect(f.agent.session.history().at(-1)?.replies.length).toBe(1);
       f.setNow(new Date('2031-03-05T08:00:00'));
-      f.replies.push(think(call('edit', { path: 'a.txt', old_string: 'beta', new_string: 'gamma' })), think(write({ text: 'Changed.' })));
+      f.replies.push(call('edit', { path: 'a.txt', old_string: 'beta', new_string: 'gamma' }), answer('Changed.'));
       await f.agent.send('Change beta to gamma.');
 
       const prompt = f.agent.promptText();

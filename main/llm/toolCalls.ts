@@ -37,7 +37,11 @@ function probeSeparator(wrapper: ChatWrapper, syntax: Omit<CallSyntax, 'separato
       ],
       availableFunctions: { probe: { description: 'probe', params: { type: 'object', properties: {} } } },
     }).contextText.toString();
-    const after = rendered.indexOf(mark) + mark.length;
+    // A template that drops a reply's words when it holds a call (Mistral Small 3.2, Hermes 3, Command R7B)
+    // shows no separator: none is taken off (reading past the missing mark took the system prompt for one).
+    const marked = rendered.indexOf(mark);
+    if (marked < 0) return '';
+    const after = marked + mark.length;
     const call = rendered.indexOf(syntax.prefix, after);
     return call >= after ? rendered.slice(after, call) : '';
   } catch {
@@ -182,7 +186,7 @@ export function formatCall(syntax: CallSyntax, name: string, args: unknown): str
   return `${syntax.prefix}${name}${syntax.paramsPrefix}${spacedJson(args)}${syntax.suffix}`;
 }
 
-function spacedJson(value: unknown): string {
+export function spacedJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(spacedJson).join(', ')}]`;
   if (value && typeof value === 'object') {
     return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${spacedJson(v)}`).join(', ')}}`;
