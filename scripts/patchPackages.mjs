@@ -14,6 +14,8 @@
 //   5. the string filters (trim, upper, lower, title, capitalize, string, length) read Undefined as "",
 //      as Jinja2 does (`param.description|trim` where a parameter has no description);
 //   6. a string times an integer repeats the string, as in Python (`"    " * depth`);
+//   6b. a dict literal takes number and boolean keys as Python's does (`{0: "a", 512: "b"}`: Seed-OSS's
+//      thinking budgets); subscript, `in`, items/keys/dictsort and tojson treat them as Python does;
 //   7. speed, not semantics: a runtime value's `type` is a getter on its class, and `value` and
 //      `_builtins` are plain assignments, not class fields. Every value the interpreter makes (several
 //      per message per render) otherwise runs field initializers with define semantics, a subclass
@@ -75,8 +77,49 @@ export const JINJA_PATCHES = [
     ].join('\n'),
     replacement: [
       '    if (isAttributeContainer(object)) {',
-      '      value = !(property instanceof StringValue) ? void 0 : (!expr.computed && object instanceof ObjectValue && ["get", "items", "keys", "values"].includes(property.value) ? object.builtins.get(property.value) : void 0) ?? object.value.get(property.value) ?? (object instanceof ObjectValue ? object.builtins.get(property.value) : void 0);',
+      '      value = !(property instanceof StringValue) ? (object instanceof ObjectValue && isDictKey(property) ? object.value.get(property.value) : void 0) : (!expr.computed && object instanceof ObjectValue && ["get", "items", "keys", "values"].includes(property.value) ? object.builtins.get(property.value) : void 0) ?? object.value.get(property.value) ?? (object instanceof ObjectValue ? object.builtins.get(property.value) : void 0);',
     ].join('\n'),
+  },
+  {
+    name: 'a dict literal takes number and boolean keys, as a Python dict does',
+    anchor: [
+      '          if (!(evaluatedKey instanceof StringValue)) {',
+      '            throw new Error(`Object keys must be strings: got ${evaluatedKey.type}`);',
+    ].join('\n'),
+    replacement: [
+      '          if (!(evaluatedKey instanceof StringValue || isDictKey(evaluatedKey))) {',
+      '            throw new Error(`Object keys must be strings, numbers or booleans: got ${evaluatedKey.type}`);',
+    ].join('\n'),
+  },
+  {
+    name: 'which values besides strings key a dict',
+    anchor: 'function convertToRuntimeValues(input) {',
+    replacement: [
+      'function isDictKey(value) {',
+      '  return value instanceof IntegerValue || value instanceof FloatValue || value instanceof BooleanValue;',
+      '}',
+      'function convertToRuntimeValues(input) {',
+    ].join('\n'),
+  },
+  ...[
+    'Array.from(this.value.entries()).map(([key, value]) => new ArrayValue([new StringValue(key), value])).sort(',
+    'Array.from(this.value.entries()).map(([key, value]) => new ArrayValue([new StringValue(key), value]))\n',
+    'Array.from(operand.value.entries()).map(([key, value]) => new ArrayValue([new StringValue(key), value]))',
+    'return new ArrayValue(Array.from(this.value.keys()).map((key) => new StringValue(key)));',
+  ].map((anchor, i) => ({
+    name: `a dict's keys come back as the values they were (${['dictsort', 'items()', '|items', 'keys()'][i]})`,
+    anchor,
+    replacement: anchor.replace('new StringValue(key)', 'convertToRuntimeValues(key)'),
+  })),
+  {
+    name: '`in` finds a number or boolean key in a dict',
+    anchor: 'if (left instanceof StringValue && right instanceof ObjectValue) {',
+    replacement: 'if ((left instanceof StringValue || isDictKey(left)) && right instanceof ObjectValue) {',
+  },
+  {
+    name: 'tojson writes a number or boolean key as a string, as json.dumps does',
+    anchor: 'let keyStr = JSON.stringify(key);',
+    replacement: 'let keyStr = JSON.stringify(typeof key === "string" ? key : String(key));',
   },
   {
     name: 'subscript with a non-string, non-integer key on a list or string gives Undefined',

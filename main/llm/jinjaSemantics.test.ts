@@ -38,6 +38,15 @@ describe('@huggingface/jinja as patched: Python Jinja2 semantics', () => {
     expect(render('{{ p["items"].type }} {{ p["get"] }} {{ p.get("get") }}', { p: properties })).toBe('array g g');
   });
 
+  it('takes number and boolean keys in a dict literal as Python does (Seed-OSS: thinking budgets by token count)', () => {
+    const budgets = '{%- set b = {0: "none", 512: "short", 16384: "long"} -%}';
+    expect(render(`${budgets}{{ b[512] }} {{ b[16384] }} [{{ b[7] }}] {{ 512 in b }} {{ 7 in b }} {{ "512" in b }}`)).toBe('short long [] true false false');
+    expect(render(`${budgets}{% for k, v in b|dictsort %}{{ k + 1 }}={{ v }};{% endfor %}`)).toBe('1=none;513=short;16385=long;');
+    expect(render(`${budgets}{% for k in b %}{{ k * 2 }};{% endfor %}{% for k, v in b.items() %}{{ k is number }}{% endfor %}`)).toBe('0;1024;32768;truetruetrue');
+    expect(render('{{ {1: "a", 2.5: "b", "c": 2}|tojson }}')).toBe('{"1": "a", "2.5": "b", "c": 2}');
+    expect(() => render('{{ {[1]: "a"} }}')).toThrow(/Object keys must be strings, numbers or booleans/);
+  });
+
   it('repeats a string times an integer (Functionary: indentation by depth)', () => {
     expect(render('[{{ "ab" * 3 }}][{{ 2 * "x" }}][{{ "y" * 0 }}][{{ "z" * -1 }}]')).toBe('[ababab][xx][][]');
   });
