@@ -2,6 +2,7 @@ import { engineFixture, type EngineFixture } from '../engineFixture.js';
 import { generationOpensThought } from '../llm/generationPrompt.js';
 import { thoughtMarkers } from '../llm/thoughts.js';
 import { nativeReplies } from '../llm/testModel/nativeReplies.js';
+import { toolFunctions } from '../llm/history.js';
 import type { TestModelOptions } from '../llm/testModel/makeTestModel.js';
 import { sessionWrapper, wrapperProblem } from '../llm/wrapper.js';
 
@@ -52,8 +53,7 @@ export async function checkSession(label: string, model: TestModelOptions | { fi
     const syntax = f.syntax();
     report.callFormat = syntax.prefix;
     report.reasoning = generationOpensThought(wrapper) !== undefined || thoughtMarkers(wrapper) !== undefined;
-    const params = { type: 'object', properties: {} } as const;
-    const write = nativeReplies(f.model.model, wrapper, { read: { params }, edit: { params } });
+    const write = nativeReplies(f.model.model, wrapper, toolFunctions(f.agent.session.tools));
     // Where the template reasons, every reply reasons first (written as the wrapper writes it).
     const thought = report.reasoning ? 'Let me look.' : undefined;
     const call = (name: string, args: unknown, text = '') => {

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { engineFixture, type EngineFixture } from '../engineFixture.js';
 import { TEMPLATE_NAMES, templateModelOptions } from './testModel/templates.js';
 import { nativeReplies } from './testModel/nativeReplies.js';
+import { toolFunctions } from './history.js';
 import { generationOpensThought } from './generationPrompt.js';
 import { sessionWrapper, wrapperProblem } from './wrapper.js';
 
@@ -69,9 +70,8 @@ describe('the same scripted session on a model of each shared template', { timeo
       expect(problem).toBeUndefined();
       const tools = f.syntax().prefix !== '';
       // Replies as the template's own wrapper renders a model turn: written by it, read back by Keel.
-      const params = { type: 'object', properties: {} } as const;
       const wrapper = sessionWrapper(f.model.model, f.agent.session.promptDate);
-      const write = nativeReplies(f.model.model, wrapper, { read: { params }, edit: { params } });
+      const write = nativeReplies(f.model.model, wrapper, toolFunctions(f.agent.session.tools));
       // Where the generation prompt opens reasoning (QwQ, Nemotron), the model writes it and closes it first.
       const thought = generationOpensThought(wrapper) ? 'Let me see.' : undefined;
       const call = (name: string, args: unknown) => (tools ? write({ thought, text: '', call: { name, args } }) : 'No tools here.');
