@@ -16,6 +16,10 @@
 //   6. a string times an integer repeats the string, as in Python (`"    " * depth`);
 //   6b. a dict literal takes number and boolean keys as Python's does (`{0: "a", 512: "b"}`: Seed-OSS's
 //      thinking budgets); subscript, `in`, items/keys/dictsort and tojson treat them as Python does;
+//   6c. `str.format` with `{}`, `{0}` and `{name}` fields (Hunyuan: `'<｜hy_User{}｜>'.format(HYTK)`);
+//   6d. where llama.cpp's own Jinja engine (common/jinja/runtime.cpp) is more lenient than Python's, as
+//      llama.cpp renders: undefined or none joined to a string with `+` or `~` reads as "" (FireFunction v2's
+//      `system_prompt_suffix + "\n" + functions`), so a template llama.cpp renders renders in Keel;
 //   7. speed, not semantics: a runtime value's `type` is a getter on its class, and `value` and
 //      `_builtins` are plain assignments, not class fields. Every value the interpreter makes (several
 //      per message per render) otherwise runs field initializers with define semantics, a subclass
@@ -92,13 +96,50 @@ export const JINJA_PATCHES = [
     ].join('\n'),
   },
   {
-    name: 'which values besides strings key a dict',
+    name: 'which values besides strings key a dict; str.format',
     anchor: 'function convertToRuntimeValues(input) {',
     replacement: [
       'function isDictKey(value) {',
       '  return value instanceof IntegerValue || value instanceof FloatValue || value instanceof BooleanValue;',
       '}',
+      'function pythonFormat(format, args) {',
+      '  const kwargs = args.at(-1) instanceof KeywordArgumentsValue ? args.at(-1) : void 0;',
+      '  const positional = kwargs ? args.slice(0, -1) : args;',
+      '  let next = 0;',
+      '  return format.replace(/\\{\\{|\\}\\}|\\{([^{}]*)\\}/g, (whole, field) => {',
+      '    if (field === void 0) return whole[0];',
+      '    if (/[:!]/.test(field)) throw new Error(`format(): only {}, {0} and {name} fields are supported: got {${field}}`);',
+      '    const value = field === "" ? positional[next++] : /^\\d+$/.test(field) ? positional[Number(field)] : kwargs?.value.get(field);',
+      '    if (value === void 0) throw new Error(`format(): no argument for {${field}}`);',
+      '    return value.toString();',
+      '  });',
+      '}',
       'function convertToRuntimeValues(input) {',
+    ].join('\n'),
+  },
+  {
+    name: 'str.format with {}, {0} and {name} fields',
+    anchor: [
+      '    return this._builtins ??= /* @__PURE__ */ new Map([',
+      '      [',
+      '        "upper",',
+    ].join('\n'),
+    replacement: [
+      '    return this._builtins ??= /* @__PURE__ */ new Map([',
+      '      ["format", new FunctionValue((args) => new StringValue(pythonFormat(this.value, args)))],',
+      '      [',
+      '        "upper",',
+    ].join('\n'),
+  },
+  {
+    name: 'undefined or none joined to a string with + or ~ reads as "", as llama.cpp\'s engine reads it',
+    anchor: '    if (left instanceof UndefinedValue || right instanceof UndefinedValue) {\n      if (right instanceof UndefinedValue && ["in", "not in"]',
+    replacement: [
+      '    const isEmpty = (v) => v instanceof UndefinedValue || v instanceof NullValue;',
+      '    if ((node.operator.value === "+" || node.operator.value === "~") && (left instanceof StringValue && isEmpty(right) || isEmpty(left) && right instanceof StringValue)) {',
+      '      return new StringValue(left instanceof StringValue ? left.value : right.value);',
+      '    }',
+      '    if (left instanceof UndefinedValue || right instanceof UndefinedValue) {\n      if (right instanceof UndefinedValue && ["in", "not in"]',
     ].join('\n'),
   },
   ...[

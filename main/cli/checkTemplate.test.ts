@@ -1,10 +1,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
 import { architectureModel } from '../llm/testModel/architectureModels.js';
 import { writeTestModel } from '../llm/testModel/makeTestModel.js';
 import { TEMPLATES_DIR, templateModelOptions } from '../llm/testModel/templates.js';
+
+const ARCHITECTURE_TEMPLATES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../llm/testModel/templates');
 import { runCli } from './index.js';
 
 async function cli(...argv: string[]) {
@@ -45,6 +48,23 @@ describe('keel check-template and check-model', { timeout: 240_000 }, () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  // Templates from llama.cpp's own collection (copied unchanged into main/llm/testModel/templates) that
+  // llama.cpp renders and Keel once did not: integer dict keys (Seed-OSS), str.format (Hunyuan), a
+  // variable joined while undefined (FireFunction v2's `functions`), tool descriptions read unguarded (Apertus).
+  it.each([
+    ['ByteDance-Seed-OSS', 'Object keys must be strings'],
+    ['tencent-Hy3', 'not a function'],
+    ['fireworks-ai-llama-3-firefunction-v2', 'functions is not given'],
+    ['Apertus-8B-Instruct', 'on undefined values'],
+  ])('renders %s as llama.cpp does, with its own template', async (name, once) => {
+    const file = path.join(ARCHITECTURE_TEMPLATES, `${name}.jinja`);
+    const r = await cli('check-template', file, '--json');
+    const report = JSON.parse(r.out);
+    expect(report.error ?? '').not.toContain(once);
+    expect(report).toMatchObject({ wrapper: 'JinjaTemplateChatWrapper', calls: { written: 4, parsed: 4, run: 4 }, unexplained: 0, error: null, supported: true });
+    expect(r.code).toBe(0);
   });
 
   it('runs Functionary v3.2 on its own template, its calls read after the `>>>` its generation prompt ends in', async () => {

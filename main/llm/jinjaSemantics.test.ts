@@ -47,6 +47,18 @@ describe('@huggingface/jinja as patched: Python Jinja2 semantics', () => {
     expect(() => render('{{ {[1]: "a"} }}')).toThrow(/Object keys must be strings, numbers or booleans/);
   });
 
+  it("formats a string with str.format's {}, {0} and {name} fields (Hunyuan: '<｜hy_User{}｜>'.format(HYTK))", () => {
+    expect(render("{{ '<a{}b{}>'.format(1, 'x') }}|{{ '{0}-{0}-{n}'.format(3, n='k') }}|{{ '{{}}{}'.format(2) }}")).toBe('<a1bx>|3-3-k|{}2');
+    expect(() => render("{{ '{:>3}'.format(2) }}")).toThrow(/only \{\}, \{0\} and \{name\} fields/);
+    expect(() => render("{{ '{}{}'.format(1) }}")).toThrow(/no argument for \{\}/);
+  });
+
+  it("joins undefined or none to a string as \"\", as llama.cpp's engine does (FireFunction v2: suffix + functions)", () => {
+    expect(render("{{ 'a' + x }}|{{ x + 'b' }}|{{ 'c' ~ none }}|{{ 'd' + none + 'e' }}")).toBe('a|b|c|de');
+    // Only beside a string: arithmetic on undefined still fails, as in both engines.
+    expect(() => render('{{ 1 + x }}')).toThrow(/on undefined values/);
+  });
+
   it('repeats a string times an integer (Functionary: indentation by depth)', () => {
     expect(render('[{{ "ab" * 3 }}][{{ 2 * "x" }}][{{ "y" * 0 }}][{{ "z" * -1 }}]')).toBe('[ababab][xx][][]');
   });

@@ -26,8 +26,11 @@ export function sessionWrapper(model: LlamaModel, promptDate: string): ChatWrapp
   const fixed = new Date(`${promptDate || '2026-01-01'}T12:00:00Z`);
   const template = model.fileInfo.metadata?.tokenizer?.chat_template;
   const fixedTemplate = typeof template === 'string' && template.trim() !== '' ? withFixedDate(template, fixed) : undefined;
-  // As Hugging Face renders: the tokenizer's special tokens as text, then the fixed date.
-  const parameters: Record<string, unknown> = { ...specialTokenTexts(model), date_string: formatDate(fixed, '%d %b %Y') };
+  // As Hugging Face renders: the tokenizer's special tokens as text; then the fixed date as llama.cpp
+  // gives it to every template (common/chat.cpp common_chat_extra_context: `date_string`, `datetime`).
+  const parameters: Record<string, unknown> = {
+    ...specialTokenTexts(model), date_string: formatDate(fixed, '%d %b %Y'), datetime: formatDate(fixed, '%b %d %Y'),
+  };
   const chosen = chosenWrapper(model, fixed, fixedTemplate, parameters);
   let wrapper = chosen.wrapper;
   if (fixedTemplate && !chosen.problem) wrapper = withTemplateGenerationPrompt(wrapper, fixedTemplate, parameters, model);
