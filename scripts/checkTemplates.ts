@@ -1,11 +1,14 @@
 // `npm run check:templates`: Keel's standard scripted session (main/cli/checkSession.ts) on a test
 // model for every template in ../shared/templates, under each family's real name and size label,
-// and the support table it makes, written to docs/models.md. Prints one JSON line per template.
+// then for every template in llama.cpp's own collection; the support table it makes, written to
+// docs/models.md. Prints one JSON line per template, each failure with its reason, and the counts
+// (last line: `llama.cpp templates: N of M supported`).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkSession, type TemplateReport } from '../main/cli/checkSession.js';
-import { TEMPLATE_NAMES, TEMPLATE_TOKENS, templateModelOptions } from '../main/llm/testModel/templates.js';
+import { TEMPLATE_NAMES, TEMPLATE_TOKENS, templateModelOptions, templateTokensFor } from '../main/llm/testModel/templates.js';
+import { llamaServerFolder } from '../test/llamaServer.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const only = process.argv.slice(2);
@@ -16,13 +19,30 @@ for (const name of TEMPLATE_NAMES.filter((n) => only.length === 0 || only.includ
   reports.push(report);
 }
 
+// Every template in llama.cpp's own collection (the source node-llama-cpp ships, unpacked by
+// scripts/buildLlamaServer.sh), run as `keel check-template FILE` runs it: the tokens it writes, a
+// generic name. llama.cpp renders each of them.
+const llamaDir = path.join(llamaServerFolder(), 'src/models/templates');
+if (!fs.existsSync(llamaDir)) throw new Error(`llama.cpp's templates are not at ${llamaDir}: run \`bash scripts/buildLlamaServer.sh\` first.`);
+const llamaReports: TemplateReport[] = [];
+for (const file of fs.readdirSync(llamaDir).filter((f) => f.endsWith('.jinja')).sort()) {
+  const name = path.basename(file, '.jinja');
+  if (only.length > 0 && !only.includes(name)) continue;
+  const template = fs.readFileSync(path.join(llamaDir, file), 'utf8');
+  const tokens = templateTokensFor(template);
+  const report = await checkSession(name, { template, ...tokens, architecture: tokens.architecture ?? 'llama' });
+  console.log(JSON.stringify(report));
+  llamaReports.push(report);
+}
+const llamaSupported = llamaReports.filter((r) => r.supported).length;
+
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, '\\n');
 const rows = reports.map((r) => {
   const family = `${TEMPLATE_TOKENS[r.template as keyof typeof TEMPLATE_TOKENS].name} (\`${r.template}.jinja\`)`;
   const ratio = r.idealNewTokens > 0 ? `${(r.newTokens / r.idealNewTokens).toFixed(2)}× ideal` : '';
   const losses = r.losses.length === 0 ? 'no losses' : r.losses.map((l) => `request ${l.request}: ${l.tokens} tokens, ${l.cause}`).join('; ');
   const calls = `${r.calls.written}/${r.calls.parsed}/${r.calls.run}`;
-  const status = r.supported ? 'yes' : `**no**: ${cell(r.error ?? (r.unexplained ? `${r.unexplained} unexplained losses` : `calls written/parsed/run ${calls}`))}`;
+  const status = r.supported ? 'yes' : `**no**: ${cell(reason(r))}`;
   return `| ${family} | ${r.wrapper} | \`${cell(r.callFormat.trim()) || '—'}\` | ${r.reasoning ? 'yes' : 'no'} | ${ratio}, ${losses} | ${calls} | ${status} |`;
 });
 const supported = reports.filter((r) => r.supported).length;
@@ -83,5 +103,19 @@ Keel 1.00× on \`qwen35\`, \`gpt-oss\`, \`gemma4\` and \`lfm2\`; llama-server wi
 0.009 of a cold one's prefill (\`npm run bench:resume\`): the saved state is the checkpoint the next
 message starts from.
 `;
-if (only.length === 0) fs.writeFileSync(path.join(repoRoot, 'docs/models.md'), doc);
+const llamaFailures = llamaReports.filter((r) => !r.supported).map((r) => `- \`${r.template}\`: ${reason(r)}`);
+const llamaDoc = `
+## llama.cpp's templates
+
+The same session on every template in llama.cpp's own collection (\`models/templates\` in the source
+node-llama-cpp ships), each on a test model carrying the tokens it writes, as \`keel check-template FILE\`
+runs it: **${llamaSupported} of ${llamaReports.length} supported.**${llamaFailures.length > 0 ? ` Not supported:\n\n${llamaFailures.join('\n')}` : ''}
+`;
+if (only.length === 0) fs.writeFileSync(path.join(repoRoot, 'docs/models.md'), doc + llamaDoc);
+for (const r of [...reports, ...llamaReports].filter((x) => !x.supported)) console.log(`not supported: ${r.template}: ${reason(r)}`);
 console.log(`${supported}/${reports.length} supported`);
+console.log(`llama.cpp templates: ${llamaSupported} of ${llamaReports.length} supported`);
+
+function reason(r: TemplateReport): string {
+  return r.error ?? (r.unexplained ? `${r.unexplained} unexplained losses` : `calls written/parsed/run ${r.calls.written}/${r.calls.parsed}/${r.calls.run}`);
+}

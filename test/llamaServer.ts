@@ -14,12 +14,16 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Where the build script leaves llama-server (the same path it prints). */
-export function llamaServerPath(): string {
-  if (process.env.KEEL_LLAMA_SERVER) return process.env.KEEL_LLAMA_SERVER;
+/** The build script's folder: llama.cpp's source (`src`, unpacked from node-llama-cpp's bundle) and its build. */
+export function llamaServerFolder(): string {
   const info = JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules/node-llama-cpp/llama/llama.cpp.info.json'), 'utf8')) as { tag: string };
   const cache = process.env.KEEL_CACHE ?? path.join(os.homedir(), '.cache/keel');
-  return path.join(cache, `llama-server-${info.tag}`, 'build/bin/llama-server');
+  return path.join(cache, `llama-server-${info.tag}`);
+}
+
+/** Where the build script leaves llama-server (the same path it prints). */
+export function llamaServerPath(): string {
+  return process.env.KEEL_LLAMA_SERVER || path.join(llamaServerFolder(), 'build/bin/llama-server');
 }
 
 /** Undefined when the binary is there; else why not (a test skips with it, or fails in CI). */
