@@ -1,5 +1,5 @@
 import type {
-  Conversation, Engine, GenerateOptions, Generation, ModelCall, StateMeta, StateRestore,
+  Conversation, Engine, GenerateOptions, Generation, ModelCall, PromptMap, StateMeta, StateRestore,
 } from '../main/core/engine/types.js';
 
 /**
@@ -40,6 +40,12 @@ export class ScriptedEngine implements Engine {
     return `${lines.join('\n')}\nmodel: `;
   }
 
+  /** One token per character; the cache holds the common prefix with the last prompt and reply, as `generate` reuses it. */
+  async promptMap(c: Conversation): Promise<PromptMap> {
+    const text = this.promptText(c);
+    return { text, ends: Array.from({ length: text.length }, (_, i) => i + 1), cached: commonPrefix(text, this.cached), exact: true };
+  }
+
   cachedTokens(): number {
     return this.cached.length;
   }
@@ -48,8 +54,7 @@ export class ScriptedEngine implements Engine {
     const prompt = this.promptText(c);
     this.prompts.push(prompt);
     await this.onGenerate?.(prompt);
-    let reused = 0;
-    while (reused < prompt.length && reused < this.cached.length && prompt[reused] === this.cached[reused]) reused++;
+    let reused = commonPrefix(prompt, this.cached);
     const cachedBefore = this.cached.length;
     const evicted = this.evictNext;
     if (evicted) reused = 0;
@@ -95,6 +100,12 @@ export class ScriptedEngine implements Engine {
   async dispose(): Promise<void> {
     this.disposed = true;
   }
+}
+
+function commonPrefix(a: string, b: string): number {
+  let n = 0;
+  while (n < a.length && n < b.length && a[n] === b[n]) n++;
+  return n;
 }
 
 export const callLine = (name: string, args: unknown) => `CALL ${name} ${JSON.stringify(args)}`;

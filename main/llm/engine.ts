@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { HarmonyChatWrapper, type ChatWrapper, type LlamaContextSequence } from 'node-llama-cpp';
 import type {
-  Conversation, ConversationMessage, Engine, GenerateOptions, Generation, SaveOptions, StateMeta, StateRestore,
+  Conversation, ConversationMessage, Engine, GenerateOptions, Generation, PromptMap, SaveOptions, StateMeta, StateRestore,
 } from '../core/engine/types.js';
 import { ContextFullError } from '../core/session/loop.js';
 import { SequenceCheckpoints, sequenceCheckpointOptions } from './checkpoints.js';
@@ -12,6 +12,7 @@ import { replyFormat } from './chooseFormat.js';
 import type { ReplyFormat } from './replyFormat.js';
 import { callEnds } from './replyStream.js';
 import { evaluatedText, runRequest, sequenceChanging, type RequestOptions } from './request.js';
+import { promptMap } from './promptMap.js';
 import { promptTokens } from './splice.js';
 import { commitState, newStateFile, pruneStates, readMeta, removeLeftovers } from './stateFiles.js';
 import { memoryScratch } from './stateScratch.js';
@@ -62,6 +63,18 @@ export class LlamaEngine implements Engine {
 
   promptText(conversation: Conversation): string {
     return this.render(conversation).text.toString();
+  }
+
+  /** The tokens the request would send and keep (promptMap.ts), with the checkpoint a cut back would restore where the state cannot be cut. */
+  async promptMap(conversation: Conversation): Promise<PromptMap> {
+    const { text } = this.render(conversation);
+    const sequence = this.sequence;
+    const restoredAt = (start: number) => (start <= sequence.stateCellsStartIndex
+      ? this.checkpoints.list().filter((c) => c.position < start).at(-1)?.position ?? -1
+      : undefined);
+    return promptMap(text, this.model.model, evaluatedText(sequence, this.model.model), {
+      held: sequence.nextTokenIndex, ...(this.checkpoints.needed && { restoredAt }),
+    });
   }
 
   cachedTokens(): number {

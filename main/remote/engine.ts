@@ -1,5 +1,5 @@
 import type {
-  Conversation, Engine, GenerateOptions, Generation, ModelCall, RequestUsage, StateRestore, StopReason,
+  Conversation, Engine, GenerateOptions, Generation, ModelCall, PromptMap, RequestUsage, StateRestore, StopReason,
 } from '../core/engine/types.js';
 import type { ServerConnection } from './connect.js';
 import { serverModelId } from './connect.js';
@@ -7,6 +7,7 @@ import { ServerError } from './errors.js';
 import {
   firstChange, storedCall, storedReasoning, wireMessages, wireTools, type BodyChange, type WireMessage, type WireToolCall,
 } from './messages.js';
+import { estimatedMap, pieceTexts, sharedPrefix, type ServerToken } from './promptMap.js';
 import { scriptedReply, type ScriptedReply } from './scripted.js';
 import { malformed, sseEvents } from './sse.js';
 
@@ -56,6 +57,8 @@ export class ServerEngine implements Engine {
   readonly contextSize: number;
   private readonly slot?: number;
   private sent?: Sent;
+  /** The last request's conversation: what the slot holds, with its reply (the context view's cached figure). */
+  private lastSent?: Conversation;
   private held = 0;
   private disposed = false;
   private requests = 0;
@@ -101,6 +104,25 @@ export class ServerEngine implements Engine {
     return JSON.stringify({ messages: wireMessages(conversation), tools: wireTools(conversation.tools) }, null, 1);
   }
 
+  /**
+   * The prompt as the server tokenizes it (`/apply-template`, then `/tokenize` with pieces). Cached
+   * is what Keel knows the slot holds: the tokens this prompt shares with the last request's, and
+   * where it shares all of them, the reply generated after them (less its last token, never
+   * evaluated) — the server's own figure comes with the request. Other servers: estimatedMap.
+   */
+  async promptMap(conversation: Conversation): Promise<PromptMap> {
+    const last = this.sent?.reported ? this.lastSent : undefined;
+    if (!this.server.llama) return estimatedMap(this.promptText(conversation), CHARS_PER_TOKEN, last && this.promptText(last));
+    const tokens = await this.serverTokens(await this.applyTemplate(wireMessages(conversation), conversation));
+    let cached = 0;
+    if (last && this.sent) {
+      const before = (await this.serverTokens(await this.applyTemplate(wireMessages(last), last))).map((t) => t.id);
+      const shared = sharedPrefix(tokens.map((t) => t.id), before);
+      cached = Math.min(shared === before.length ? shared + Math.max(0, this.sent.outputTokens - 1) : shared, this.held);
+    }
+    return { ...pieceTexts(tokens), cached: Math.min(cached, Math.max(0, tokens.length - 1)), exact: true };
+  }
+
   cachedTokens(): number {
     return this.held;
   }
@@ -118,6 +140,7 @@ export class ServerEngine implements Engine {
       : await this.scripted(messages, conversation, scriptedReply(o.scripted, this.requests), o);
     const usage = this.usage(x, change);
     this.sent = { messages: json, tools: toolsJson, promptTokens: usage.promptTokens, outputTokens: x.outputTokens, reported: x.cached !== undefined };
+    this.lastSent = { ...conversation, messages: [...conversation.messages] };
     this.held = usage.promptTokens + x.outputTokens;
     return {
       reply: { words: x.words, ...(x.reasoning ? { raw: storedReasoning(x.reasoning) } : {}), calls: x.calls },
@@ -330,6 +353,12 @@ export class ServerEngine implements Engine {
 
   /** How the template ends a reply and opens the marker message after it (`rendered`). */
   private replyEnd?: { marker: 'tool' | 'user'; text: string };
+
+  /** A prompt's tokens as the server reads it (special tokens parsed, BOS added), each with its text. */
+  private async serverTokens(prompt: string): Promise<ServerToken[]> {
+    const r = await this.server.client.postJson<{ tokens: ServerToken[] }>('/tokenize', { content: prompt, add_special: true, parse_special: true, with_pieces: true });
+    return r.tokens;
+  }
 
   /** The server's render of `messages`, with the generation prompt or without. */
   private async applyTemplate(messages: WireMessage[], c: Conversation, generationPrompt = true): Promise<string> {

@@ -32,8 +32,24 @@ export interface ConversationReply {
 }
 
 export type ConversationMessage =
-  | { role: 'user'; text: string }
-  | { role: 'model'; replies: ConversationReply[] };
+  | {
+    role: 'user'; text: string;
+    /** The turn it opens, as the history numbers turns (absent for a message no turn holds). */
+    turn?: number;
+    /** How Keel put `text` together, in order, each a slice of it (absent where it is one piece); engines send `text`. */
+    sections?: MessageSection[];
+  }
+  | { role: 'model'; replies: ConversationReply[]; turn?: number };
+
+/**
+ * A piece of a person's message as Keel wrote it: the summary of compacted turns, the person's
+ * words, the notes after them, a task Keel sends once (the compaction request), or the stand-in
+ * for the next message's words (what the next request will send, its words unknown yet).
+ */
+export interface MessageSection {
+  kind: 'summary' | 'words' | 'notes' | 'task' | 'next';
+  text: string;
+}
 
 /**
  * Everything a request carries, engine-neutral, in order: the kept system prompt, the session's fixed
@@ -46,6 +62,26 @@ export interface Conversation {
   messages: ConversationMessage[];
   /** The date fixed when the system prompt was built: the only date a template may print. */
   promptDate: string;
+}
+
+/**
+ * The prompt as its tokens, for the context view (core/context): the text the tokens read back as,
+ * and where each token ends in it, so every token can be given to the part of the conversation
+ * whose text it reads. `ends.length` is the prompt's length in tokens, the same figure
+ * `promptTokens` gives and a request reports.
+ */
+export interface PromptMap {
+  /** The tokens read back in order (special tokens as their text). */
+  text: string;
+  /**
+   * Each token's end offset in `text`, ascending. A token whose bytes finish a character only with
+   * the tokens after it (a character split among byte tokens) ends where it begins.
+   */
+  ends: number[];
+  /** How many leading tokens a request sent now would take from the cache; it reads the rest. */
+  cached: number;
+  /** False where the tokens are an estimate (a server that cannot count them): then so is every figure. */
+  exact: boolean;
 }
 
 /** A tool call read from a reply. */
@@ -146,6 +182,8 @@ export interface Engine {
   promptTokens(conversation: Conversation): Promise<number>;
   /** The prompt as text (special tokens as their text): for tests, benchmarks and inspection. */
   promptText(conversation: Conversation): string;
+  /** The prompt as its tokens, and how many of them the cache holds now (see PromptMap). */
+  promptMap(conversation: Conversation): Promise<PromptMap>;
   generate(conversation: Conversation, options: GenerateOptions): Promise<Generation>;
   /** Tokens the cache holds now: what a switch or restart loses. */
   cachedTokens(): number;
