@@ -1,5 +1,5 @@
-import type { Conversation, ConversationMessage, ConversationReply, ToolSpec } from '../engine/types.js';
-import { messageWithNotes } from './notes.js';
+import type { Conversation, ConversationMessage, ConversationReply, MessageSection, ToolSpec } from '../engine/types.js';
+import { messageSections, messageWithNotes } from './notes.js';
 import type { Session } from './session.js';
 import type { Turn } from './types.js';
 
@@ -8,25 +8,29 @@ import type { Turn } from './types.js';
  * what was compacted, then each turn as it was sent — the person's message with its notes, and the
  * model's replies as they were generated, with their calls and results. A chat carries no earlier
  * reply's calls and results (spec §2); an agent carries all. `extraUser` is a message sent once and
- * never stored (the compaction request).
+ * never stored (the compaction request; `extraKind` 'next': the stand-in for the next message's words).
+ * Each message keeps its turn number and how its text was put together (`sections`), for the context view.
  */
-export function buildConversation(session: Session, tools: readonly ToolSpec[], extraUser?: string): Conversation {
+export function buildConversation(
+  session: Session, tools: readonly ToolSpec[], extraUser?: string, extraKind: 'task' | 'next' = 'task',
+): Conversation {
   const messages: ConversationMessage[] = [];
   const turns = session.history();
   let pendingUser = session.compactedHistory();
-  const flushUser = (text?: string) => {
+  const flushUser = (text?: string, own: MessageSection[] = [], turn?: number) => {
+    const sections: MessageSection[] = [...(pendingUser ? [{ kind: 'summary' as const, text: pendingUser }] : []), ...own];
     const joined = [pendingUser, text].filter((t) => t !== undefined && t !== '').join('\n\n');
-    if (joined !== '') messages.push({ role: 'user', text: joined });
+    if (joined !== '') messages.push({ role: 'user', text: joined, ...(turn === undefined ? {} : { turn }), sections });
     pendingUser = undefined;
   };
   turns.forEach((turn, i) => {
-    if (turn.words !== undefined) flushUser(messageWithNotes(turn.words, turn.notes));
+    if (turn.words !== undefined) flushUser(messageWithNotes(turn.words, turn.notes), messageSections(turn.words, turn.notes), turn.seq);
     else if (pendingUser !== undefined) flushUser();
     const carriesCalls = session.kind === 'agent' || i === turns.length - 1;
     const replies = modelReplies(turn, carriesCalls, session);
-    if (replies.length > 0) messages.push({ role: 'model', replies });
+    if (replies.length > 0) messages.push({ role: 'model', replies, turn: turn.seq });
   });
-  if (extraUser !== undefined || pendingUser !== undefined) flushUser(extraUser);
+  if (extraUser !== undefined || pendingUser !== undefined) flushUser(extraUser, extraUser ? [{ kind: extraKind, text: extraUser }] : []);
   return { system: session.systemPromptForRequest(), tools, messages, promptDate: session.promptDate };
 }
 

@@ -3,18 +3,26 @@ import type { Conversation, Engine, Generation, SaveOptions } from '../engine/ty
 import { readPrompt } from '../prompts/buildSystemPrompt.js';
 import { RepeatCheck } from './calls.js';
 import { buildConversation } from './conversation.js';
+import { contextView, type ContextView } from '../context/contextView.js';
 import type { RewindPlan } from '../checkpoints/types.js';
 import type { Session } from './session.js';
 import { PromptSize } from './promptSize.js';
 import { RequestLog, unfinished } from './requests.js';
 import type { LoopEvent, LoopOptions } from './loopTypes.js';
 import type { BreakCause, Mode, ReplyCall, RequestRow } from './types.js';
+import { breakPrice, type BreakAction, type BreakPrice } from '../price/price.js';
+import { prefillSpeed } from '../price/prefillSpeed.js';
+import { compactionText } from '../hygiene/compactionTable.js';
+
+/** An action to price; a compaction's summary is estimated by the loop. */
+export type PricedAction = Exclude<BreakAction, { kind: 'compact' }> | { kind: 'compact' };
+
 
 export type { LoopEvent, LoopOptions, Script } from './loopTypes.js';
 export { unfinished } from './requests.js';
 
 /** A stand-in for the person's next message, never sent: only where the conversation departs from the cache matters. */
-const NEXT_MESSAGE = '\u2400';
+export const NEXT_MESSAGE = '\u2400';
 
 /** The context would overflow: Keel compacts rather than letting old history be dropped. */
 export class ContextFullError extends Error {}
@@ -63,7 +71,7 @@ export class AgentLoop {
   async saveState(options: SaveOptions = {}): Promise<void> {
     if (!this.o.stateFile) return;
     // The conversation the next message will send, with a stand-in for its words: where it departs from the cache.
-    await this.o.engine.saveState(this.o.stateFile, { pendingCause: this.log.pendingCause }, { ...options, next: this.conversation(NEXT_MESSAGE) });
+    await this.o.engine.saveState(this.o.stateFile, { pendingCause: this.log.pendingCause }, { ...options, next: this.nextConversation() });
   }
 
   /**
@@ -204,6 +212,28 @@ export class AgentLoop {
   conversation(extraUser?: string): Conversation {
     // The session's tool list, the same for its whole life (spec §10.4).
     return buildConversation(this.o.session, this.o.session.tools, extraUser);
+  }
+
+  /** What the next message will send, with a stand-in for its words (they are not known yet). */
+  nextConversation(): Conversation {
+    return buildConversation(this.o.session, this.o.session.tools, NEXT_MESSAGE, 'next');
+  }
+
+  /** The next message's request by part, each cached or new, summing to its prompt tokens (core/context). */
+  context(): Promise<ContextView> {
+    return contextView(this.o.engine, this.nextConversation());
+  }
+
+  /**
+   * What `action` would leave the next request to read again, and about how long that takes at
+   * this session's measured prefill speed (core/price): told before it is paid. A compaction's
+   * summary is not written yet: the last one stands in for it; before the first, none (a floor).
+   */
+  priceOf(action: PricedAction): Promise<BreakPrice> {
+    const full: BreakAction = action.kind === 'compact'
+      ? { kind: 'compact', summaryText: compactionText(this.o.store.lastCompaction(this.o.session.id)?.summary ?? '', this.o.session.history().flatMap((t) => t.reads)) }
+      : action;
+    return breakPrice(this.o.engine, this.nextConversation(), full, prefillSpeed(this.requests()));
   }
 
   /** The prompt a request would send now, as text (special tokens as their text). */

@@ -4,6 +4,7 @@ import { contextConfig, fill } from '../config.js';
 import { INSTRUCTIONS_FILE, modeText, readInstructions } from '../prompts/buildSystemPrompt.js';
 import type { ServerInstructions } from '../tools/external.js';
 import { formatPlan } from '../tools/planWrite.js';
+import type { MessageSection } from '../engine/types.js';
 import type { Mode, Note, SessionRow, Turn } from './types.js';
 
 /** What the model was last told, read from the history the next request carries. */
@@ -97,26 +98,36 @@ function sortedServers(list: readonly ServerInstructions[]): ServerInstructions[
 
 /** The message as sent: the person's words, then each note as its own paragraph. */
 export function messageWithNotes(words: string, notes: readonly Note[]): string {
+  return messageSections(words, notes).map((s) => s.text).join(contextConfig.note.separator);
+}
+
+/** The message's two pieces as the context view names them: the words, then the notes (each present where it is not empty). */
+export function messageSections(words: string, notes: readonly Note[]): MessageSection[] {
+  const paragraphs = notes.map(noteText).filter((p) => p !== '');
+  return [
+    ...(words === '' ? [] : [{ kind: 'words' as const, text: words }]),
+    ...(paragraphs.length === 0 ? [] : [{ kind: 'notes' as const, text: paragraphs.join(contextConfig.note.separator) }]),
+  ];
+}
+
+function noteText(note: Note): string {
   const c = contextConfig.note;
-  const paragraphs = notes.map((note) => {
-    switch (note.kind) {
-      case 'date':
-        return fill(c.date, { date: note.date });
-      case 'mode':
-        return fill(c.mode, { mode: note.mode, body: note.body });
-      case 'instructions':
-        return fill(c.instructions, { path: note.path, body: note.body });
-      case 'plan':
-        return fill(c.plan, { body: note.body });
-      case 'server':
-        return fill(c.server, { server: note.server, body: note.body });
-      case 'hook':
-        return fill(c.hook, { body: note.body });
-      case 'reverted':
-        return fill(c.reverted, { paths: note.paths.join(', ') });
-    }
-  });
-  return [words, ...paragraphs].filter((p) => p !== '').join(c.separator);
+  switch (note.kind) {
+    case 'date':
+      return fill(c.date, { date: note.date });
+    case 'mode':
+      return fill(c.mode, { mode: note.mode, body: note.body });
+    case 'instructions':
+      return fill(c.instructions, { path: note.path, body: note.body });
+    case 'plan':
+      return fill(c.plan, { body: note.body });
+    case 'server':
+      return fill(c.server, { server: note.server, body: note.body });
+    case 'hook':
+      return fill(c.hook, { body: note.body });
+    case 'reverted':
+      return fill(c.reverted, { paths: note.paths.join(', ') });
+  }
 }
 
 /** A local calendar date, YYYY-MM-DD. */
