@@ -41,6 +41,9 @@ Usage:
                                      (docs/json-events.md). Exit 0 answered, 1 failed, 2 bad usage,
                                      3 a call needed an approval that could not be given
   keel requests ID                   the session's requests and their cache use
+  keel context ID [--json]           the next message's request by part (system prompt, tools, each
+                                     turn, each result by id, notes): tokens cached or new, summing
+                                     to its prompt tokens, and what each part's going would re-read
   keel recall ID RESULT [--offset N] [--limit N]
                                      a stored result's full body (RESULT: #0003, 3, 0003)
   keel exec --workspace DIR --mode MODE [--approve never|always] -- COMMAND
@@ -118,6 +121,7 @@ const COMMANDS = {
     positionals: 1,
   },
   requests: { options: {}, positionals: 1 },
+  context: { options: { ...LOCAL_OPTIONS, 'key-file': { type: 'string' }, json: { type: 'boolean' } }, positionals: 1 },
   recall: { options: { offset: { type: 'string' }, limit: { type: 'string' } }, positionals: 2 },
   exec: { options: { workspace: { type: 'string' }, mode: { type: 'string' }, approve: { type: 'string' } }, positionals: [1, Infinity] },
   export: { options: { out: { type: 'string' } }, positionals: 1 },
@@ -248,6 +252,16 @@ async function dispatch(command: Exclude<Command, 'mcp' | 'hooks' | 'check-templ
       return listSessions(store, io.out);
     case 'requests':
       return showRequests(store, parseSessionId(positionals[0]), io.out);
+    case 'context': {
+      const { resumeConversation } = await import('./commands/conversation.js');
+      const { showContext } = await import('./commands/context.js');
+      const c = await resumeConversation(store, parseSessionId(positionals[0]), undefined, agentFlags(values), quietIf(values.json === true, io));
+      try {
+        return await showContext(c, values.json === true, io.out);
+      } finally {
+        await c.close();
+      }
+    }
     case 'recall':
       return recallResult(store, parseSessionId(positionals[0]), positionals[1], {
         offset: parseCount('offset', str(values, 'offset')),

@@ -8,6 +8,7 @@ import type { Conversation } from './conversation.js';
 import { deleteTurn, edit, plan, PLAN_HELP, rewind, showHistory } from './history.js';
 import { ReplyPrinter } from './printer.js';
 import { recallResult } from './recall.js';
+import { showContext } from './context.js';
 import { showRequests } from './requests.js';
 
 export const SLASH_HELP = `Commands:
@@ -21,6 +22,7 @@ export const SLASH_HELP = `Commands:
   ${PLAN_HELP}
   /mode NAME           permission mode: ${MODES.join(', ')}
   /requests            this session's requests and their cache use
+  /context             the next message's request by part: tokens cached or new, and what each part's going would re-read
   /recall ID [OFFSET [LIMIT]]  a stored result in full
   /help                this list
   /quit                leave (Ctrl-D does too); Ctrl-C stops a reply
@@ -167,6 +169,9 @@ async function slash(c: Conversation, line: string, io: Io, step: Step, prefill?
     }
     case '/requests':
       showRequests(c.store, c.session.id, io.out);
+      return;
+    case '/context':
+      await showContext(c, args[0] === '--json', io.out);
       return;
     case '/recall':
       if (args[0] === undefined) throw new CliError('/recall needs a result id, e.g. /recall #0003.');

@@ -55,7 +55,7 @@ function sectionLabel(kind: ContextPartKind, at: string): string {
   switch (kind) {
     case 'summary': return 'summary of the compacted turns';
     case 'task': return 'compaction request';
-    case 'next': return 'next message (its template text; your words add to it)';
+    case 'next': return 'next message (template text and a one-character stand-in for your words)';
     case 'notes': return `${at}notes`;
     default: return `${at}message`;
   }
