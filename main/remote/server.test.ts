@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contextView, type ContextView } from '../core/context/contextView.js';
 import type { Conversation } from '../core/engine/types.js';
 import { DEFAULT_PROMPTS_DIR } from '../core/prompts/buildSystemPrompt.js';
 import type { LoopEvent } from '../core/session/loop.js';
@@ -123,6 +124,46 @@ describe.skipIf(missing !== undefined && !mustHaveLlamaServer)('the server engin
       expect(last.cause).toBe('undo');
       expect(last.server?.change?.message).toBeGreaterThan(0);
       expect(last.reusedTokens).toBeLessThan(rows[3].promptTokens);
+    } finally {
+      await agent.dispose();
+      store.close();
+    }
+  }, 120_000);
+
+  it('context view: every request\'s parts sum to the server\'s prompt_tokens, results found by id, cached as Keel knows the slot', async () => {
+    const { root, store, deps } = sessionOn({ 'a.txt': 'hello from a\n' });
+    const engine = new ServerEngine(await connectServer({ url: server.url, model: 'test-model' }));
+    const session = Session.create(deps, { root, kind: 'agent', mode: 'auto', model: engine.id });
+    const replies: string[] = [];
+    const agent = openAgent({ session, store, engine, maxReplyTokens: 256, script: { next: () => replies.shift() } });
+    // Each request's own conversation, viewed just before it is sent.
+    const views: ContextView[] = [];
+    const generate = engine.generate.bind(engine);
+    engine.generate = async (c, o) => (views.push(await contextView(engine, c)), generate(c, o));
+    try {
+      replies.push(scriptReply('Reading it.', [{ name: 'read', arguments: { path: 'a.txt' } }]), scriptReply('It says hello from a.'));
+      await agent.send('What does a.txt say?');
+      replies.push(scriptReply('', [{ name: 'list', arguments: {} }]), scriptReply('Done.'));
+      await agent.send('List the folder.');
+      const next = await agent.context();
+      const rows = agent.requests();
+      expect(views).toHaveLength(4);
+      for (const [i, view] of views.entries()) {
+        expect(view.exact).toBe(true);
+        expect(view.parts.reduce((n, p) => n + p.tokens, 0)).toBe(view.promptTokens);
+        expect(view.promptTokens).toBe(rows[i].promptTokens);
+        expect(view.parts.filter((p) => p.kind === 'result' && p.located).map((p) => p.result)).toEqual([1, 2].slice(0, i < 1 ? 0 : i < 3 ? 1 : 2));
+        // What Keel knows the slot holds (the previous prompt and its reply) is what the server reports it took;
+        // before its first request the session knows nothing of the slot (an earlier session's prefix may still be there).
+        if (i === 0) expect(view.cachedTokens).toBe(0);
+        else expect(view.cachedTokens).toBe(rows[i].reusedTokens);
+      }
+      expect(next.request).toBe('next message');
+      expect(next.parts.reduce((n, p) => n + p.tokens, 0)).toBe(next.promptTokens);
+      replies.push(scriptReply('Sure.'));
+      await agent.send('One more.');
+      expect(agent.requests().at(-1)!.promptTokens).toBeGreaterThan(next.promptTokens - next.parts.at(-1)!.tokens);
+      expect(next.cachedTokens).toBe(agent.requests().at(-1)!.reusedTokens);
     } finally {
       await agent.dispose();
       store.close();
