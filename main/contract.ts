@@ -21,6 +21,7 @@ import type {
   AppState, ApprovalView, McpServersView, ModelFile, RecallView, SessionSummary, SessionView,
 } from './contract/views.js';
 import type { ElidedMark } from './core/hygiene/cap.js';
+import type { ContextPart, ContextView } from './core/context/types.js';
 import { HOOKS_CONTRACT } from './contract/hooks.js';
 
 export type * from './contract/views.js';
@@ -32,6 +33,7 @@ export { CALL_CHANNEL, EVENT_CHANNEL, type CallReply } from './contract/transpor
 export { visibleParts, visibleText, type VisiblePart } from './core/permissions/visible.js';
 /** The closed sets the UI offers, as core defines them (the renderer imports them from here). */
 export { APPROVAL_ANSWERS, MODES, PLAN_STATUSES, SESSION_KINDS };
+export type { ContextPart, ContextView };
 export type { ApprovalAnswer, Choice, DoctorReport, ElidedMark, LocalSettings, LocalSettingsText, LocalSetup, Mode, ModelPlan, RequestRow, SessionKind };
 
 
@@ -62,6 +64,8 @@ export const CONTRACT = {
   recall: takes(SESSION_ID, { type: 'string' }, optional({ type: 'integer', minimum: 1 }))
     .as<(id: number, result: string, offset?: number) => Promise<RecallView>>(),
   requests: takes(SESSION_ID).as<(id: number) => Promise<RequestRow[]>>(),
+  /** The next message's request by part, each cached or new, summing to its prompt tokens (opens the session's model; refused while it answers). */
+  context: takes(SESSION_ID).as<(id: number) => Promise<ContextView>>(),
   listModels: takes().as<() => Promise<ModelFile[]>>(),
   setModelsFolder: takes(PATH).as<(folder: string) => Promise<void>>(),
   /** Loads a GGUF (progress arrives as events) and makes it the app's model. */

@@ -92,6 +92,16 @@ export class AgentPool {
     }
   }
 
+  /**
+   * Reads from the session's loop without model work (the context view): not while it answers, and
+   * once a save under way has let go of its engine.
+   */
+  async read<T>(id: number, reading: (agent: AgentLoop) => Promise<T>): Promise<T> {
+    this.idle(id);
+    await this.saving.get(id)?.free;
+    return reading(await this.agent(id));
+  }
+
   /** The session's loop, opened on its model (or the chosen one) and its saved cache, if usable. */
   async agent(id: number): Promise<AgentLoop> {
     const existing = this.agents.get(id);

@@ -113,6 +113,13 @@ describe('KeelService: what the UI can ask, on the real store and engine', { tim
     expect((await service.requests(summary.id)).length).toBe(2);
     await expect(service.recall(summary.id, '#0099')).rejects.toThrow('No stored result #0099');
 
+    // The next message's request by part, as the Context panel shows it: summing to its prompt tokens, all but the message cached.
+    const context = await service.context(summary.id);
+    expect(context.parts.reduce((n, p) => n + p.tokens, 0)).toBe(context.promptTokens);
+    expect(context.parts.find((p) => p.kind === 'result')).toMatchObject({ result: 1, tool: 'read', turn: 1, located: true });
+    expect(context.parts.at(-1)!.kind).toBe('next');
+    expect(context.cachedTokens).toBe(context.promptTokens - context.parts.at(-1)!.newTokens);
+
     // A later session remembers the model.
     expect((await service.getState()).lastModel).toBe(models[0].path);
   });

@@ -1,5 +1,5 @@
 import type {
-  ApprovalAnswer, ApprovalView, AppState, DoctorReport, KeelApi, KeelEvent, LocalSettings, LocalSettingsText, McpServersView, ModelFile, RecallView, SessionSummary,
+  ApprovalAnswer, ApprovalView, AppState, ContextView, DoctorReport, KeelApi, KeelEvent, LocalSettings, LocalSettingsText, McpServersView, ModelFile, RecallView, SessionSummary,
 } from '../contract.js';
 import { lockSession } from '../db/sessionLock.js';
 import type { ChangesView, FilesPutBack, RewindPlanView } from '../contract.js';
@@ -160,6 +160,10 @@ export class KeelService implements KeelApi {
 
   async requests(id: number): Promise<RequestRow[]> {
     return this.o.store.listRequests(id);
+  }
+
+  async context(id: number): Promise<ContextView> {
+    return this.pool.read(id, (agent) => agent.context());
   }
 
   async listModels(): Promise<ModelFile[]> {

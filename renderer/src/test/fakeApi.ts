@@ -1,4 +1,4 @@
-import type { DoctorReport, KeelEvent, RecallView, RequestRow, SessionSummary, SessionView } from '../../../main/contract.js';
+import type { ContextView, DoctorReport, KeelEvent, RecallView, RequestRow, SessionSummary, SessionView } from '../../../main/contract.js';
 import { setApi, type KeelClient } from '../api.js';
 import { useKeel } from '../stores/store.js';
 import type { EventListener } from '../transport/types.js';
@@ -23,6 +23,7 @@ export function fakeApi(overrides: Partial<KeelClient> = {}): KeelClient & { emi
       throw new Error('no recall in this test');
     },
     requests: async () => [],
+    context: async () => contextView(),
     listModels: async () => [],
     setModelsFolder: none,
     loadModel: none,
@@ -70,6 +71,23 @@ export function recallView(o: Partial<RecallView> = {}): RecallView {
     id: '#0012', number: 18, tool: 'read', args: { path: 'src/app.ts' }, pathGiven: 'src/app.ts', pathResolved: '/code/ledger-api/src/app.ts',
     fileHash: '1c9e04ab7f3d22c190be5a61d0c4', kind: 'read', insertedAt: '2026-11-29T23:17:41Z', inRequest: true,
     inserted: '[#0012 src/app.ts lines 1-200 of 340 sha 1c9e04ab]\n1: import', offset: 1, lines: ['line 1', 'line 2'], totalLines: 2, pageSize: 2000, ...o,
+  };
+}
+
+/** A next request of five parts: 400 tokens, 360 of them cached. */
+export function contextView(o: Partial<ContextView> = {}): ContextView {
+  const part = (label: string, kind: ContextView['parts'][number]['kind'], tokens: number, cachedTokens: number, tokensRereadIfGone: number, more = {}) =>
+    ({ label, kind, tokens, cachedTokens, newTokens: tokens - cachedTokens, tokensRereadIfGone, located: true, ...more });
+  return {
+    request: 'next message', promptTokens: 400, cachedTokens: 360, newTokens: 40, contextSize: 8192, exact: true,
+    parts: [
+      part('system prompt', 'system', 100, 100, 300),
+      part('tool list (2 tools)', 'tools', 150, 150, 150),
+      part('turn 1 message', 'message', 20, 20, 130, { turn: 1 }),
+      part('turn 1 result #0001 (read)', 'result', 90, 90, 40, { turn: 1, result: 1, tool: 'read' }),
+      part('next message (template text and a one-character stand-in for your words)', 'next', 40, 0, 0),
+    ],
+    ...o,
   };
 }
 

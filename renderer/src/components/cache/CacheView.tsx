@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import { n, percent, seconds } from '../../lib/format.js';
 import { useRequests } from '../../stores/useRequests.js';
 import { CacheChart } from './CacheChart.js';
+import { ContextPanel } from './ContextPanel.js';
 import { RequestTable } from './RequestTable.js';
 
 function Card({ label, children, className = '' }: { label: string; children: ReactNode; className?: string }) {
@@ -13,13 +14,14 @@ function Card({ label, children, className = '' }: { label: string; children: Re
   );
 }
 
-/** How much of each request came from the KV cache, over the session (the figures are main's). */
+/** How much of each request came from the KV cache, over the session, and the next request by part (the figures are main's). */
 export function CacheView() {
   const rows = useRequests((s) => s.rows);
   if (rows.length === 0) {
     return (
-      <div className="cache-view empty" data-testid="cache-view">
+      <div className="cache-view" data-testid="cache-view">
         <p className="muted">No model requests in this session yet.</p>
+        <ContextPanel />
       </div>
     );
   }
@@ -58,6 +60,7 @@ export function CacheView() {
         </header>
         <CacheChart rows={rows} />
       </section>
+      <ContextPanel />
       <RequestTable rows={rows} />
     </div>
   );

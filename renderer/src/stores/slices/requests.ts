@@ -1,20 +1,28 @@
-import type { RequestRow } from '../../../../main/contract.js';
+import type { ContextView, RequestRow } from '../../../../main/contract.js';
 import type { SliceContext } from '../slice.js';
 
 export interface RequestsSlice {
   sessionId?: number;
   rows: RequestRow[];
+  /** The next message's request by part, as main measured it; `contextError`: why main could not (the session answering, say). */
+  context?: ContextView;
+  contextError?: string;
   load(sessionId: number): Promise<void>;
   add(sessionId: number, row: RequestRow): void;
+  /** Asks main for the next request's parts again (the Context panel, after each turn). */
+  loadContext(sessionId: number): Promise<void>;
   clear(): void;
 }
 
-/** The session's model requests and their cache figures, as main recorded them. */
+let asked = 0;
+
+/** The session's model requests and their cache figures, and the next request's parts, as main recorded them. */
 export function requestsSlice({ get, set, call }: SliceContext<RequestsSlice>): RequestsSlice {
   return {
     rows: [],
     async load(sessionId) {
-      set({ sessionId, rows: get().sessionId === sessionId ? get().rows : [] });
+      const same = get().sessionId === sessionId;
+      set({ sessionId, rows: same ? get().rows : [], ...(same ? {} : { context: undefined, contextError: undefined }) });
       const got = await call((api) => api.requests(sessionId));
       if (got.ok && get().sessionId === sessionId) set({ rows: got.value });
     },
@@ -22,6 +30,12 @@ export function requestsSlice({ get, set, call }: SliceContext<RequestsSlice>): 
       if (get().sessionId !== sessionId) return;
       set((s) => ({ rows: [...s.rows.filter((r) => r.id !== row.id), row].sort((a, b) => a.id - b.id) }));
     },
-    clear: () => set({ sessionId: undefined, rows: [] }),
+    async loadContext(sessionId) {
+      const mine = ++asked;
+      const got = await call((api) => api.context(sessionId), { quiet: true });
+      if (mine !== asked || get().sessionId !== sessionId) return;
+      set(got.ok ? { context: got.value, contextError: undefined } : { contextError: got.error });
+    },
+    clear: () => set({ sessionId: undefined, rows: [], context: undefined, contextError: undefined }),
   };
 }
