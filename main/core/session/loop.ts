@@ -10,9 +10,11 @@ import { PromptSize } from './promptSize.js';
 import { RequestLog, unfinished } from './requests.js';
 import type { LoopEvent, LoopOptions } from './loopTypes.js';
 import type { BreakCause, Mode, ReplyCall, RequestRow } from './types.js';
-import { breakPrice, type BreakAction, type BreakPrice } from '../price/price.js';
+import { breakPrice, describePrice, type BreakAction, type BreakPrice } from '../price/price.js';
+import { SessionError } from './deps.js';
 import { prefillSpeed } from '../price/prefillSpeed.js';
 import { compactionText } from '../hygiene/compactionTable.js';
+import { messageWithNotes } from './notes.js';
 
 /** An action to price; a compaction's summary is estimated by the loop. */
 export type PricedAction = Exclude<BreakAction, { kind: 'compact' }> | { kind: 'compact' };
@@ -97,7 +99,10 @@ export class AgentLoop {
 
   /** One message (the person's, with their UserPromptSubmit hooks; or a Stop hook's) and the requests that answer it. */
   private async turn(words: string, opts: { date?: string; mode?: Mode; signal?: AbortSignal }, person: boolean): Promise<{ words: string; answered: boolean }> {
-    if (await this.size.next(words) > (this.o.compactAt ?? loopConfig.compactAt) * this.o.engine.contextSize) await this.compact(opts.signal);
+    if (await this.size.next(words) > (this.o.compactAt ?? loopConfig.compactAt) * this.o.engine.contextSize) {
+      await this.withinMaxBreak({ kind: 'compact' }, 'compact the session');
+      await this.compact(opts.signal);
+    }
     this.size.forget();
     const { sent, hooks } = person ? await this.o.session.hookedMessage(words, opts) : { ...this.o.session.userMessage(words, opts), hooks: [] };
     if (hooks.length) this.emit({ type: 'hook', event: 'UserPromptSubmit', runs: hooks });
@@ -214,9 +219,9 @@ export class AgentLoop {
     return buildConversation(this.o.session, this.o.session.tools, extraUser);
   }
 
-  /** What the next message will send, with a stand-in for its words (they are not known yet). */
+  /** What the next message will send: a stand-in for its words (they are not known yet) and the notes it would carry now. */
   nextConversation(): Conversation {
-    return buildConversation(this.o.session, this.o.session.tools, NEXT_MESSAGE, 'next');
+    return buildConversation(this.o.session, this.o.session.tools, messageWithNotes(NEXT_MESSAGE, this.o.session.notesAfter()), 'next');
   }
 
   /** The next message's request by part, each cached or new, summing to its prompt tokens (core/context). */
@@ -233,7 +238,16 @@ export class AgentLoop {
     const full: BreakAction = action.kind === 'compact'
       ? { kind: 'compact', summaryText: compactionText(this.o.store.lastCompaction(this.o.session.id)?.summary ?? '', this.o.session.history().flatMap((t) => t.reads)) }
       : action;
-    return breakPrice(this.o.engine, this.nextConversation(), full, prefillSpeed(this.requests()));
+    const nextMessage = (keep: (turn: number) => boolean) => messageWithNotes(NEXT_MESSAGE, this.o.session.notesAfter(keep));
+    return breakPrice(this.o.engine, this.nextConversation(), nextMessage, full, prefillSpeed(this.requests()));
+  }
+
+  /** Where the person set the most seconds a cache break may cost unasked (`keel run --max-seconds`): a dearer one is refused, nothing changed. */
+  private async withinMaxBreak(action: PricedAction, what: string): Promise<void> {
+    if (this.o.maxBreakSeconds === undefined) return;
+    const price = await this.priceOf(action);
+    if ((price.seconds ?? 0) <= this.o.maxBreakSeconds) return;
+    throw new SessionError(`Keel would ${what}, which ${describePrice(price)}: more than the ${this.o.maxBreakSeconds} s allowed (--max-seconds). Nothing was changed.`);
   }
 
   /** The prompt a request would send now, as text (special tokens as their text). */

@@ -28,6 +28,8 @@ export interface LoopOptions {
   script?: Script;
   maxReplyTokens?: number;
   maxSteps?: number;
+  /** The most seconds a cache break Keel takes on its own (a compaction) may cost at the measured prefill speed; undefined: no limit. */
+  maxBreakSeconds?: number;
   temperature?: number;
   /** Compact before a turn once the prompt would fill this share of the context. */
   compactAt?: number;

@@ -5,7 +5,7 @@ import { localDate, messageNotes, messageWithNotes } from './notes.js';
 import type { KeptPrompt } from './prompt.js';
 import type { SessionRecord } from './record.js';
 import type { Turns } from './turns.js';
-import type { Mode, Note } from './types.js';
+import type { Mode, Note, Turn } from './types.js';
 
 /** How a person's message is sent: on which date, after a switch to which mode. */
 export interface MessageOptions {
@@ -31,10 +31,7 @@ export class Messages {
     if (opts.mode) this.record.setMode(opts.mode);
     if (this.turns.busy()) this.turns.end();
     const row = this.record.row;
-    const notes = messageNotes({
-      row, history: this.turns.history(), date: opts.date ?? localDate(this.deps.now()), promptsDir: this.deps.promptsDir,
-      servers: this.deps.external?.instructions(row.tools) ?? [],
-    });
+    const notes = this.notesAfter(this.turns.history(), opts.date);
     if (opts.hookNote) notes.push({ kind: 'hook', body: opts.hookNote });
     this.turns.setMessage(this.turns.current(), words, notes);
     // Cleared only once the message holding the note is stored: a crash between repeats it, never loses it.
@@ -42,6 +39,12 @@ export class Messages {
     if (row.revertedPending?.length) this.record.update({ revertedPending: [] });
     this.prompt.forRequest();
     return { sent: messageWithNotes(words, notes), notes };
+  }
+
+  /** The notes a message sent now would carry after `history` (the next message's price counts them). */
+  notesAfter(history: readonly Turn[], date = localDate(this.deps.now())): Note[] {
+    const row = this.record.row;
+    return messageNotes({ row, history, date, promptsDir: this.deps.promptsDir, servers: this.deps.external?.instructions(row.tools) ?? [] });
   }
 
   /** A person's message after their UserPromptSubmit hooks: what those print joins it as a note. Returns their runs too. */

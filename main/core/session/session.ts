@@ -172,6 +172,11 @@ export class Session {
     return this.messages.hooked(words, opts);
   }
 
+  /** The notes a message sent now would carry, were the history only the turns `keep` keeps (all: as it is). */
+  notesAfter(keep: (seq: number) => boolean = () => true): Note[] {
+    return this.messages.notesAfter(this.history().filter((t) => keep(t.seq)));
+  }
+
   /** Takes back the last completed turn: its messages and results leave the request. */
   undo(): Turn {
     return this.takeBacks.undo();

@@ -1,0 +1,100 @@
+import type { Conversation, ConversationMessage, Engine } from '../engine/types.js';
+import { prefillSeconds, type PrefillSpeed } from './prefillSpeed.js';
+
+/**
+ * The price of a cache break, told before it is paid (issue 36): what an action leaves the next
+ * request to read again, in tokens, and about how long that takes on this machine. Taking turns
+ * back is priced exactly: the engine maps the prompt the action leaves (core/engine PromptMap) and
+ * says how much of it its cache still holds (on a hybrid model, from the checkpoint it would
+ * restore). A compaction, a model switch and a new tool list rebuild the prompt from its start, so
+ * the whole of it is read again; its size is this model's count of what it will hold, an estimate.
+ */
+export type BreakAction =
+  /** Turn `turn` and every later turn go (undo, rewind, edit, regenerate). */
+  | { kind: 'take back'; turn: number }
+  /** Turn `turn` alone goes; the later turns stay. */
+  | { kind: 'delete'; turn: number }
+  /** The history is replaced by a summary about as long as `summaryText` (and the table of its reads); an empty one prices a floor. */
+  | { kind: 'compact'; summaryText: string }
+  /** Another model (or server) reads the whole conversation. */
+  | { kind: 'switch model' }
+  /** A new session with another tool list starts with the system prompt and tools alone. */
+  | { kind: 'new tool list' };
+
+export interface BreakPrice {
+  action: BreakAction['kind'];
+  /** Tokens the next request reads again because of the action (beyond the next message's own words). */
+  tokens: number;
+  /** Tokens the next request reads in all, its own message's (as the stand-in has them) included. */
+  nextTokens: number;
+  /** About how long reading them takes on this machine; undefined before the session has measured a request. */
+  seconds?: number;
+  /** Whether `tokens` is the engine's exact count, or an estimate (another prompt, another model). */
+  exact: boolean;
+}
+
+/**
+ * The next message as it would be sent, its words a stand-in, with the notes it would carry were the
+ * history only the turns `keep` keeps (a take-back can make a date or mode note due again).
+ */
+export type NextMessage = (keep: (turn: number) => boolean) => string;
+
+/** `next`: what the next message sends now (the session's nextConversation; its last message is replaced by `nextMessage`'s). */
+export async function breakPrice(
+  engine: Engine, next: Conversation, nextMessage: NextMessage, action: BreakAction, speed?: PrefillSpeed,
+): Promise<BreakPrice> {
+  const { tokens, exact } = await rereads(engine, next, nextMessage, action);
+  const baseline = await engine.promptMap({ ...next, messages: [...next.messages.slice(0, -1), user(nextMessage(() => true))] });
+  // What the next message would read anyway (its own words and the template around them) is not the action's price.
+  const price = Math.max(0, tokens - (baseline.ends.length - baseline.cached));
+  return {
+    action: action.kind, tokens: price, nextTokens: tokens, exact: exact && baseline.exact,
+    ...(speed && { seconds: prefillSeconds(speed, price) }),
+  };
+}
+
+/** Seconds, rounded as a person reads them: "about 0.4 s", "about 12 s", "about 3 min". */
+export function describePrice(p: BreakPrice): string {
+  const time = p.seconds === undefined ? 'not measured on this machine yet' : `about ${seconds(p.seconds)} on this machine`;
+  return `re-reads ${p.exact ? '' : 'about '}${p.tokens} tokens, ${time}`;
+}
+
+function seconds(s: number): string {
+  if (s < 10) return `${s.toFixed(1)} s`;
+  if (s < 120) return `${Math.round(s)} s`;
+  return `${Math.round(s / 60)} min`;
+}
+
+async function rereads(engine: Engine, next: Conversation, nextMessage: NextMessage, action: BreakAction): Promise<{ tokens: number; exact: boolean }> {
+  const after = (messages: ConversationMessage[]) => engine.promptMap({ ...next, messages });
+  const before = next.messages.slice(0, -1);
+  switch (action.kind) {
+    case 'take back':
+    case 'delete': {
+      const goes = (turn: number) => (action.kind === 'delete' ? turn === action.turn : turn >= action.turn);
+      const kept = before.filter((m) => m.turn === undefined || !goes(m.turn));
+      // A compaction's summary, which the first message after it carried, goes with the next message instead (conversation.ts).
+      const summary = before.filter((m) => m.turn !== undefined && goes(m.turn))
+        .flatMap((m) => (m.role === 'user' ? m.sections ?? [] : [])).find((s) => s.kind === 'summary');
+      const words = nextMessage((turn) => !goes(turn));
+      const map = await after([...kept, user(summary ? `${summary.text}\n\n${words}` : words)]);
+      return { tokens: map.ends.length - map.cached, exact: map.exact };
+    }
+    case 'compact': {
+      const map = await after([user(`${action.summaryText}\n\n${nextMessage(() => false)}`)]);
+      return { tokens: map.ends.length, exact: false };
+    }
+    case 'switch model': {
+      const map = await after([...before, user(nextMessage(() => true))]);
+      return { tokens: map.ends.length, exact: false };
+    }
+    case 'new tool list': {
+      const map = await after([user(nextMessage(() => false))]);
+      return { tokens: map.ends.length, exact: false };
+    }
+  }
+}
+
+function user(text: string): ConversationMessage {
+  return { role: 'user', text };
+}

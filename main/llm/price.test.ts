@@ -1,0 +1,77 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { engineFixture, type EngineFixture } from '../engineFixture.js';
+import { architectureModel } from './testModel/architectureModels.js';
+import { NEXT_MESSAGE } from '../core/session/loop.js';
+import type { RequestRow } from '../core/session/types.js';
+import { describePrice } from '../core/price/price.js';
+import { prefillSeconds, prefillSpeed } from '../core/price/prefillSpeed.js';
+
+let f: EngineFixture | undefined;
+afterEach(async () => {
+  await f?.dispose();
+  f = undefined;
+});
+
+/** Three turns, each a plain answer. */
+async function threeTurns(fx: EngineFixture): Promise<number[]> {
+  fx.replies.push('One.', 'Two.', 'Three.');
+  await fx.agent.send('Alpha message about the first thing');
+  await fx.agent.send('Bravo message about the second thing');
+  await fx.agent.send('Charlie message about the third thing');
+  return fx.agent.session.history().map((t) => t.seq);
+}
+
+// The price is told before the action; then the action is taken and the next message sent is the very
+// stand-in the price was computed with, so the request's new tokens are what was predicted, exactly.
+describe('the price of a cache break, before it is paid (real engine)', { timeout: 180_000 }, () => {
+  it.each([['transformer', undefined], ['hybrid (qwen35: checkpoints)', 'qwen35' as const]])('%s: takes back, deletes and switches as priced', async (_label, family) => {
+    f = await engineFixture(family ? { model: architectureModel(family) } : {});
+    const seqs = await threeTurns(f);
+
+    // Deleting the first turn re-reads the two after it.
+    const del = await f.agent.priceOf({ kind: 'delete', turn: seqs[0] });
+    expect(del.exact).toBe(true);
+    expect(del.tokens).toBeGreaterThan(20);
+    const back = await f.agent.priceOf({ kind: 'take back', turn: seqs[2] });
+    expect(back.tokens).toBeLessThan(del.tokens);
+
+    f.agent.deleteTurn(seqs[0]);
+    f.replies.push('Four.');
+    await f.agent.send(NEXT_MESSAGE);
+    expect(f.agent.requests().at(-1)!.newTokens).toBe(del.nextTokens);
+
+    // Taking back the last turn (undo) costs no more than its own message on a transformer.
+    const undo = await f.agent.priceOf({ kind: 'take back', turn: f.agent.session.history().at(-1)!.seq });
+    if (!family) expect(undo.tokens).toBe(0);
+    f.agent.undo();
+    f.replies.push('Five.');
+    await f.agent.send(NEXT_MESSAGE);
+    expect(f.agent.requests().at(-1)!.newTokens).toBe(undo.nextTokens);
+
+    // A switch re-reads everything (the same model here, so the count is the new engine's too).
+    const sw = await f.agent.priceOf({ kind: 'switch model' });
+    expect(sw.exact).toBe(false);
+    const next = await f.agent.context();
+    expect(sw.nextTokens).toBe(next.promptTokens);
+    expect(describePrice(sw)).toMatch(/^re-reads about \d+ tokens, about \d+(\.\d)? (s|min) on this machine$/);
+  });
+});
+
+describe('prefill speed learnt from the session', () => {
+  const row = (newTokens: number, prefillMs: number) => ({ newTokens, prefillMs }) as RequestRow;
+
+  it('draws a line through the latest requests, its fixed cost apart from its cost per token', () => {
+    const speed = prefillSpeed([row(100, 60), row(1000, 510), row(400, 210), row(0, 3)])!;
+    expect(speed.fixedMs).toBeCloseTo(10, 5);
+    expect(speed.perTokenMs).toBeCloseTo(0.5, 5);
+    expect(prefillSeconds(speed, 2000)).toBeCloseTo(1.01, 5);
+    expect(prefillSeconds(speed, 0)).toBe(0);
+  });
+
+  it('falls back to the mean rate where the sizes do not spread or the line is noise, and knows nothing before a request', () => {
+    expect(prefillSpeed([])).toBeUndefined();
+    expect(prefillSpeed([row(200, 100), row(200, 140)])).toMatchObject({ fixedMs: 0, perTokenMs: 0.6 });
+    // Larger requests that took less time: no line.
+    expect(prefillSpeed([row(100, 300), row(1000, 100)])).toMatchObject({ fixedMs: 0, perTokenMs: 400 / 1100 });
+  });
+});
