@@ -22,6 +22,8 @@ export interface Settings {
   sandbox?: { denyRead?: string[]; allowedDomains?: string[]; env?: string[] };
   /** The person's permission rules (gate.ts): `{"action": "deny", "tool": "bash", "pattern": "rm"}`. */
   rules?: Rule[];
+  /** Ask before an action whose cache break would take longer than this many seconds to re-read (core/price); absent: never ask. */
+  askAboveSeconds?: number;
 }
 
 /** settings.json that Keel cannot use: the message names the file and the field, and says nothing was changed. */
@@ -46,6 +48,7 @@ const SETTINGS = z.looseObject({
   stateBudgetBytes: z.number().int().positive().optional(),
   sandbox: z.strictObject({ denyRead: texts.optional(), allowedDomains: texts.optional(), env: texts.optional() }).optional(),
   rules: z.array(RULE).optional(),
+  askAboveSeconds: z.number().nonnegative().optional(),
 });
 
 const fileOf = (dataFolder: string) => path.join(dataFolder, 'settings.json');

@@ -85,4 +85,29 @@ describe('history and plan commands in `keel chat`', { timeout: 120_000 }, () =>
       store.close();
     }
   });
+
+  it('says what a cache break costs before it is paid, and asks above the limit in settings.json', async () => {
+    fs.mkdirSync(process.env.KEEL_HOME!, { recursive: true });
+    fs.writeFileSync(path.join(process.env.KEEL_HOME!, 'settings.json'), JSON.stringify({ askAboveSeconds: 0 }));
+    const r = await converse([
+      'Alpha message', 'Bravo message', 'Charlie message',
+      '/delete 1', 'n',
+      '/undo',
+      '/rewind 1', 'y',
+      '/quit',
+    ]);
+    expect(r.err).not.toContain('unexpected error');
+    // Deleting the first turn re-reads the one after it: priced, asked, refused, nothing changed.
+    expect(r.out).toMatch(/\/delete re-reads [1-9]\d* tokens, about \d+(\.\d)? s on this machine\.\nThat is more than your limit of 0 s \(settings\.json askAboveSeconds\)\. Go on\? \[y\/N\] Nothing changed\.\n/);
+    // Undo keeps every cached token before the last turn: nothing to re-read, nothing to ask.
+    expect(r.out).toMatch(/\/undo re-reads 0 tokens, about 0\.0 s on this machine\.\nTook back the last turn\.\n/);
+    expect(r.out).toMatch(/\/rewind re-reads \d+ tokens[^\n]*\n(That is more[^\n]*)?Took back turns? 1/);
+    const store = new SqliteStore(databasePath());
+    try {
+      const s = Session.open({ store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, now: () => new Date() }, 1);
+      expect(s.history()).toEqual([]);
+    } finally {
+      store.close();
+    }
+  });
 });

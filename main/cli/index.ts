@@ -35,9 +35,11 @@ Usage:
   keel say ID "message" [--model FILE.gguf] [--json]
                                      send one message; the answer is printed (stdout)
   keel run --workspace DIR (--model FILE.gguf | --server URL --model NAME) [--mode MODE]
-           [--approve never|always] [--max-turns N] [--json] PROMPT
+           [--approve never|always] [--max-turns N] [--max-seconds S] [--json] PROMPT
                                      a new session, one message (PROMPT - reads stdin); the agent
-                                     works until it answers. --json: JSON Lines events on stdout
+                                     works until it answers. --max-seconds: a cache break Keel would
+                                     take (a compaction) priced above S seconds of re-reading is
+                                     refused and the run fails. --json: JSON Lines events on stdout
                                      (docs/json-events.md). Exit 0 answered, 1 failed, 2 bad usage,
                                      3 a call needed an approval that could not be given
   keel requests ID                   the session's requests and their cache use
@@ -116,7 +118,7 @@ const COMMANDS = {
   run: {
     options: {
       ...MODEL_OPTIONS, workspace: { type: 'string' }, mode: { type: 'string' }, approve: { type: 'string' },
-      'max-turns': { type: 'string' }, json: { type: 'boolean' },
+      'max-turns': { type: 'string' }, 'max-seconds': { type: 'string' }, json: { type: 'boolean' },
     },
     positionals: 1,
   },
@@ -334,6 +336,8 @@ async function runCommand(values: Values, prompt: string, store: SqliteStore, io
   if (workspace === undefined || model === undefined) throw new UsageError('keel run needs --workspace DIR and --model FILE.gguf (or --server URL --model NAME). See `keel --help`.');
   const maxTurns = str(values, 'max-turns');
   if (maxTurns !== undefined && (!/^\d+$/.test(maxTurns.trim()) || Number(maxTurns) < 1)) throw new UsageError(`--max-turns needs a positive whole number, not "${maxTurns}".`);
+  const maxSeconds = str(values, 'max-seconds');
+  if (maxSeconds !== undefined && !(Number(maxSeconds) >= 0 && maxSeconds.trim() !== '')) throw new UsageError(`--max-seconds needs a number of seconds, not "${maxSeconds}".`);
   const approve = oneOf('approve', str(values, 'approve'), ['never', 'always'] as const, 'never');
   const mode = oneOf<Mode>('mode', str(values, 'mode'), MODES, 'ask');
   const words = prompt === '-' ? await readAll(io.input ?? process.stdin) : prompt;
@@ -344,6 +348,7 @@ async function runCommand(values: Values, prompt: string, store: SqliteStore, io
   const c = await newConversation(store, {
     workspace: path.resolve(workspace), model, ...agentFlags(values), kind: 'agent', mode,
     title: words.trim().split('\n')[0].slice(0, 80), ...(maxTurns === undefined ? {} : { maxSteps: Number(maxTurns) }),
+    ...(maxSeconds === undefined ? {} : { maxBreakSeconds: Number(maxSeconds) }),
   }, { ...io, out: io.err });
   return runTurn(c, words, { json, approve, started: true }, io);
 }

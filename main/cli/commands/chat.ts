@@ -10,6 +10,7 @@ import { ReplyPrinter } from './printer.js';
 import { recallResult } from './recall.js';
 import { showContext } from './context.js';
 import { showRequests } from './requests.js';
+import { paysPrice, pricedAction, type Ask } from './price.js';
 
 export const SLASH_HELP = `Commands:
   /compact             summarise the history so far and go on from the summary
@@ -72,18 +73,25 @@ export async function chatLoop(c: Conversation, io: Io, input: NodeJS.ReadableSt
     }
   };
 
-  c.approvals.approve = (request) => new Promise((resolve) => {
+  // Lines come from one reader, whether they are messages or answers to a question (piped input too).
+  const lines = rl[Symbol.asyncIterator]();
+  const ask: Ask = async (question) => {
+    io.out.write(question);
+    const next = await lines.next();
+    return next.done ? '' : String(next.value);
+  };
+  c.approvals.approve = async (request) => {
     io.out.write(`\n${describeApproval(request)}\n`);
-    rl.question('Allow? [y] once, [a] always for this session, [n] no (or n: what to tell the model): ', (answer) => {
-      const a = answer.trim().toLowerCase();
-      const reason = /^no?\s*:\s*(.+)$/is.exec(answer.trim())?.[1];
-      resolve(a === 'y' || a === 'yes' ? 'allow' : a === 'a' || a === 'always' ? 'allow-session' : { answer: 'deny', reason });
-    });
-  });
+    const answer = await ask('Allow? [y] once, [a] always for this session, [n] no (or n: what to tell the model): ');
+    const a = answer.trim().toLowerCase();
+    const reason = /^no?\s*:\s*(.+)$/is.exec(answer.trim())?.[1];
+    return a === 'y' || a === 'yes' ? 'allow' : a === 'a' || a === 'always' ? 'allow-session' : { answer: 'deny', reason };
+  };
   io.out.write(`Session ${c.session.id} (${c.session.kind}, mode ${c.session.mode}) in ${c.session.root}. /help for commands.\n`);
   if (terminal) rl.prompt();
   try {
-    for await (const raw of rl) {
+    for (let next = await lines.next(); !next.done; next = await lines.next()) {
+      const raw = String(next.value);
       quitArmed = false;
       const line = raw.trim();
       try {
@@ -91,7 +99,7 @@ export async function chatLoop(c: Conversation, io: Io, input: NodeJS.ReadableSt
           // nothing to send
         } else if (line.startsWith('/')) {
           const prefill = terminal ? (text: string) => { draft = text; } : undefined;
-          if (await slash(c, line, io, step, prefill) === 'quit') break;
+          if (await slash(c, line, io, step, prefill, ask) === 'quit') break;
         } else {
           await step((signal) => c.agent.send(raw, { signal }));
         }
@@ -126,8 +134,11 @@ function explain(c: Conversation, e: unknown): Error | undefined {
 
 type Step = (run: (signal: AbortSignal) => Promise<unknown>, marksStop?: boolean) => Promise<void>;
 
-async function slash(c: Conversation, line: string, io: Io, step: Step, prefill?: (text: string) => void): Promise<'quit' | void> {
+async function slash(c: Conversation, line: string, io: Io, step: Step, prefill?: (text: string) => void, ask?: Ask): Promise<'quit' | void> {
   const [command, ...args] = line.split(/\s+/);
+  // A command that breaks the cache says what that costs before it runs, and asks above the person's limit.
+  const action = pricedAction(c, line);
+  if (action && !(await paysPrice(c, action, command, io, ask))) return;
   switch (command) {
     case '/quit':
     case '/exit':

@@ -27,6 +27,8 @@ export interface AgentFlags extends ModelFlags, ServerFlags {
   script?: Script;
   /** The most requests one turn may make (`keel run --max-turns`; default loop.json max_steps). */
   maxSteps?: number;
+  /** The most seconds of re-reading a cache break Keel takes on its own may cost (`keel run --max-seconds`). */
+  maxBreakSeconds?: number;
 }
 
 /** A session with its model loaded and an agent on it. `close()` saves its cache and frees the model. */
@@ -43,7 +45,7 @@ export class Conversation {
   ) {
     this.agent = openAgent({
       session, store, engine: openEngine(target.source), stateFile: stateFile(session.id),
-      maxReplyTokens: flags.maxTokens, maxSteps: flags.maxSteps, script: flags.script, onEvent: (e) => this.onEvent(e),
+      maxReplyTokens: flags.maxTokens, maxSteps: flags.maxSteps, maxBreakSeconds: flags.maxBreakSeconds, script: flags.script, onEvent: (e) => this.onEvent(e),
     });
   }
 
