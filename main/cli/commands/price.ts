@@ -1,6 +1,6 @@
 import { keelHome } from '../../keelHome.js';
 import { readSettings } from '../../app/settings.js';
-import { describePrice } from '../../core/price/price.js';
+import { asksFirst, describePrice } from '../../core/price/price.js';
 import type { PricedAction } from '../../core/session/loop.js';
 import type { Io } from '../io.js';
 import type { Conversation } from './conversation.js';
@@ -43,7 +43,7 @@ export async function paysPrice(c: Conversation, action: PricedAction, what: str
   const price = await c.agent.priceOf(action);
   io.out.write(`${what} ${describePrice(price)}.\n`);
   const limit = readSettings(keelHome()).askAboveSeconds;
-  if (limit === undefined || price.seconds === undefined || price.seconds <= limit || !ask) return true;
+  if (!asksFirst(price, limit) || !ask) return true;
   const yes = /^y(es)?$/i.test((await ask(`That is more than your limit of ${limit} s (settings.json askAboveSeconds). Go on? [y/N] `)).trim());
   if (!yes) io.out.write('Nothing changed.\n');
   return yes;

@@ -1,5 +1,6 @@
 import type { Conversation, ConversationMessage, Engine } from '../engine/types.js';
 import { prefillSeconds, type PrefillSpeed } from './prefillSpeed.js';
+import type { PricedActionKind } from './actions.js';
 
 /**
  * The price of a cache break, told before it is paid (issue 36): what an action leaves the next
@@ -20,6 +21,10 @@ export type BreakAction =
   | { kind: 'switch model' }
   /** A new session with another tool list starts with the system prompt and tools alone. */
   | { kind: 'new tool list' };
+
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+/** Compiles only while the contract's list of actions (actions.ts) names exactly this union's kinds. */
+export const KINDS_AGREE: Same<BreakAction['kind'], PricedActionKind> = true;
 
 export interface BreakPrice {
   action: BreakAction['kind'];
@@ -57,6 +62,14 @@ export async function breakPrice(
 export function describePrice(p: BreakPrice): string {
   const time = p.seconds === undefined ? 'not measured on this machine yet' : `about ${seconds(p.seconds)} on this machine`;
   return `re-reads ${p.exact ? '' : 'about '}${p.tokens} tokens, ${time}`;
+}
+
+/**
+ * Whether to ask the person before paying `p`: only where they set a limit (settings.json
+ * `askAboveSeconds`) and the price is measured and above it. An unmeasured price never asks.
+ */
+export function asksFirst(p: BreakPrice, limit: number | undefined): boolean {
+  return limit !== undefined && p.seconds !== undefined && p.seconds > limit;
 }
 
 function seconds(s: number): string {
