@@ -44,6 +44,7 @@ export class AgentPool {
   private readonly saving = new Map<number, { free: Promise<void>; done: Promise<void> }>();
   private readonly idleTimers = new Map<number, NodeJS.Timeout>();
   private readonly locks = new Map<number, SessionLock>();
+  private readonly opening = new Map<number, Promise<AgentLoop>>();
 
   constructor(private readonly o: PoolOptions) {}
 
@@ -102,7 +103,11 @@ export class AgentPool {
     return reading(await this.agent(id));
   }
 
-  /** The session's loop, opened on its model (or the chosen one) and its saved cache, if usable. */
+  /**
+   * The session's loop, opened on its model (or the chosen one) and its saved cache, if usable.
+   * Asked again while it opens (a price and an action at once), the same opening is awaited: one
+   * loop, one sequence and one lock per session.
+   */
   async agent(id: number): Promise<AgentLoop> {
     const existing = this.agents.get(id);
     if (existing) {
@@ -111,6 +116,15 @@ export class AgentPool {
       this.agents.set(id, existing);
       return existing;
     }
+    let opening = this.opening.get(id);
+    if (!opening) {
+      opening = this.open(id).finally(() => this.opening.delete(id));
+      this.opening.set(id, opening);
+    }
+    return opening;
+  }
+
+  private async open(id: number): Promise<AgentLoop> {
     const lock = this.o.lock?.(id);
     try {
       const row = this.o.deps.store.getSession(id);
