@@ -124,6 +124,55 @@ describe('KeelService: what the UI can ask, on the real store and engine', { tim
     expect((await service.getState()).lastModel).toBe(models[0].path);
   });
 
+  it('prices an action before it is taken, asks above the person\'s limit, and refuses what it cannot price', async () => {
+    await service.setModelsFolder(path.join(dir, 'models'));
+    await service.loadModel(path.join(dir, 'models', 'tiny.gguf'));
+    const summary = await service.createSession({ workspace: path.join(dir, 'ws'), kind: 'chat', mode: 'ask' });
+    replies.push('One.');
+    await service.send(summary.id, 'Say one.');
+    const seq = (await service.openSession(summary.id)).turns[0].seq;
+    const context = await service.context(summary.id);
+
+    // Undo (a take-back without a turn) is the last turn's: the cached prefix before it stays, so it re-reads little; exact.
+    const undo = await service.price(summary.id, { kind: 'take back' });
+    expect(undo).toEqual({ ...(await service.price(summary.id, { kind: 'take back', turn: seq })), action: 'take back' });
+    expect(undo.exact).toBe(true);
+    expect(undo.tokens).toBeLessThan(context.cachedTokens);
+    // A model switch re-reads every token the cache holds now; timed from this session's own request.
+    const change = await service.price(summary.id, { kind: 'switch model' });
+    expect(change).toMatchObject({ action: 'switch model', tokens: context.cachedTokens, exact: false, asks: false });
+    expect(change.seconds).toBeGreaterThan(0);
+    expect(change.text).toMatch(new RegExp(`^re-reads about ${context.cachedTokens} tokens, about [\\d.]+ (s|min) on this machine$`));
+    expect(change.askAboveSeconds).toBeUndefined();
+
+    // The limit, as typed in Settings: saved to settings.json, shown in the state, and the price asks above it.
+    expect(await service.setAskAboveSeconds(' 0 ')).toBe(0);
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'data', 'settings.json'), 'utf8')).askAboveSeconds).toBe(0);
+    expect((await service.getState()).askAboveSeconds).toBe(0);
+    expect(await service.price(summary.id, { kind: 'switch model' })).toMatchObject({ asks: true, askAboveSeconds: 0 });
+    await expect(service.setAskAboveSeconds('-1')).rejects.toThrow('"-1" is not a number of seconds: give 0 or more');
+    await expect(service.setAskAboveSeconds('soon')).rejects.toThrow('is not a number of seconds');
+    expect((await service.getState()).askAboveSeconds).toBe(0);
+    expect(await service.setAskAboveSeconds('')).toBeUndefined();
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'data', 'settings.json'), 'utf8'))).not.toHaveProperty('askAboveSeconds');
+    expect(await service.price(summary.id, { kind: 'switch model' })).toMatchObject({ asks: false });
+
+    await expect(service.price(summary.id, { kind: 'delete', turn: seq + 5 })).rejects.toThrow(`Turn ${seq + 5} is not in session ${summary.id}'s history.`);
+    await expect(service.price(summary.id, { kind: 'delete' })).rejects.toThrow('A delete names its turn.');
+    // Never while the session answers.
+    replies.push('Two.');
+    const sending = service.send(summary.id, 'Say two.');
+    await expect(service.price(summary.id, { kind: 'compact' })).rejects.toThrow('The session is answering; stop it first.');
+    await sending;
+
+    // Two prices at once on a session not yet open open its loop once: deleting it then lets go of the session entirely.
+    const fresh = await service.createSession({ workspace: path.join(dir, 'ws'), kind: 'chat', mode: 'ask' });
+    const [tools, compact] = await Promise.all([service.price(fresh.id, { kind: 'new tool list' }), service.price(fresh.id, { kind: 'compact' })]);
+    expect([tools.action, compact.action]).toEqual(['new tool list', 'compact']);
+    await service.deleteSession(fresh.id);
+    expect(fs.existsSync(path.join(dir, 'session-locks', `${fresh.id}.lock`))).toBe(false);
+  });
+
   it("reports a load's real progress (node-llama-cpp's onLoadProgress) before the model is loaded", async () => {
     const big = path.join(dir, 'models', 'big.gguf');
     writeTestModel(big, { embedding: 256, layers: 8, heads: 4, ff: 512 });

@@ -2,7 +2,7 @@ import type {
   ApprovalAnswer, ApprovalView, AppState, ContextView, DoctorReport, KeelApi, KeelEvent, LocalSettings, LocalSettingsText, McpServersView, ModelFile, RecallView, SessionSummary,
 } from '../contract.js';
 import { lockSession } from '../db/sessionLock.js';
-import type { ChangesView, FilesPutBack, RewindPlanView } from '../contract.js';
+import type { ActionToPrice, ChangesView, FilesPutBack, PriceView, RewindPlanView } from '../contract.js';
 import { changesView, revertShownHunk, rewindPlanView } from './changes.js';
 import { Session, type SessionDeps } from '../core/session/session.js';
 import type { Script } from '../core/session/loop.js';
@@ -24,7 +24,8 @@ import type { HooksView } from '../contract.js';
 import type { WrapLaunch } from '../mcp/connection.js';
 import { sandboxedLaunch } from '../mcp/sandboxed.js';
 import { recallView } from './recallView.js';
-import { sandboxOptions } from './settings.js';
+import { parseAskAboveSeconds, sandboxOptions } from './settings.js';
+import { pricedAction, priceView } from './price.js';
 import { sandboxView, sessionView, summaryOf } from './views.js';
 
 export interface ServiceOptions {
@@ -87,6 +88,7 @@ export class KeelService implements KeelApi {
     return {
       modelsFolder: this.catalog.settings.modelsFolder, lastModel: this.catalog.settings.lastModel, loadedModel: this.catalog.loadedModel,
       dataFolder: this.o.dataFolder, canPickFolder: this.o.pickFolder !== undefined, sandbox: await sandboxView(this.deps.commands), loadedSetups: this.catalog.machine.setups(),
+      askAboveSeconds: this.catalog.settings.askAboveSeconds,
     };
   }
 
@@ -164,6 +166,18 @@ export class KeelService implements KeelApi {
 
   async context(id: number): Promise<ContextView> {
     return this.pool.read(id, (agent) => agent.context());
+  }
+
+  /** What an action would make the next request re-read, read from the session's loop like `context` (price.ts). */
+  async price(id: number, action: ActionToPrice): Promise<PriceView> {
+    const price = await this.pool.read(id, (agent) => agent.priceOf(pricedAction(agent.session, action)));
+    return priceView(price, this.catalog.settings.askAboveSeconds);
+  }
+
+  async setAskAboveSeconds(typed: string): Promise<number | undefined> {
+    const askAboveSeconds = parseAskAboveSeconds(typed);
+    this.catalog.remember({ askAboveSeconds });
+    return askAboveSeconds;
   }
 
   async listModels(): Promise<ModelFile[]> {

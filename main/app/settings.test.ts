@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { permissionRules, readSettings, sandboxOptions, SettingsError, writeSettings } from './settings.js';
+import { parseAskAboveSeconds, permissionRules, readSettings, sandboxOptions, SettingsError, writeSettings } from './settings.js';
 
 let dir: string;
 let file: string;
@@ -64,5 +64,15 @@ describe('settings.json', () => {
   it('falls back to auto for local engine settings it cannot use, as the settings form reports', () => {
     fs.writeFileSync(file, JSON.stringify({ local: { threads: 'many' } }));
     expect(readSettings(dir).local).toBeUndefined();
+  });
+
+  it('takes the seconds before a cache break asks as typed in Settings: a plain number of 0 or more, or empty for never', () => {
+    expect(['5', ' 0.5 ', '.5', '0', '120.'].map(parseAskAboveSeconds)).toEqual([5, 0.5, 0.5, 0, 120]);
+    expect(parseAskAboveSeconds('  ')).toBeUndefined();
+    for (const bad of ['-1', '5 s', '1e3', '0x10', 'NaN', 'Infinity']) {
+      expect(() => parseAskAboveSeconds(bad)).toThrow(`"${bad}" is not a number of seconds: give 0 or more (like 5 or 0.5), or leave it empty to never ask.`);
+    }
+    fs.writeFileSync(file, JSON.stringify({ askAboveSeconds: -2 }));
+    expect(() => readSettings(dir)).toThrow(SettingsError);
   });
 });

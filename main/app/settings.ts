@@ -99,6 +99,19 @@ export function readSettings(dataFolder: string): Settings {
   return { ...defaults, ...(parsed.data as Omit<Settings, 'local'>), local };
 }
 
+/**
+ * The seconds a cache break may take before the app asks first, as the person typed them in
+ * Settings: empty is never ask; anything but a plain number of 0 or more is refused in words.
+ */
+export function parseAskAboveSeconds(typed: string): number | undefined {
+  const text = typed.trim();
+  if (text === '') return undefined;
+  if (!/^(\d+(\.\d*)?|\.\d+)$/.test(text)) {
+    throw new Error(`"${text}" is not a number of seconds: give 0 or more (like 5 or 0.5), or leave it empty to never ask.`);
+  }
+  return Number(text);
+}
+
 /** Writes settings.json whole (through a temporary file, so a crash leaves the old one or the new). */
 export function writeSettings(dataFolder: string, settings: Settings): void {
   fs.mkdirSync(dataFolder, { recursive: true });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CONTRACT, METHODS } from '../contract.js';
 import { APPROVAL_ANSWERS } from '../core/permissions/answers.js';
+import { PRICED_ACTIONS } from '../core/price/actions.js';
 import { SESSION_KINDS } from '../core/session/types.js';
 import { MODES, PLAN_STATUSES } from '../core/types.js';
 import { optional, takes } from './shape.js';
@@ -28,8 +29,8 @@ describe('the contract', () => {
     expect(packages).toEqual([]);
     const rel = [...files].map((f) => path.relative(path.resolve(import.meta.dirname, '..'), f)).sort();
     expect(rel).toEqual([
-      'contract.ts', 'contract/args.ts', 'contract/checkpoints.ts', 'contract/hooks.ts', 'contract/shape.ts', 'contract/transport.ts', 'core/engine/breaks.ts', 'core/permissions/answers.ts', 'core/permissions/visible.ts',
-      'core/session/types.ts', 'core/types.ts',
+      'contract.ts', 'contract/args.ts', 'contract/checkpoints.ts', 'contract/hooks.ts', 'contract/price.ts', 'contract/shape.ts', 'contract/transport.ts', 'core/engine/breaks.ts', 'core/permissions/answers.ts', 'core/permissions/visible.ts',
+      'core/price/actions.ts', 'core/session/types.ts', 'core/types.ts',
     ]);
   });
 
@@ -38,6 +39,7 @@ describe('the contract', () => {
     expect(CONTRACT.createSession.args[0].properties?.kind.enum).toBe(SESSION_KINDS);
     expect(CONTRACT.answerApproval.args[1].enum).toBe(APPROVAL_ANSWERS);
     expect(CONTRACT.setPlan.args[1].items?.properties?.status.enum).toBe(PLAN_STATUSES);
+    expect(CONTRACT.price.args[1].properties?.kind.enum).toBe(PRICED_ACTIONS);
   });
 
   it('lists each method once, with optional arguments only at the end', () => {

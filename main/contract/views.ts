@@ -112,6 +112,8 @@ export interface AppState {
   sandbox?: { on: boolean; text: string };
   /** What each loaded model actually uses (backend, context size…), by its path. */
   loadedSetups?: Record<string, LocalSetup>;
+  /** Ask before a cache break that takes longer than this many seconds (settings.json); absent: never ask. */
+  askAboveSeconds?: number;
 }
 
 /** An MCP configuration file of a workspace: the person's own (`user`) or the workspace's `.mcp.json`. */
