@@ -58,20 +58,24 @@ describe('the price of a cache break, before it is paid (real engine)', { timeou
 });
 
 describe('prefill speed learnt from the session', () => {
-  const row = (newTokens: number, prefillMs: number) => ({ newTokens, prefillMs }) as RequestRow;
+  const row = (newTokens: number, reusedTokens: number, prefillMs: number) => ({ newTokens, reusedTokens, prefillMs }) as RequestRow;
+  // ms = 10 + 0.5·n + 0.0001·n·(s + n/2), exactly, at several sizes and depths.
+  const cost = (n: number, s: number) => 10 + 0.5 * n + 0.0001 * n * (s + n / 2);
+  const rows = [[100, 0], [1000, 0], [400, 5000], [50, 9000], [2000, 3000]].map(([n, s]) => row(n, s, cost(n, s)));
 
-  it('draws a line through the latest requests, its fixed cost apart from its cost per token', () => {
-    const speed = prefillSpeed([row(100, 60), row(1000, 510), row(400, 210), row(0, 3)])!;
-    expect(speed.fixedMs).toBeCloseTo(10, 5);
+  it('fits a fixed cost, a cost per token and attention over what each token follows', () => {
+    const speed = prefillSpeed([...rows, row(0, 100, 3)])!;
+    expect(speed.fixedMs).toBeCloseTo(10, 3);
     expect(speed.perTokenMs).toBeCloseTo(0.5, 5);
-    expect(prefillSeconds(speed, 2000)).toBeCloseTo(1.01, 5);
-    expect(prefillSeconds(speed, 0)).toBe(0);
+    expect(speed.perDepthMs).toBeCloseTo(0.0001, 8);
+    expect(prefillSeconds(speed, 3000, 12000)).toBeCloseTo(cost(3000, 12000) / 1000, 5);
+    expect(prefillSeconds(speed, 0, 500)).toBe(0);
   });
 
-  it('falls back to the mean rate where the sizes do not spread or the line is noise, and knows nothing before a request', () => {
+  it('leaves out a term that would come out below zero, and knows nothing before a request', () => {
     expect(prefillSpeed([])).toBeUndefined();
-    expect(prefillSpeed([row(200, 100), row(200, 140)])).toMatchObject({ fixedMs: 0, perTokenMs: 0.6 });
-    // Larger requests that took less time: no line.
-    expect(prefillSpeed([row(100, 300), row(1000, 100)])).toMatchObject({ fixedMs: 0, perTokenMs: 400 / 1100 });
+    // Larger requests that took less time: no term may be negative, so the fit keeps the fixed cost alone (the mean).
+    const speed = prefillSpeed([row(100, 0, 300), row(1000, 0, 100)])!;
+    expect(speed).toMatchObject({ fixedMs: 200, perTokenMs: 0, perDepthMs: 0 });
   });
 });

@@ -2,36 +2,70 @@ import type { RequestRow } from '../session/types.js';
 
 /**
  * How long this engine takes to read a prompt's new tokens, learnt from the session's own requests
- * (each records its new tokens and its prefill time): a least-squares line `ms = fixed + perToken × n`
- * through the latest requests, so a request's fixed cost (a batch's setup, a checkpoint restored)
- * is not spread over its tokens. Fewer than two distinct sizes: the mean rate through zero.
+ * (each records how many tokens it read, after how many it kept, and its prefill time). Reading n
+ * tokens after s costs a request's fixed part, a part per token, and attention over what each token
+ * follows (n·(s + n/2)): `ms = fixedMs + perTokenMs·n + perDepthMs·n·(s + n/2)`, by least squares
+ * through the latest requests, each coefficient at least zero (of the fits with some terms left out,
+ * the closest whose coefficients are all so).
  */
 export interface PrefillSpeed {
   fixedMs: number;
   perTokenMs: number;
+  perDepthMs: number;
   /** How many requests it was learnt from. */
   requests: number;
 }
 
-/** Requests the line is drawn through: the latest, as the machine is now. */
+/** Requests the fit is drawn through: the latest, as the machine is now. */
 const LATEST = 24;
 
+const features = (n: number, s: number) => [1, n, n * (s + n / 2)];
+
 export function prefillSpeed(rows: readonly RequestRow[]): PrefillSpeed | undefined {
-  const points = rows.filter((r) => r.newTokens > 0 && r.prefillMs > 0).slice(-LATEST).map((r) => ({ n: r.newTokens, ms: r.prefillMs }));
+  const points = rows.filter((r) => r.newTokens > 0 && r.prefillMs > 0).slice(-LATEST)
+    .map((r) => ({ x: features(r.newTokens, r.reusedTokens), ms: r.prefillMs }));
   if (points.length === 0) return undefined;
-  const meanN = points.reduce((s, p) => s + p.n, 0) / points.length;
-  const meanMs = points.reduce((s, p) => s + p.ms, 0) / points.length;
-  const spread = points.reduce((s, p) => s + (p.n - meanN) ** 2, 0);
-  const through0 = { fixedMs: 0, perTokenMs: meanMs / meanN, requests: points.length };
-  if (spread === 0) return through0;
-  const slope = points.reduce((s, p) => s + (p.n - meanN) * (p.ms - meanMs), 0) / spread;
-  const fixed = meanMs - slope * meanN;
-  // A line that falls with size, or starts below zero, is noise: the mean rate says more.
-  if (slope <= 0 || fixed < 0) return through0;
-  return { fixedMs: fixed, perTokenMs: slope, requests: points.length };
+  let best: { c: number[]; error: number } | undefined;
+  // Every non-empty subset of the three terms (bit k: term k), fitted alone.
+  for (let mask = 1; mask < 8; mask++) {
+    const terms = [0, 1, 2].filter((k) => mask & (1 << k));
+    const solved = leastSquares(points.map((p) => terms.map((k) => p.x[k])), points.map((p) => p.ms));
+    if (!solved || solved.some((c) => c < 0)) continue;
+    const c = [0, 0, 0];
+    terms.forEach((k, i) => { c[k] = solved[i]; });
+    const error = points.reduce((e, p) => e + (p.ms - dot(c, p.x)) ** 2, 0);
+    if (!best || error < best.error) best = { c, error };
+  }
+  if (!best) return undefined;
+  return { fixedMs: best.c[0], perTokenMs: best.c[1], perDepthMs: best.c[2], requests: points.length };
 }
 
-/** Seconds to read `tokens` new tokens at this speed. */
-export function prefillSeconds(speed: PrefillSpeed, tokens: number): number {
-  return tokens === 0 ? 0 : (speed.fixedMs + speed.perTokenMs * tokens) / 1000;
+/** Seconds to read `tokens` new tokens after `start` kept ones at this speed. */
+export function prefillSeconds(speed: PrefillSpeed, tokens: number, start: number): number {
+  if (tokens === 0) return 0;
+  return dot([speed.fixedMs, speed.perTokenMs, speed.perDepthMs], features(tokens, start)) / 1000;
+}
+
+function dot(a: number[], b: number[]): number {
+  return a.reduce((s, v, i) => s + v * b[i], 0);
+}
+
+/** The least-squares solution of X·c ≈ y (normal equations, Gaussian elimination); undefined where singular. */
+function leastSquares(x: number[][], y: number[]): number[] | undefined {
+  const k = x[0].length;
+  const a = Array.from({ length: k }, (_, i) => [
+    ...Array.from({ length: k }, (_, j) => x.reduce((s, row) => s + row[i] * row[j], 0)),
+    x.reduce((s, row, r) => s + row[i] * y[r], 0),
+  ]);
+  for (let col = 0; col < k; col++) {
+    const pivot = a.slice(col).reduce((p, row, i) => (Math.abs(row[col]) > Math.abs(a[p][col]) ? col + i : p), col);
+    if (Math.abs(a[pivot][col]) < 1e-12 * Math.max(1, Math.abs(a[col][col]))) return undefined;
+    [a[col], a[pivot]] = [a[pivot], a[col]];
+    for (let r = 0; r < k; r++) {
+      if (r === col) continue;
+      const f = a[r][col] / a[col][col];
+      for (let j = col; j <= k; j++) a[r][j] -= f * a[col][j];
+    }
+  }
+  return a.map((row, i) => row[k] / row[i]);
 }

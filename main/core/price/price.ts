@@ -32,8 +32,12 @@ export interface BreakPrice {
   tokens: number;
   /** Tokens the next request reads in all, its own message's (as the stand-in has them) included. */
   nextTokens: number;
-  /** About how long reading them takes on this machine; undefined before the session has measured a request. */
+  /** How many tokens of the prompt it keeps before those. */
+  start: number;
+  /** About how long re-reading `tokens` takes on this machine; undefined before the session has measured a request. */
   seconds?: number;
+  /** About how long the next request's whole prefill (`nextTokens`) takes. */
+  nextSeconds?: number;
   /** Whether `tokens` is the engine's exact count, or an estimate (another prompt, another model). */
   exact: boolean;
 }
@@ -44,17 +48,17 @@ export interface BreakPrice {
  */
 export type NextMessage = (keep: (turn: number) => boolean) => string;
 
-/** `next`: what the next message sends now (the session's nextConversation; its last message is replaced by `nextMessage`'s). */
+/** `next`: what the next message sends now, with its notes (the session's nextConversation); `nextMessage`: the same after the action. */
 export async function breakPrice(
   engine: Engine, next: Conversation, nextMessage: NextMessage, action: BreakAction, speed?: PrefillSpeed,
 ): Promise<BreakPrice> {
-  const { tokens, exact } = await rereads(engine, next, nextMessage, action);
-  const baseline = await engine.promptMap({ ...next, messages: [...next.messages.slice(0, -1), user(nextMessage(() => true))] });
+  const { tokens, start, exact } = await rereads(engine, next, nextMessage, action);
+  const baseline = await engine.promptMap(next);
   // What the next message would read anyway (its own words and the template around them) is not the action's price.
   const price = Math.max(0, tokens - (baseline.ends.length - baseline.cached));
   return {
-    action: action.kind, tokens: price, nextTokens: tokens, exact: exact && baseline.exact,
-    ...(speed && { seconds: prefillSeconds(speed, price) }),
+    action: action.kind, tokens: price, nextTokens: tokens, start, exact: exact && baseline.exact,
+    ...(speed && { seconds: prefillSeconds(speed, price, start), nextSeconds: prefillSeconds(speed, tokens, start) }),
   };
 }
 
@@ -78,9 +82,16 @@ function seconds(s: number): string {
   return `${Math.round(s / 60)} min`;
 }
 
-async function rereads(engine: Engine, next: Conversation, nextMessage: NextMessage, action: BreakAction): Promise<{ tokens: number; exact: boolean }> {
-  const after = (messages: ConversationMessage[]) => engine.promptMap({ ...next, messages });
+async function rereads(
+  engine: Engine, next: Conversation, nextMessage: NextMessage, action: BreakAction,
+): Promise<{ tokens: number; start: number; exact: boolean }> {
   const before = next.messages.slice(0, -1);
+  const read = async (messages: ConversationMessage[], exact: boolean, whole = false) => {
+    const map = await engine.promptMap({ ...next, messages });
+    // A whole read (another model) keeps nothing; otherwise the engine says what its cache keeps.
+    const start = whole ? 0 : map.cached;
+    return { tokens: map.ends.length - start, start, exact: exact && map.exact };
+  };
   switch (action.kind) {
     case 'take back':
     case 'delete': {
@@ -90,21 +101,15 @@ async function rereads(engine: Engine, next: Conversation, nextMessage: NextMess
       const summary = before.filter((m) => m.turn !== undefined && goes(m.turn))
         .flatMap((m) => (m.role === 'user' ? m.sections ?? [] : [])).find((s) => s.kind === 'summary');
       const words = nextMessage((turn) => !goes(turn));
-      const map = await after([...kept, user(summary ? `${summary.text}\n\n${words}` : words)]);
-      return { tokens: map.ends.length - map.cached, exact: map.exact };
+      return read([...kept, user(summary ? `${summary.text}\n\n${words}` : words)], true);
     }
-    case 'compact': {
-      const map = await after([user(`${action.summaryText}\n\n${nextMessage(() => false)}`)]);
-      return { tokens: map.ends.length, exact: false };
-    }
-    case 'switch model': {
-      const map = await after([...before, user(nextMessage(() => true))]);
-      return { tokens: map.ends.length, exact: false };
-    }
-    case 'new tool list': {
-      const map = await after([user(nextMessage(() => false))]);
-      return { tokens: map.ends.length, exact: false };
-    }
+    case 'compact':
+      // The system prompt and tools stay (the cache keeps them); the summary replaces the history.
+      return read([user(`${action.summaryText}\n\n${nextMessage(() => false)}`)], false);
+    case 'switch model':
+      return read([...before, user(nextMessage(() => true))], false, true);
+    case 'new tool list':
+      return read([user(nextMessage(() => false))], false, true);
   }
 }
 
