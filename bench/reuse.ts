@@ -28,7 +28,10 @@
  * Every harness plays the same replies, forced token by token, so the model's randomness plays no
  * part; the figures are measured on the sequence (what each harness asks node-llama-cpp to
  * evaluate), not estimated. Timing is printed, never asserted: the run exits 1 only when a harness
- * did not follow the script, a template's run failed, or a command ran without the OS sandbox (named on stderr). The last line is Keel's whole run time over stock's (`keel/stock run time: X.XX`).
+ * did not follow the script, a template's run failed, or a command ran without the OS sandbox (named on stderr), or an
+ * exact price (bench/reuse/prices.ts: after the session, an undo, a delete, a rewind, a switch and a compaction, each
+ * priced before it is taken) missed the tokens the next request read. Then `price predicted/actual: X.XX (worst)`;
+ * the last line is Keel's whole run time over stock's (`keel/stock run time: X.XX`).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -38,6 +41,7 @@ import { DEFAULT_PROMPTS_DIR, buildSystemPrompt } from '../main/core/prompts/bui
 import { loadModel } from '../main/llm/model.js';
 import { BIG_MODEL_OPTIONS, writeTestModel } from '../main/llm/testModel/makeTestModel.js';
 import { runKeel, type HarnessRun } from './reuse/keel.js';
+import { priceLines } from './reuse/prices.js';
 import { fitPrefill, prefillMs, type Evaluation } from './reuse/measure.js';
 import { runNaive } from './reuse/naive.js';
 import { classify, fmt, ratio, secs, summarise, table, type Summary } from './reuse/report.js';
@@ -84,7 +88,7 @@ async function main(): Promise<number> {
   try {
     if (ONLY.has('keel')) {
       progress('keel: starting');
-      runs.push(await runKeel(script, model, { compactAt: COMPACT_AT, progress, profile: PROFILE }));
+      runs.push(await runKeel(script, model, { compactAt: COMPACT_AT, progress, profile: PROFILE, prices: true }));
     }
     if (ONLY.has('stock')) {
       progress('stock: starting');
@@ -120,6 +124,7 @@ async function main(): Promise<number> {
   // The issue's clock goal (<= 1.00): the same session is never slower in Keel than in stock node-llama-cpp.
   const keel = runs.find((r) => r.name === 'Keel');
   const stock = runs.find((r) => r.name.startsWith('stock'));
+  if (keel?.prices) out.push('', ...priceLines(keel.prices));
   if (keel && stock) out.push(`keel/stock run time: ${(keel.elapsedMs / stock.elapsedMs).toFixed(2)}`);
   process.stdout.write(out.join('\n') + '\n');
   return checkProblems('bench:reuse', [...problems, ...templateProblems]);

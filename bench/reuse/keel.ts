@@ -22,6 +22,7 @@ import { RunProfile } from './profile.js';
 import { makeWorkspace, plainFunctions } from './tools.js';
 import { nativeReplies } from '../../main/llm/testModel/nativeReplies.js';
 import type { Script } from './script.js';
+import { priceActions, type PricedRun } from './prices.js';
 
 export interface HarnessRun {
   name: string;
@@ -31,6 +32,8 @@ export interface HarnessRun {
   elapsedMs: number;
   /** Keel only: the rows it recorded itself. */
   rows?: RequestRow[];
+  /** Keel only: each priced action after the session, predicted and measured (prices.ts). */
+  prices?: PricedRun[];
   /** Where the system prompt ends in the first request's tokens (for classifying breaks). */
   systemEnd?: number;
   notes: string[];
@@ -41,7 +44,10 @@ const NEXT_DAY = new Date('2026-12-01T00:40:00');
 
 export async function runKeel(
   script: Script, model: LoadedModel,
-  o: { label?: string; compactAt?: number; progress?: (msg: string) => void; /** Time the run's parts (notes). */ profile?: boolean } = {},
+  o: {
+    label?: string; compactAt?: number; progress?: (msg: string) => void; /** Time the run's parts (notes). */ profile?: boolean;
+    /** After the session, price and take the actions of prices.ts. */ prices?: boolean;
+  } = {},
 ): Promise<HarnessRun> {
   const began = performance.now();
   const ws = makeWorkspace(script.files, 'keel_');
@@ -116,7 +122,11 @@ export async function runKeel(
     const first = requests[0];
     const systemEnd = first ? systemPromptEnd(model, first.prompt, session.systemPrompt) : undefined;
     const elapsedMs = performance.now() - began;
-    return { name: 'Keel', requests, problems, elapsedMs, rows, systemEnd, notes: prof ? prof.lines(elapsedMs, rows, requests.reduce((n, r) => n + r.generationMs, 0)) : [] };
+    const notes = prof ? prof.lines(elapsedMs, rows, requests.reduce((n, r) => n + r.generationMs, 0)) : [];
+    // Outside the comparison: the actions after the session, each priced before it is taken.
+    ref.probe = undefined;
+    const prices = o.prices ? await priceActions(agent, model, replies, render, problems) : undefined;
+    return { name: 'Keel', requests, problems, elapsedMs, rows, systemEnd, notes, ...(prices && { prices }) };
   } finally {
     await agent.dispose();
     store.close();
