@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { asksFirst, describePrice, type BreakPrice } from './price.js';
 
-const price = (seconds?: number): BreakPrice => ({ action: 'compact', tokens: 5120, nextTokens: 5130, seconds, exact: false });
+const price = (seconds?: number) => ({ action: 'compact', tokens: 5120, nextTokens: 5130, start: 900, seconds, exact: false }) as BreakPrice;
 
 describe('asksFirst: the app and the CLI ask before a cache break only above the person\'s limit', () => {
   it('asks where the measured seconds are above the limit, not at it or below', () => {

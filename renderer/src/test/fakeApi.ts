@@ -1,4 +1,4 @@
-import type { ContextView, DoctorReport, KeelEvent, RecallView, RequestRow, SessionSummary, SessionView } from '../../../main/contract.js';
+import type { ContextView, DoctorReport, KeelEvent, PriceView, RecallView, RequestRow, SessionSummary, SessionView } from '../../../main/contract.js';
 import { setApi, type KeelClient } from '../api.js';
 import { useKeel } from '../stores/store.js';
 import type { EventListener } from '../transport/types.js';
@@ -24,6 +24,8 @@ export function fakeApi(overrides: Partial<KeelClient> = {}): KeelClient & { emi
     },
     requests: async () => [],
     context: async () => contextView(),
+    price: async () => priceView(),
+    setAskAboveSeconds: async () => undefined,
     listModels: async () => [],
     setModelsFolder: none,
     loadModel: none,
@@ -89,6 +91,11 @@ export function contextView(o: Partial<ContextView> = {}): ContextView {
     ],
     ...o,
   };
+}
+
+/** A price below any limit: what Undo re-reads when the cache still holds everything before its turn. */
+export function priceView(o: Partial<PriceView> = {}): PriceView {
+  return { action: 'take back', tokens: 12, nextTokens: 20, start: 900, seconds: 0.1, exact: true, text: 're-reads 12 tokens, about 0.1 s on this machine', asks: false, ...o } as PriceView;
 }
 
 export function requestRow(o: Partial<RequestRow> = {}): RequestRow {

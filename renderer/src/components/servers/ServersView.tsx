@@ -2,6 +2,9 @@ import type { McpFileView, McpServerView } from '../../../../main/contract.js';
 import { useServers } from '../../stores/useServers.js';
 import { useSessions } from '../../stores/useSessions.js';
 import { useTranscript } from '../../stores/useTranscript.js';
+import { PriceLine } from '../price/PriceLine.js';
+import { PriceQuestion } from '../price/PriceQuestion.js';
+import { usePricedAction } from '../price/usePricedAction.js';
 import { HooksPanel } from './HooksPanel.js';
 
 const STATE_TAG: Record<McpServerView['state'], string> = {
@@ -47,15 +50,24 @@ function Outside({ server }: { server: McpServerView }) {
   return server.state === 'not approved' && server.lastError ? <div className="small server-error" data-testid="mcp-refused">{server.lastError}</div> : null;
 }
 
-/** A session like the open one (workspace, kind, mode), whose tool list takes the servers' tools as they are now. */
+/**
+ * A session like the open one (workspace, kind, mode), whose tool list takes the servers' tools as
+ * they are now; its first request reads the system prompt and tools anew, a price told before it
+ * is paid and asked about above the person's limit.
+ */
 function NewSessionButton() {
   const summary = useTranscript((s) => s.view?.summary);
+  const priced = usePricedAction(summary && { kind: 'new tool list' }, true);
   if (!summary) return null;
   const start = () => void useSessions.getState().create({ workspace: summary.workspace, kind: summary.kind, mode: summary.mode });
   return (
-    <button type="button" className="small" onClick={start} data-testid="mcp-new-session" title="The open session stays as it is; the new one starts in the same workspace and mode">
-      Start a new session with them
-    </button>
+    <>
+      <button type="button" className="small" onClick={() => void priced.attempt(start)} data-testid="mcp-new-session" title="The open session stays as it is; the new one starts in the same workspace and mode">
+        Start a new session with them
+      </button>
+      <PriceLine priced={priced} subject="Its first message" testId="mcp-new-session-price" />
+      {priced.question && <PriceQuestion question={priced.question} />}
+    </>
   );
 }
 
@@ -92,11 +104,11 @@ function Server({ server }: { server: McpServerView }) {
         </pre>
       )}
       {server.waiting && server.waiting.length > 0 && (
-        <p className="small" data-testid="mcp-waiting">
+        <div className="small" data-testid="mcp-waiting">
           <span className="tag amber">next session</span> {server.waiting.map((w) => `${w.name} (${w.change})`).join(', ')}: this session keeps the tool
           list it started with, so the model's cached prompt stays valid; a new session gets {server.waiting.length === 1 ? 'it' : 'them'}.{' '}
           <NewSessionButton />
-        </p>
+        </div>
       )}
       {server.tools.length > 0 && (
         <ul className="server-tools small">

@@ -4,10 +4,14 @@ import { basename, bytes } from '../../lib/format.js';
 import { callMain } from '../../stores/store.js';
 import { useModel } from '../../stores/useModel.js';
 import { useTranscript } from '../../stores/useTranscript.js';
+import { PriceLine } from '../price/PriceLine.js';
+import { PriceQuestion } from '../price/PriceQuestion.js';
+import { usePricedAction } from '../price/usePricedAction.js';
 
 /**
  * Choose a GGUF: one from the models folder or a path typed in. With a session open it moves that
- * session to the model (switchModel: the next request re-reads everything, a labelled cache break);
+ * session to the model (switchModel: the next request re-reads everything, a labelled cache break,
+ * whose price the picker shows before it is paid and asks about above the person's limit);
  * otherwise it becomes the app's model.
  */
 export function ModelPicker({ onClose, inline = false }: { onClose?(): void; inline?: boolean }) {
@@ -18,6 +22,8 @@ export function ModelPicker({ onClose, inline = false }: { onClose?(): void; inl
   const running = useTranscript((s) => s.running);
   const [path, setPath] = useState('');
   const [folder, setFolder] = useState(app?.modelsFolder ?? '');
+  const switching = sessionId !== undefined && !inline;
+  const priced = usePricedAction(switching ? { kind: 'switch model' } : undefined, true);
 
   useEffect(() => {
     void useModel.getState().refreshModels();
@@ -28,32 +34,40 @@ export function ModelPicker({ onClose, inline = false }: { onClose?(): void; inl
 
   const choose = async (file: string) => {
     const m = useModel.getState();
-    const ok = sessionId !== undefined && !inline ? await m.switchTo(sessionId, file) : await m.load(file);
+    const ok = switching ? await m.switchTo(sessionId, file) : await m.load(file);
     if (ok) {
       if (sessionId !== undefined) await useTranscript.getState().reload();
       onClose?.();
     }
   };
+  /** A switch pays its price: above the person's limit it waits for their answer. */
+  const pay = (go: () => void) => (switching ? void priced.attempt(go) : go());
   const submitPath = (e: FormEvent) => {
     e.preventDefault();
-    if (path.trim()) void choose(path.trim());
+    if (path.trim()) pay(() => void choose(path.trim()));
   };
   const submitFolder = (e: FormEvent) => {
     e.preventDefault();
     if (folder.trim()) void useModel.getState().setFolder(folder.trim());
   };
-  const verb = sessionId !== undefined && !inline ? 'Switch' : 'Load';
+  const verb = switching ? 'Switch' : 'Load';
 
   return (
     <div className={inline ? 'model-picker inline' : 'model-picker popover'} data-testid="model-picker" role="dialog" aria-label="Choose a model">
       {!inline && (
         <header>
           <strong>Model</strong>
-          {sessionId !== undefined && <span className="muted small">Switching re-reads the whole session once (a labelled cache break).</span>}
           <button type="button" className="ghost" onClick={onClose} aria-label="Close">
             ×
           </button>
         </header>
+      )}
+      {switching && (
+        <div className="switch-price">
+          <span className="muted small">Switching re-reads the whole session once (a labelled cache break).</span>
+          <PriceLine priced={priced} subject="Switching" />
+          {priced.question && <PriceQuestion question={priced.question} />}
+        </div>
       )}
       <Progress />
       <h4 className="small">This computer (GGUF file)</h4>
@@ -69,7 +83,7 @@ export function ModelPicker({ onClose, inline = false }: { onClose?(): void; inl
       <ul className="model-list" data-testid="model-list">
         {models.map((m) => (
           <li key={m.path}>
-            <button type="button" disabled={running} onClick={() => void choose(m.path)} data-testid="model-option" title={m.path}>
+            <button type="button" disabled={running} onClick={() => pay(() => void choose(m.path))} data-testid="model-option" title={m.path}>
               <span className="mono">{m.name}</span>
               <span className="muted">{bytes(m.sizeBytes)}</span>
               {isLoaded(app, m.path) && <span className="tag ok">loaded</span>}
@@ -88,7 +102,7 @@ export function ModelPicker({ onClose, inline = false }: { onClose?(): void; inl
           {verb}
         </button>
       </form>
-      <ServerPicker sessionId={inline ? undefined : sessionId} disabled={running} onChosen={onClose} />
+      <ServerPicker sessionId={inline ? undefined : sessionId} disabled={running} onChosen={onClose} pay={pay} />
     </div>
   );
 }
@@ -105,7 +119,7 @@ export function isLoaded(app: AppState | undefined, file: string | undefined): b
  * "Server (URL)": a model server's address, an optional key (kept by main: the OS keychain in the
  * app, memory in browser mode; never shown again), then the server's models to choose from.
  */
-function ServerPicker({ sessionId, disabled, onChosen }: { sessionId?: number; disabled: boolean; onChosen?(): void }) {
+function ServerPicker({ sessionId, disabled, onChosen, pay }: { sessionId?: number; disabled: boolean; onChosen?(): void; pay(go: () => void): void }) {
   const [url, setUrl] = useState('http://127.0.0.1:8080');
   const [key, setKey] = useState('');
   const [models, setModels] = useState<string[] | undefined>();
@@ -150,7 +164,7 @@ function ServerPicker({ sessionId, disabled, onChosen }: { sessionId?: number; d
         <ul className="model-list" data-testid="server-model-list">
           {models.map((m) => (
             <li key={m}>
-              <button type="button" disabled={disabled || busy} onClick={() => void choose(m)} data-testid="server-model-option">
+              <button type="button" disabled={disabled || busy} onClick={() => pay(() => void choose(m))} data-testid="server-model-option">
                 <span className="mono">{m}</span>
               </button>
             </li>

@@ -1,17 +1,23 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { RewindPlanView } from '../../../../main/contract.js';
 import { whatGoes } from '../../lib/historyText.js';
 import { useTranscript } from '../../stores/useTranscript.js';
+import { PriceLine } from '../price/PriceLine.js';
+import { PriceQuestion } from '../price/PriceQuestion.js';
+import type { PricedAction } from '../price/usePricedAction.js';
 import { RewindFiles } from '../transcript/RewindFiles.js';
 
 /**
  * Undo's confirmation, where the turn it takes back changed files (or the session does not record
- * them): "conversation and files" or "conversation only", with the files listed first.
+ * them): "conversation and files" or "conversation only", with the files listed first, and what
+ * the undo would re-read; above the person's limit, Undo asks once more.
  */
-export function UndoConfirm({ plan, close }: { plan: RewindPlanView; close(): void }) {
+export function UndoConfirm({ plan, priced, close }: { plan: RewindPlanView; priced: PricedAction; close(): void }) {
   const turns = useTranscript((s) => s.view?.turns ?? []);
   const [files, setFiles] = useState(plan.canRewindFiles && plan.putBack.length > 0);
   const withFiles = files && plan.canRewindFiles;
+  const { want } = priced;
+  useEffect(() => void want(), [want]);
   return (
     <div
       className="undo-confirm popover history-confirm"
@@ -26,24 +32,37 @@ export function UndoConfirm({ plan, close }: { plan: RewindPlanView; close(): vo
       }}
     >
       <p data-testid="history-confirm-text">{whatGoes(turns, plan.seq, 'undo', withFiles)}</p>
-      <RewindFiles plan={plan} files={withFiles} setFiles={setFiles} />
-      <div className="history-confirm-buttons">
-        <button
-          type="button"
-          className="danger small"
-          autoFocus
-          onClick={() => {
-            close();
-            void useTranscript.getState().undo(withFiles);
-          }}
-          data-testid="undo-confirm-button"
-        >
-          Undo
-        </button>
-        <button type="button" className="small" onClick={close} data-testid="undo-cancel">
-          Cancel
-        </button>
-      </div>
+      <RewindFiles
+        plan={plan}
+        files={withFiles}
+        setFiles={(f) => {
+          // A question asked about the other choice is withdrawn.
+          priced.question?.cancel();
+          setFiles(f);
+        }}
+      />
+      <PriceLine priced={priced} />
+      {priced.question ? (
+        <PriceQuestion question={priced.question} />
+      ) : (
+        <div className="history-confirm-buttons">
+          <button
+            type="button"
+            className="danger small"
+            autoFocus
+            onClick={() => void priced.attempt(() => {
+              close();
+              void useTranscript.getState().undo(withFiles);
+            })}
+            data-testid="undo-confirm-button"
+          >
+            Undo
+          </button>
+          <button type="button" className="small" onClick={close} data-testid="undo-cancel">
+            Cancel
+          </button>
+        </div>
+      )}
     </div>
   );
 }

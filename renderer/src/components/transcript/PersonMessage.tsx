@@ -5,6 +5,9 @@ import type { Row } from '../../lib/transcriptRows.js';
 import { MOD, withMod } from '../../shortcuts.js';
 import { useTranscript } from '../../stores/useTranscript.js';
 import { Linkified } from '../common/IdLink.js';
+import { PriceLine } from '../price/PriceLine.js';
+import { PriceQuestion } from '../price/PriceQuestion.js';
+import { usePricedAction } from '../price/usePricedAction.js';
 import { Notes } from './Notes.js';
 import { RewindFiles, useRewindPlan } from './RewindFiles.js';
 
@@ -21,6 +24,17 @@ export function PersonMessage({ row }: { row: Extract<Row, { kind: 'person' }> }
   // Rewind and edit can take the files back too: what they would do is asked of main first.
   const withFiles = action === 'rewind' || action === 'edit';
   const { plan, files, setFiles } = useRewindPlan(sessionId, turn.seq, withFiles);
+  // What the action would re-read, asked once its confirmation opens; above the person's limit it asks once more.
+  const priced = usePricedAction(action && { kind: action === 'delete' ? 'delete' : 'take back', turn: turn.seq }, action !== undefined);
+  // A change to what the action would do withdraws a question asked about it.
+  const changing = <T,>(set: (value: T) => void) => (value: T) => {
+    priced.question?.cancel();
+    set(value);
+  };
+  const go = () => {
+    if (action === undefined || (action === 'edit' && text.trim() === '')) return;
+    void priced.attempt(() => confirm(turn, action, text, files, setAction));
+  };
   // A message main has stored, while nothing runs (a turn still open then was cut off by a quit).
   const number = turns && turnNumber(turns, turn.seq);
   const canAct = !pending && !running && turn.words !== undefined && turn.status !== 'undone' && (turns?.some((t) => t.seq === turn.seq) ?? false);
@@ -38,7 +52,7 @@ export function PersonMessage({ row }: { row: Extract<Row, { kind: 'person' }> }
         {canAct && action === undefined && <TurnActions seq={turn.seq} start={start} />}
       </div>
       {action === 'edit' ? (
-        <EditBox seq={turn.seq} text={text} setText={setText} confirm={() => plan && confirm(turn, action, text, files, setAction)} cancel={() => setAction(undefined)} />
+        <EditBox seq={turn.seq} text={text} setText={changing(setText)} confirm={() => plan && go()} cancel={() => setAction(undefined)} />
       ) : (
         turn.words !== undefined && turn.words !== '' && (
           <div className="words" data-testid="person-words">
@@ -50,21 +64,26 @@ export function PersonMessage({ row }: { row: Extract<Row, { kind: 'person' }> }
       {action !== undefined && canAct && (
         <div className="history-confirm" role="group" aria-label={CONFIRM[action]} data-testid={`turn-${turn.seq}-confirm`}>
           <p data-testid="history-confirm-text">{whatGoes(turns ?? [], turn.seq, action, files)}</p>
-          {withFiles && <RewindFiles plan={plan} files={files} setFiles={setFiles} number={number} />}
-          <div className="history-confirm-buttons">
-            <button
-              type="button"
-              className={action === 'edit' ? 'primary small' : 'danger small'}
-              disabled={(action === 'edit' && text.trim() === '') || (withFiles && !plan)}
-              onClick={() => confirm(turn, action, text, files, setAction)}
-              data-testid={`turn-${turn.seq}-confirm-button`}
-            >
-              {CONFIRM[action]}
-            </button>
-            <button type="button" className="small" onClick={() => setAction(undefined)} data-testid={`turn-${turn.seq}-cancel`}>
-              Cancel
-            </button>
-          </div>
+          {withFiles && <RewindFiles plan={plan} files={files} setFiles={changing(setFiles)} number={number} />}
+          <PriceLine priced={priced} />
+          {priced.question ? (
+            <PriceQuestion question={priced.question} />
+          ) : (
+            <div className="history-confirm-buttons">
+              <button
+                type="button"
+                className={action === 'edit' ? 'primary small' : 'danger small'}
+                disabled={(action === 'edit' && text.trim() === '') || (withFiles && !plan)}
+                onClick={go}
+                data-testid={`turn-${turn.seq}-confirm-button`}
+              >
+                {CONFIRM[action]}
+              </button>
+              <button type="button" className="small" onClick={() => setAction(undefined)} data-testid={`turn-${turn.seq}-cancel`}>
+                Cancel
+              </button>
+            </div>
+          )}
         </div>
       )}
     </div>

@@ -1,5 +1,5 @@
-import type { ContextView, RequestRow } from '../../../../main/contract.js';
-import type { SliceContext } from '../slice.js';
+import type { ActionToPrice, ContextView, PriceView, RequestRow } from '../../../../main/contract.js';
+import type { Outcome, SliceContext } from '../slice.js';
 
 export interface RequestsSlice {
   sessionId?: number;
@@ -11,12 +11,14 @@ export interface RequestsSlice {
   add(sessionId: number, row: RequestRow): void;
   /** Asks main for the next request's parts again (the Context panel, after each turn). */
   loadContext(sessionId: number): Promise<void>;
+  /** What `action` would make the session's next request re-read, as main prices it; a failure is handed back, never bannered. */
+  price(sessionId: number, action: ActionToPrice): Promise<Outcome<PriceView>>;
   clear(): void;
 }
 
 let asked = 0;
 
-/** The session's model requests and their cache figures, and the next request's parts, as main recorded them. */
+/** The session's model requests and their cache figures, the next request's parts, and an action's price, as main has them. */
 export function requestsSlice({ get, set, call }: SliceContext<RequestsSlice>): RequestsSlice {
   return {
     rows: [],
@@ -36,6 +38,7 @@ export function requestsSlice({ get, set, call }: SliceContext<RequestsSlice>): 
       if (mine !== asked || get().sessionId !== sessionId) return;
       set(got.ok ? { context: got.value, contextError: undefined } : { contextError: got.error });
     },
+    price: (sessionId, action) => call((api) => api.price(sessionId, action), { quiet: true }),
     clear: () => set({ sessionId: undefined, rows: [], context: undefined, contextError: undefined }),
   };
 }
