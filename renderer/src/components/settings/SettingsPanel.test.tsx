@@ -119,6 +119,53 @@ describe('Settings panel', () => {
     await waitFor(() => expect(screen.getByTestId('doctor-problem').textContent).toBe(`These settings cannot be used with this model: ${report.model!.problem}`), SOON);
   });
 
+  it('asks before a cache break above the seconds typed: sent as typed, main\'s refusal beside the field, saved and shown again', async () => {
+    const sent: string[] = [];
+    let kept: number | undefined = 30;
+    fakeApi({
+      getState: async () => ({ modelsFolder: '/models', dataFolder: '/data', askAboveSeconds: kept }),
+      setAskAboveSeconds: async (typed) => {
+        sent.push(typed);
+        // Main's check (main/app/settings.ts parseAskAboveSeconds), played: the renderer shows its words.
+        if (!/^\d*\.?\d*$/.test(typed.trim())) throw new Error(`"${typed}" is not a number of seconds: give 0 or more (like 5 or 0.5), or leave it empty to never ask.`);
+        kept = typed.trim() === '' ? undefined : Number(typed);
+        return kept;
+      },
+    });
+    await useModel.getState().refreshState();
+    render(<SettingsPanel onClose={() => undefined} />);
+    const field = screen.getByRole('textbox', { name: /Ask before a cache break that takes longer than/ }) as HTMLInputElement;
+    expect(field).toBe(screen.getByTestId('settings-ask-above'));
+    expect(field.value).toBe('30');
+    fireEvent.change(field, { target: { value: '-5' } });
+    fireEvent.click(screen.getByTestId('settings-ask-above-save'));
+    const error = await screen.findByTestId('settings-ask-above-error');
+    expect(error.textContent).toBe('"-5" is not a number of seconds: give 0 or more (like 5 or 0.5), or leave it empty to never ask.');
+    // Beside the field and named by it, the typed words kept, nothing saved.
+    expect(error.parentElement).toBe(screen.getByTestId('ask-above-form'));
+    expect(field.getAttribute('aria-invalid')).toBe('true');
+    expect(field.getAttribute('aria-describedby')).toBe(error.id);
+    expect(field.value).toBe('-5');
+    expect(useModel.getState().app?.askAboveSeconds).toBe(30);
+
+    fireEvent.change(field, { target: { value: '12.5' } });
+    fireEvent.submit(screen.getByTestId('ask-above-form'));
+    await screen.findByTestId('settings-ask-above-saved');
+    expect(screen.queryByTestId('settings-ask-above-error')).toBeNull();
+    expect(field.getAttribute('aria-invalid')).toBe('false');
+    await waitFor(() => expect(useModel.getState().app?.askAboveSeconds).toBe(12.5));
+    expect(field.value).toBe('12.5');
+
+    // Empty: never ask.
+    fireEvent.change(field, { target: { value: '' } });
+    expect(screen.queryByTestId('settings-ask-above-saved')).toBeNull();
+    fireEvent.click(screen.getByTestId('settings-ask-above-save'));
+    await waitFor(() => expect(useModel.getState().app?.askAboveSeconds).toBeUndefined());
+    expect(field.value).toBe('');
+    expect(field.placeholder).toBe('never');
+    expect(sent).toEqual(['-5', '12.5', '']);
+  });
+
   it('opens with Ctrl+, and the title bar button, closes with Escape', async () => {
     fakeApi();
     render(<App />);

@@ -4,6 +4,7 @@ import { basename, bytes, n, setupLine } from '../../lib/format.js';
 import { MOD } from '../../shortcuts.js';
 import { useLocalEngine } from '../../stores/useLocalEngine.js';
 import { useModel } from '../../stores/useModel.js';
+import { AskAboveField } from './AskAboveField.js';
 
 type Form = Record<keyof LocalSettings, string>;
 
@@ -13,9 +14,9 @@ const textOf = (s: LocalSettings): Form => ({
 });
 
 /**
- * The local engine's settings and the doctor's report: the machine, and for the app's model what
- * a load would use and why. Saving sends the five settings as typed; main checks them, loads the
- * model again, and refuses in words what it cannot use.
+ * When to ask before a cache break, then the local engine's settings and the doctor's report: the
+ * machine, and for the app's model what a load would use and why. Saving the engine's settings
+ * sends them as typed; main checks them, loads the model again, and refuses in words what it cannot use.
  */
 export function SettingsPanel({ onClose }: { onClose(): void }) {
   const { settings, report, loading, saving, error } = useLocalEngine();
@@ -43,11 +44,14 @@ export function SettingsPanel({ onClose }: { onClose(): void }) {
     <div className="settings-panel popover" role="dialog" aria-label="Settings" data-testid="settings-panel">
       <header>
         <strong>Settings</strong>
-        <span className="muted small">Local engine · {MOD}+,</span>
+        <span className="muted small">Cache breaks · local engine · {MOD}+,</span>
         <button type="button" className="ghost" onClick={onClose} aria-label="Close the settings" data-testid="settings-close">
           ×
         </button>
       </header>
+      <h4 className="small">Cache breaks</h4>
+      <AskAboveField />
+      <h4 className="small">Local engine</h4>
       {error && (
         <div className="banner banner-error" role="alert" data-testid="settings-error">
           {error}
