@@ -64,7 +64,7 @@ export function ModelPicker({ onClose, inline = false }: { onClose?(): void; inl
       )}
       {switching && (
         <div className="switch-price">
-          <span className="muted small">Switching re-reads the whole session once (a labelled cache break).</span>
+          {priced.got?.ok !== true && <span className="muted small">Switching re-reads the whole session once (a labelled cache break).</span>}
           <PriceLine priced={priced} subject="Switching" />
           {priced.question && <PriceQuestion question={priced.question} />}
         </div>
