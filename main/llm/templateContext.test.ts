@@ -25,17 +25,21 @@ describe('the template context', () => {
     }
   });
 
-  it('names bos_token and its line where Functionary v3.2 is rendered without it (`bos_token + …`, line 265)', () => {
+  it('renders Functionary v3.2 without bos_token as llama.cpp does (`bos_token + …` reads "", line 265)', () => {
     const template = readTemplate('functionary-v3.2');
-    const failure = renderFailure(template, standardContext({ eos_token: '<|eot_id|>' }));
-    expect(failure?.message).toBe('Cannot perform operation + on undefined values');
-    expect(failure?.variable).toBe('bos_token');
-    expect(failure?.line?.number).toBe(265);
-    expect(failure?.line?.text.startsWith("{{ bos_token + '<|start_header_id|>system")).toBe(true);
+    const context = standardContext({ eos_token: '<|eot_id|>' });
+    expect(renderFailure(template, context)).toBeUndefined();
+    expect(new Template(template).render(context).startsWith('<|start_header_id|>system')).toBe(true);
+  });
+
+  it('names a missing variable and its line where it fails in both engines (called on)', () => {
+    const failure = renderFailure("{{ 'a' }}\n{{ bos_token.strip() + 'b' }}", standardContext({}));
+    expect(failure?.message).toMatch(/Cannot call something that is not a function/);
+    expect(failure).toMatchObject({ variable: 'bos_token', line: { number: 2, text: "{{ bos_token.strip() + 'b' }}" } });
   });
 
   it('names the first of two missing variables, and none where nothing is missing', () => {
-    const template = "{{ bos_token }}\n{% for m in messages %}{{ m.content + sep_token }}\n{{ pad_token + 'x' }}{% endfor %}";
+    const template = "{{ bos_token }}\n{% for m in messages %}{{ m.content + sep_token.strip() }}\n{{ pad_token.strip() + 'x' }}{% endfor %}";
     expect(renderFailure(template, standardContext({}))).toMatchObject({ variable: 'sep_token', line: { number: 2 } });
     expect(renderFailure(template, standardContext({ sep_token: '<sep>' }))).toMatchObject({ variable: 'pad_token', line: { number: 3 } });
     expect(renderFailure(template, standardContext({ sep_token: '<sep>', pad_token: '<pad>' }))).toBeUndefined();

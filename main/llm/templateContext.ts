@@ -33,9 +33,9 @@ export interface RenderFailure {
 
 /**
  * Why the template fails to render with this context, or undefined where it renders. A variable
- * the template reads but is not given (`bos_token + '…'` with no BOS text, say) is named with the
- * first line that reads it: the engine's own message ("Cannot perform operation + on undefined
- * values") names neither. It is found by giving each unknown name in turn: the one whose presence
+ * the template reads but is not given (`sep_token.strip()` with no such token, say) is named with
+ * the first line that reads it: the engine's own message ("Cannot call something that is not a
+ * function") names neither. It is found by giving each unknown name in turn: the one whose presence
  * changes the error is the one missing.
  */
 export function renderFailure(template: string, context: Record<string, unknown>): RenderFailure | undefined {
