@@ -58,24 +58,34 @@ describe('the price of a cache break, before it is paid (real engine)', { timeou
 });
 
 describe('prefill speed learnt from the session', () => {
-  const row = (newTokens: number, reusedTokens: number, prefillMs: number) => ({ newTokens, reusedTokens, prefillMs }) as RequestRow;
-  // ms = 10 + 0.5·n + 0.0001·n·(s + n/2), exactly, at several sizes and depths.
-  const cost = (n: number, s: number) => 10 + 0.5 * n + 0.0001 * n * (s + n / 2);
-  const rows = [[100, 0], [1000, 0], [400, 5000], [50, 9000], [2000, 3000]].map(([n, s]) => row(n, s, cost(n, s)));
+  const row = (newTokens: number, reusedTokens: number, prefillMs: number, dropped = 0) =>
+    ({ newTokens, reusedTokens, cachedBefore: reusedTokens + dropped, prefillMs }) as RequestRow;
+  // ms = 10 + 0.5·n + 0.0001·n·(s + n/2) + 0.2·e, exactly, at several sizes, depths and drops.
+  const cost = (n: number, s: number, e = 0) => 10 + 0.5 * n + 0.0001 * n * (s + n / 2) + 0.2 * e;
+  const sizes = [[100, 0], [1000, 0], [400, 5000], [50, 9000], [2000, 3000]];
 
   it('fits a fixed cost, a cost per token and attention over what each token follows', () => {
-    const speed = prefillSpeed([...rows, row(0, 100, 3)])!;
+    const speed = prefillSpeed([...sizes.map(([n, s]) => row(n, s, cost(n, s))), row(0, 100, 3)])!;
     expect(speed.fixedMs).toBeCloseTo(10, 3);
     expect(speed.perTokenMs).toBeCloseTo(0.5, 5);
     expect(speed.perDepthMs).toBeCloseTo(0.0001, 8);
+    // No request dropped anything: the term is left out, not guessed.
+    expect(speed.perDroppedMs).toBe(0);
     expect(prefillSeconds(speed, 3000, 12000)).toBeCloseTo(cost(3000, 12000) / 1000, 5);
     expect(prefillSeconds(speed, 0, 500)).toBe(0);
+  });
+
+  it('learns what dropping cached cells costs once requests have dropped some', () => {
+    const rows = [...sizes.map(([n, s]) => row(n, s, cost(n, s))), row(30, 6000, cost(30, 6000, 1800), 1800), row(1400, 4000, cost(1400, 4000, 6000), 6000)];
+    const speed = prefillSpeed(rows)!;
+    expect(speed.perDroppedMs).toBeCloseTo(0.2, 5);
+    expect(prefillSeconds(speed, 31, 5600, 1800)).toBeCloseTo(cost(31, 5600, 1800) / 1000, 5);
   });
 
   it('leaves out a term that would come out below zero, and knows nothing before a request', () => {
     expect(prefillSpeed([])).toBeUndefined();
     // Larger requests that took less time: no term may be negative, so the fit keeps the fixed cost alone (the mean).
     const speed = prefillSpeed([row(100, 0, 300), row(1000, 0, 100)])!;
-    expect(speed).toMatchObject({ fixedMs: 200, perTokenMs: 0, perDepthMs: 0 });
+    expect(speed).toMatchObject({ fixedMs: 200, perTokenMs: 0, perDepthMs: 0, perDroppedMs: 0 });
   });
 });

@@ -2,16 +2,18 @@ import type { RequestRow } from '../session/types.js';
 
 /**
  * How long this engine takes to read a prompt's new tokens, learnt from the session's own requests
- * (each records how many tokens it read, after how many it kept, and its prefill time). Reading n
- * tokens after s costs a request's fixed part, a part per token, and attention over what each token
- * follows (n·(s + n/2)): `ms = fixedMs + perTokenMs·n + perDepthMs·n·(s + n/2)`, by least squares
- * through the latest requests, each coefficient at least zero (of the fits with some terms left out,
- * the closest whose coefficients are all so).
+ * (each records how many tokens it read, after how many it kept, what it dropped of the cache, and
+ * its prefill time). Reading n tokens after s, having dropped e cached ones, costs a request's fixed
+ * part, a part per token, attention over what each token follows (n·(s + n/2)) and the cells dropped:
+ * `ms = fixedMs + perTokenMs·n + perDepthMs·n·(s + n/2) + perDroppedMs·e`, by least squares through
+ * the latest requests, each coefficient at least zero (of the fits with some terms left out, the
+ * closest whose coefficients are all so; a term the requests cannot tell, as e before any break, is left out).
  */
 export interface PrefillSpeed {
   fixedMs: number;
   perTokenMs: number;
   perDepthMs: number;
+  perDroppedMs: number;
   /** How many requests it was learnt from. */
   requests: number;
 }
@@ -19,31 +21,32 @@ export interface PrefillSpeed {
 /** Requests the fit is drawn through: the latest, as the machine is now. */
 const LATEST = 24;
 
-const features = (n: number, s: number) => [1, n, n * (s + n / 2)];
+const TERMS = 4;
+const features = (n: number, s: number, e: number) => [1, n, n * (s + n / 2), e];
 
 export function prefillSpeed(rows: readonly RequestRow[]): PrefillSpeed | undefined {
   const points = rows.filter((r) => r.newTokens > 0 && r.prefillMs > 0).slice(-LATEST)
-    .map((r) => ({ x: features(r.newTokens, r.reusedTokens), ms: r.prefillMs }));
+    .map((r) => ({ x: features(r.newTokens, r.reusedTokens, Math.max(0, r.cachedBefore - r.reusedTokens)), ms: r.prefillMs }));
   if (points.length === 0) return undefined;
   let best: { c: number[]; error: number } | undefined;
-  // Every non-empty subset of the three terms (bit k: term k), fitted alone.
-  for (let mask = 1; mask < 8; mask++) {
-    const terms = [0, 1, 2].filter((k) => mask & (1 << k));
+  // Every non-empty subset of the terms (bit k: term k), fitted alone.
+  for (let mask = 1; mask < 1 << TERMS; mask++) {
+    const terms = [...Array(TERMS).keys()].filter((k) => mask & (1 << k));
     const solved = leastSquares(points.map((p) => terms.map((k) => p.x[k])), points.map((p) => p.ms));
     if (!solved || solved.some((c) => c < 0)) continue;
-    const c = [0, 0, 0];
+    const c = Array<number>(TERMS).fill(0);
     terms.forEach((k, i) => { c[k] = solved[i]; });
     const error = points.reduce((e, p) => e + (p.ms - dot(c, p.x)) ** 2, 0);
     if (!best || error < best.error) best = { c, error };
   }
   if (!best) return undefined;
-  return { fixedMs: best.c[0], perTokenMs: best.c[1], perDepthMs: best.c[2], requests: points.length };
+  return { fixedMs: best.c[0], perTokenMs: best.c[1], perDepthMs: best.c[2], perDroppedMs: best.c[3], requests: points.length };
 }
 
-/** Seconds to read `tokens` new tokens after `start` kept ones at this speed. */
-export function prefillSeconds(speed: PrefillSpeed, tokens: number, start: number): number {
+/** Seconds to read `tokens` new tokens after `start` kept ones, having dropped `dropped` cached ones, at this speed. */
+export function prefillSeconds(speed: PrefillSpeed, tokens: number, start: number, dropped = 0): number {
   if (tokens === 0) return 0;
-  return dot([speed.fixedMs, speed.perTokenMs, speed.perDepthMs], features(tokens, start)) / 1000;
+  return dot([speed.fixedMs, speed.perTokenMs, speed.perDepthMs, speed.perDroppedMs], features(tokens, start, dropped)) / 1000;
 }
 
 function dot(a: number[], b: number[]): number {
