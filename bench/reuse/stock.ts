@@ -17,19 +17,12 @@ import {
   type ChatSessionModelFunctions, type GbnfJsonObjectSchema, type Token,
 } from 'node-llama-cpp';
 import type { LoadedModel } from '../../main/llm/model.js';
+import { pythonJson } from '../../main/llm/taggedCalls.js';
 import { callSyntax } from '../../main/llm/toolCalls.js';
 import { systemPromptEnd, type HarnessRun } from './keel.js';
 import { SequenceProbe, type RequestMeasure } from './measure.js';
 import type { Reply, Script } from './script.js';
 import { makeWorkspace, runPlainTool, toolSchemas } from './tools.js';
-
-export function spacedJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(spacedJson).join(', ')}]`;
-  if (value && typeof value === 'object') {
-    return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${spacedJson(v)}`).join(', ')}}`;
-  }
-  return JSON.stringify(value);
-}
 
 export async function runStock(script: Script, model: LoadedModel, o: { systemPrompt: (root: string) => string; promptsDir: string; progress?: (msg: string) => void }): Promise<HarnessRun> {
   const began = performance.now();
@@ -115,7 +108,7 @@ export function forcedReply(model: LoadedModel): (r: Reply & { thought?: string 
       ...(r.text ? tok(`${r.text}${syntax.separator}`) : []),
       ...LlamaText(wrapper.settings.functions.call.prefix).tokenize(m.tokenizer),
       ...tok(`${r.call.name}\n`),
-      ...tok(spacedJson(r.call.args)),
+      ...tok(pythonJson(r.call.args)),
       ...tok('\n\n\n\n'),
     ]),
     eos,

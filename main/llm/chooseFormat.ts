@@ -23,7 +23,7 @@ export function replyFormat(wrapper: ChatWrapper, syntax: CallSyntax): ReplyForm
       const text = opensCall + reply;
       return answer === '' ? text : text.startsWith(answer) ? text.slice(answer.length) : answer.startsWith(text) ? '' : text;
     };
-    return { ...plain, read: (text) => plain.read(cut(text)), visible: (text, final) => plain.visible(cut(text), final), wordsSettled: (text) => plain.wordsSettled(cut(text)) };
+    return { ...plain, read: (text, functions) => plain.read(cut(text), functions), visible: (text, final) => plain.visible(cut(text), final), wordsSettled: (text) => plain.wordsSettled(cut(text)) };
   }
   const opened = generationOpensThought(wrapper);
   if (!opened) return plainFormat(syntax, thoughtMarkers(wrapper));
@@ -37,8 +37,8 @@ export function replyFormat(wrapper: ChatWrapper, syntax: CallSyntax): ReplyForm
   return {
     // The words without the whitespace before the turn's end (Nemotron writes `answer\n<SPECIAL_12>`);
     // the stored reply keeps its exact text (raw), reasoning included.
-    read: (text) => {
-      const read = plain.read(opened.prefix + text);
+    read: (text, functions) => {
+      const read = plain.read(opened.prefix + text, functions);
       return { ...read, words: read.words.trimEnd() };
     },
     visible: (text, final) => plain.visible(opened.prefix + text, final),

@@ -1,6 +1,6 @@
 // Types only: the formats (toolCalls.ts, harmony.ts) implement ReplyFormat and chooseFormat.ts
 // picks one, so no format imports another through this file.
-import type { ChatModelResponse, LlamaText } from 'node-llama-cpp';
+import type { ChatModelFunctions, ChatModelResponse, LlamaText } from 'node-llama-cpp';
 
 export type ResponseItem = ChatModelResponse['response'][number];
 
@@ -33,7 +33,8 @@ export interface ReadReply {
  * (toolCalls.ts); gpt-oss writes channels of messages (harmony.ts).
  */
 export interface ReplyFormat {
-  read(text: string): ReadReply;
+  /** The reply read; `functions` (the request's tools) type arguments a template writes as bare text (taggedCalls.ts). */
+  read(text: string, functions?: ChatModelFunctions): ReadReply;
   /** The words written so far, while generating: never a call, nor what may become one. */
   visible(text: string, final: boolean): string;
   /** Whether nothing written after `text` can change its visible words (a call has begun): streaming stops reading them. */

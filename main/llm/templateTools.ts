@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { sha256 } from '../core/hash.js';
 import { templateGenerationPrompt } from './generationPrompt.js';
+import { learnTaggedArgs, pythonJson, TAGGED_PROBES, taggedSuffix, type TaggedArgs } from './taggedCalls.js';
 import { Template } from '@huggingface/jinja';
 import {
   ChatWrapper, LlamaText, SpecialToken, SpecialTokensText, type ChatHistoryItem, type ChatModelFunctions,
@@ -45,6 +46,8 @@ export class TemplateToolsWrapper extends ChatWrapper {
     readonly opensCall = '',
     /** Whether the template takes a call's arguments as JSON text (Functionary concatenates them), not as an object. */
     private readonly argsAsText = false,
+    /** The keys and values a call's arguments are written as (GLM's `<arg_key>`), where they are not one JSON object. */
+    readonly tagged?: TaggedArgs,
   ) {
     super();
     this.jinja = new Template(template);
@@ -114,9 +117,10 @@ export class TemplateToolsWrapper extends ChatWrapper {
           content += marks.llama(raw);
         } else if (part.type === 'functionCall') {
           if (part.startsNewChunk && calls.length > 0) flush();
-          const raw = part.rawCall === undefined ? undefined : this.readCall(LlamaText.fromJSON(part.rawCall).toString());
+          // Tagged arguments are written again by the template from their values, each string value as generated.
+          const raw = part.rawCall === undefined || this.tagged ? undefined : this.readCall(LlamaText.fromJSON(part.rawCall).toString());
           const id = raw?.id ?? callId(`${part.name}${JSON.stringify(part.params)}`);
-          const args = raw ? marks.text(raw.args) : this.argsAsText ? marks.text(pythonJson(part.params)) : part.params;
+          const args = raw ? marks.text(raw.args) : this.argsAsText ? marks.text(pythonJson(part.params)) : this.tagged ? markedValues(part.params, marks, this.tagged) : part.params;
           calls.push({ id, type: 'function', function: { name: part.name, arguments: args } });
           results.push({ role: 'tool', tool_call_id: id, content: marks.text(String(part.result)) });
         }
@@ -155,7 +159,9 @@ export class TemplateToolsWrapper extends ChatWrapper {
  * `[TOOL_CALLS]name[CALL_ID]id[ARGS]{…}`), or, without an id, whatever the model's turn holds
  * before the name (Hermes 3's `<tool_call>\n{"name": "`, Command R's `<|START_ACTION|>[…"tool_name": "`,
  * Functionary's `>>>`, which its generation prompt already ends in: `opensCall`), its end where the
- * turn ends (`ends`: the model's end-of-turn tokens).
+ * turn ends (`ends`: the model's end-of-turn tokens). A template that writes the arguments as keys and
+ * values rather than one JSON object (GLM's `<arg_key>`, LFM2.5's `[name(k='v')]`) has their syntax
+ * learnt from its rendering of probe calls (taggedCalls.ts).
  */
 export function templateToolsWrapper(
   template: string, parameters: Record<string, unknown> = {}, ends: readonly string[] = [],
@@ -171,14 +177,14 @@ function probeCalls(template: string, parameters: Record<string, unknown>, ends:
   const id = 'keelcall1';
   const name = 'keel_probe';
   const args = '{"keel_arg": 1}';
-  const words = 'KEEL_PROBE_USER';
+  const turnEnds = ['KEEL_PROBE_EOS', ...ends];
   try {
-    const rendered = new Template(template).render({
+    const render = (calls: readonly { name: string; args: unknown }[]) => new Template(template).render({
       ...parameters,
       messages: [
         { role: 'system', content: 'S' },
-        { role: 'user', content: words },
-        { role: 'assistant', content: '', tool_calls: [{ id, type: 'function', function: { name, arguments: probeArgs } }] },
+        { role: 'user', content: PROBE_USER },
+        { role: 'assistant', content: '', tool_calls: calls.map((c, i) => ({ id: i === 0 ? id : `${id}${i}`, type: 'function', function: { name: c.name, arguments: c.args } })) },
         { role: 'tool', tool_call_id: id, content: 'KEEL_PROBE_RESULT' },
       ],
       tools: toolList({ [name]: { description: 'probe', params: { type: 'object', properties: {} } } }),
@@ -186,13 +192,27 @@ function probeCalls(template: string, parameters: Record<string, unknown>, ends:
       eos_token: 'KEEL_PROBE_EOS',
       add_generation_prompt: false,
     });
+    const rendered = render([{ name, args: probeArgs }]);
     const nameAt = rendered.lastIndexOf(name);
     const argsAt = rendered.indexOf(args, nameAt);
-    const resultAt = rendered.indexOf('KEEL_PROBE_RESULT', argsAt);
-    if (nameAt < 0 || argsAt < 0 || resultAt < 0) return undefined;
+    const resultAt = rendered.indexOf('KEEL_PROBE_RESULT', nameAt);
+    if (nameAt < 0 || resultAt < 0) return undefined;
+    if (argsAt < 0 || argsAt > resultAt) {
+      // Not one JSON object: keys and values, learnt from the template's rendering of probe calls.
+      const turn = typeof probeArgs === 'string' ? undefined : turnPrefix(template, parameters, rendered, nameAt);
+      if (!turn || turn.opensCall !== '') return undefined;
+      const fromName = (probe: keyof typeof TAGGED_PROBES) => {
+        const text = render(TAGGED_PROBES[probe]);
+        return text.slice(text.lastIndexOf(name));
+      };
+      const tagged = learnTaggedArgs({ two: fromName('two'), one: fromName('one'), none: fromName('none'), pair: fromName('pair') }, turn.prefix, turnEnds);
+      if (!tagged) return undefined;
+      const answer = answerMarks(template, parameters, turn.opened, ends);
+      return new TemplateToolsWrapper(template, parameters, '', { prefix: turn.prefix, paramsPrefix: '', suffix: taggedSuffix(tagged) }, answer, '', false, tagged);
+    }
     const idAt = rendered.indexOf(id, nameAt);
     const tail = rendered.slice(argsAt + args.length, resultAt);
-    const end = Math.min(...['KEEL_PROBE_EOS', ...ends].map((e) => tail.indexOf(e)).filter((at) => at >= 0));
+    const end = Math.min(...turnEnds.map((e) => tail.indexOf(e)).filter((at) => at >= 0));
     if (!Number.isFinite(end)) return undefined;
     const suffix = tail.slice(0, end);
     if (idAt >= 0 && idAt < argsAt) {
@@ -203,36 +223,12 @@ function probeCalls(template: string, parameters: Record<string, unknown>, ends:
         prefix, paramsPrefix: rendered.slice(idAt + id.length, argsAt), suffix,
       });
     }
-    // No id: the call is all the model's turn holds before the name, after the generation prompt.
-    const opened = templateGenerationPrompt(template, parameters, '', 'KEEL_PROBE_EOS');
-    const userAt = rendered.indexOf(words);
-    if (opened === undefined || userAt < 0) return undefined;
-    let turnAt = userAt + words.length;
-    let same = 0;
-    while (same < opened.length && rendered[turnAt + same] === opened[same]) same++;
-    // Never inside a tag: `<think>` against `<TOOLCALL>` shares only `<`.
-    const open = opened.slice(0, same).lastIndexOf('<');
-    if (same < opened.length && open > opened.slice(0, same).lastIndexOf('>')) same = open;
-    turnAt += same;
-    let prefix = rendered.slice(turnAt, nameAt);
-    // A thought the generation prompt opened and the turn closed (Nemotron's `<think></think>`) is the model's reasoning, not the call.
-    const thought = /<\/(think|thinking|reasoning)>\s*/.exec(prefix);
-    if (thought) prefix = prefix.slice(thought.index + thought[0].length);
-    let opensCall = '';
-    if (prefix === '') {
-      // The generation prompt ends inside the marker the template writes before each assistant
-      // message (Functionary's `>>>`, then a recipient: `all` for words, a function's name for a
-      // call): that marker is the call's prefix, and the model's reply is read as if it began with it.
-      // The marker is the prompt's last word after the turn's header, and a plain answer starts with it too.
-      const marker = /\s(\S+)$/.exec(opened)?.[1];
-      if (marker === undefined || !rendered.slice(0, nameAt).endsWith(marker)) return undefined;
-      [prefix, opensCall] = [marker, marker];
-    }
-    if (prefix.trim() === '') return undefined;
-    const answer = answerMarks(template, parameters, opened.slice(0, opened.length - opensCall.length), ends);
-    if (opensCall !== '' && !answer.prefix.startsWith(opensCall)) return undefined;
+    const turn = turnPrefix(template, parameters, rendered, nameAt);
+    if (!turn) return undefined;
+    const answer = answerMarks(template, parameters, turn.opened.slice(0, turn.opened.length - turn.opensCall.length), ends);
+    if (turn.opensCall !== '' && !answer.prefix.startsWith(turn.opensCall)) return undefined;
     return new TemplateToolsWrapper(
-      template, parameters, '', { prefix, paramsPrefix: rendered.slice(nameAt + name.length, argsAt), suffix }, answer, opensCall,
+      template, parameters, '', { prefix: turn.prefix, paramsPrefix: rendered.slice(nameAt + name.length, argsAt), suffix }, answer, turn.opensCall,
       typeof probeArgs === 'string',
     );
   } catch {
@@ -240,9 +236,43 @@ function probeCalls(template: string, parameters: Record<string, unknown>, ends:
   }
 }
 
+const PROBE_USER = 'KEEL_PROBE_USER';
+
+/**
+ * A call without an id is all the model's turn holds before the name, after the generation prompt
+ * (`opened`): its prefix, and the marker the generation prompt already ends in, if any (`opensCall`).
+ */
+function turnPrefix(template: string, parameters: Record<string, unknown>, rendered: string, nameAt: number) {
+  const opened = templateGenerationPrompt(template, parameters, '', 'KEEL_PROBE_EOS');
+  const userAt = rendered.indexOf(PROBE_USER);
+  if (opened === undefined || userAt < 0) return undefined;
+  let turnAt = userAt + PROBE_USER.length;
+  let same = 0;
+  while (same < opened.length && rendered[turnAt + same] === opened[same]) same++;
+  // Never inside a tag: `<think>` against `<TOOLCALL>` shares only `<`.
+  const open = opened.slice(0, same).lastIndexOf('<');
+  if (same < opened.length && open > opened.slice(0, same).lastIndexOf('>')) same = open;
+  turnAt += same;
+  let prefix = rendered.slice(turnAt, nameAt);
+  // A thought the generation prompt opened and the turn closed (Nemotron's `<think></think>`) is the model's reasoning, not the call.
+  const thought = /<\/(think|thinking|reasoning)>\s*/.exec(prefix);
+  if (thought) prefix = prefix.slice(thought.index + thought[0].length);
+  let opensCall = '';
+  if (prefix === '') {
+    // The generation prompt ends inside the marker the template writes before each assistant
+    // message (Functionary's `>>>`, then a recipient: `all` for words, a function's name for a
+    // call): that marker is the call's prefix, and the model's reply is read as if it began with it.
+    // The marker is the prompt's last word after the turn's header, and a plain answer starts with it too.
+    const marker = /\s(\S+)$/.exec(opened)?.[1];
+    if (marker === undefined || !rendered.slice(0, nameAt).endsWith(marker)) return undefined;
+    [prefix, opensCall] = [marker, marker];
+  }
+  return prefix.trim() === '' ? undefined : { prefix, opensCall, opened };
+}
+
 /** What the template writes around a plain answer after its generation prompt, up to the turn's end. */
 function answerMarks(template: string, parameters: Record<string, unknown>, opened: string, ends: readonly string[]) {
-  const words = 'KEEL_PROBE_USER';
+  const words = PROBE_USER;
   const answer = 'KEEL_PROBE_ANSWER';
   const none = { prefix: '', suffix: '', end: '' };
   try {
@@ -270,11 +300,15 @@ function toolList(functions: ChatModelFunctions) {
   }));
 }
 
-/** JSON as Python's `json.dumps` writes it (`", "` and `": "`), the text such a template was trained on. */
-function pythonJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(pythonJson).join(', ')}]`;
-  if (value && typeof value === 'object') return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${pythonJson(v)}`).join(', ')}}`;
-  return JSON.stringify(value) ?? 'null';
+/**
+ * A call's arguments with each string value marked, so only the template's own text is read for
+ * special tokens. A template that writes strings as JSON quotes the marker, which stands for the
+ * quoted text (Marks.read).
+ */
+function markedValues(params: unknown, marks: Marks, tagged: TaggedArgs): unknown {
+  if (!params || typeof params !== 'object' || Array.isArray(params)) return params;
+  const mark = (v: string) => marks.text(tagged.strings === 'json' ? JSON.stringify(v) : v);
+  return Object.fromEntries(Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? mark(v) : v]));
 }
 
 /** A call id where the model wrote none Keel could read: nine letters and digits, from the call itself. */

@@ -1,5 +1,6 @@
-import { LlamaText, type ChatWrapper, type ChatWrapperSettings } from 'node-llama-cpp';
+import { LlamaText, type ChatModelFunctions, type ChatWrapper, type ChatWrapperSettings } from 'node-llama-cpp';
 import type { ParsedCall, ReplyFormat } from './replyFormat.js';
+import { pythonJson, readTaggedCalls, writeTaggedCall, type TaggedArgs } from './taggedCalls.js';
 import { TemplateToolsWrapper } from './templateTools.js';
 import { hasThoughts, thoughtItems, withoutThoughts, type ThoughtMarkers } from './thoughts.js';
 
@@ -12,13 +13,18 @@ export interface CallSyntax {
   separator: string;
   /** What comes between a call's name and the id the model gives it (Mistral Small 3.2: `[CALL_ID]`), if anything. */
   idPrefix: string;
+  /** Arguments as keys and values the template writes (GLM, Qwen3-Coder, LFM2.5), not one JSON object after the params prefix. */
+  tagged?: TaggedArgs;
   settings: ChatWrapperSettings['functions']['call'];
 }
 
 export function callSyntax(wrapper: ChatWrapper): CallSyntax {
   const call = wrapper.settings.functions.call;
-  const idPrefix = wrapper instanceof TemplateToolsWrapper ? wrapper.idPrefix : '';
-  const syntax = { prefix: textOf(call.prefix), paramsPrefix: textOf(call.paramsPrefix), suffix: textOf(call.suffix), separator: '', idPrefix, settings: call };
+  const own = wrapper instanceof TemplateToolsWrapper ? wrapper : undefined;
+  const syntax = {
+    prefix: textOf(call.prefix), paramsPrefix: textOf(call.paramsPrefix), suffix: textOf(call.suffix), separator: '',
+    idPrefix: own?.idPrefix ?? '', ...(own?.tagged && { tagged: own.tagged }), settings: call,
+  };
   return { ...syntax, separator: probeSeparator(wrapper, syntax) };
 }
 
@@ -62,8 +68,8 @@ function callStart(text: string, syntax: CallSyntax): number {
  */
 export function plainFormat(syntax: CallSyntax, thoughts?: ThoughtMarkers): ReplyFormat {
   return {
-    read(text) {
-      const { before, calls, complete } = parseCalls(text, syntax);
+    read(text, functions) {
+      const { before, calls, complete } = parseCalls(text, syntax, functions);
       return { words: withoutThoughts(before, thoughts), ...(hasThoughts(before, thoughts) ? { raw: before } : {}), calls, complete };
     },
     // A tail that may be the start of a call prefix or a thought is held back until it turns out not to be.
@@ -92,9 +98,9 @@ function partialPrefix(text: string, prefix: string): number {
 /**
  * The complete calls in generated text, in order, and the text before the first. A call is
  * complete once its suffix has been generated; its params are the JSON between the params prefix
- * and the suffix.
+ * and the suffix (tagged arguments: taggedCalls.ts, read by the tools' schemas).
  */
-export function parseCalls(text: string, syntax: CallSyntax): { before: string; calls: ParsedCall[]; complete: boolean } {
+export function parseCalls(text: string, syntax: CallSyntax, functions?: ChatModelFunctions): { before: string; calls: ParsedCall[]; complete: boolean } {
   const calls: ParsedCall[] = [];
   const first = callStart(text, syntax);
   if (first < 0) return { before: text, calls, complete: true };
@@ -103,6 +109,15 @@ export function parseCalls(text: string, syntax: CallSyntax): { before: string; 
     return syntax.separator !== '' && before.endsWith(syntax.separator) ? before.slice(0, -syntax.separator.length) : before;
   };
   let at = first;
+  if (syntax.tagged) {
+    while (at >= 0) {
+      const block = readTaggedCalls(text, at, at + syntax.prefix.length, syntax.tagged, functions);
+      calls.push(...block.calls);
+      if (!block.complete) return { before: beforeCalls(first), calls, complete: false };
+      at = text.indexOf(syntax.prefix, block.end);
+    }
+    return { before: beforeCalls(first), calls, complete: true };
+  }
   while (at >= 0) {
     const nameStart = at + syntax.prefix.length;
     const paramsAt = text.indexOf(syntax.paramsPrefix, nameStart);
@@ -183,13 +198,6 @@ function rawCallText(raw: string, syntax: CallSyntax): LlamaText {
  * templates (Python's json.dumps) render calls they re-render from their arguments.
  */
 export function formatCall(syntax: CallSyntax, name: string, args: unknown): string {
-  return `${syntax.prefix}${name}${syntax.paramsPrefix}${spacedJson(args)}${syntax.suffix}`;
-}
-
-export function spacedJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(spacedJson).join(', ')}]`;
-  if (value && typeof value === 'object') {
-    return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${spacedJson(v)}`).join(', ')}}`;
-  }
-  return JSON.stringify(value);
+  if (syntax.tagged) return `${syntax.prefix}${writeTaggedCall(syntax.tagged, [{ name, args }])}`;
+  return `${syntax.prefix}${name}${syntax.paramsPrefix}${pythonJson(args)}${syntax.suffix}`;
 }

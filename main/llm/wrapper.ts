@@ -6,6 +6,7 @@ import { Template } from '@huggingface/jinja';
 import { withTemplateGenerationPrompt } from './generationPrompt.js';
 import { describeFailure, renderFailure, specialTokenTexts, standardContext } from './templateContext.js';
 import { templateToolsWrapper } from './templateTools.js';
+import { callSyntax, formatCall } from './toolCalls.js';
 
 /**
  * The chat wrapper of a model for one session: the model's own template (spec §8), with no clock
@@ -104,8 +105,9 @@ function chosenWrapper(
   const ends = [model.tokens.eosString, model.tokens.eotString].filter((e): e is string => !!e);
   const own = templateToolsWrapper(fixedTemplate, parameters, ends);
   if (!own) return { wrapper };
-  const prefix = (w: ChatWrapper) => LlamaText(w.settings.functions.call.prefix).toString();
-  return { wrapper: !wrapper.usingJinjaFunctionCallTemplate || prefix(wrapper) !== prefix(own) ? own : wrapper };
+  // A call as each writes it, with a string and a number (GLM-4.7's `<arg_key>`s, which node-llama-cpp writes as one `params` key of JSON).
+  const writes = (w: ChatWrapper) => formatCall(callSyntax(w), 'keel_probe', { keel_a: 'KEEL_STR', keel_b: 7 });
+  return { wrapper: !wrapper.usingJinjaFunctionCallTemplate || writes(wrapper) !== writes(own) ? own : wrapper };
 }
 
 /** Whether node-llama-cpp's Jinja wrapper accepts the template (its sanity check renders it). */

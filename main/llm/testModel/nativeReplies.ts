@@ -8,7 +8,8 @@
  */
 import { type ChatHistoryItem, type ChatModelFunctions, type ChatWrapper, type LlamaModel } from 'node-llama-cpp';
 import { generationOpensThought } from '../generationPrompt.js';
-import { callSyntax, formatCall, jsonEnd, spacedJson } from '../toolCalls.js';
+import { pythonJson } from '../taggedCalls.js';
+import { callSyntax, formatCall, jsonEnd } from '../toolCalls.js';
 
 /** A reply to script: the reasoning before it (where the wrapper writes reasoning), its words, and the call it ends with. */
 export interface Reply {
@@ -37,7 +38,7 @@ export function nativeReplies(model: LlamaModel, wrapper: ChatWrapper, functions
     const resultAt = written.indexOf(CUT);
     if (resultAt < 0) return undefined;
     // The call's name is the last one before its arguments (a command may name it too: `bash x.sh`).
-    const argsAt = written.lastIndexOf(spacedJson(r.call.args), resultAt);
+    const argsAt = written.lastIndexOf(pythonJson(r.call.args), resultAt);
     const named = written.lastIndexOf(r.call.name, argsAt < 0 ? resultAt : argsAt);
     // The params prefix after the call's name (Functionary's is `\n`, which the result's turn holds too).
     const params = named < 0 ? -1 : written.indexOf(syntax.paramsPrefix, named + r.call.name.length);

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Template } from '@huggingface/jinja';
 import type { TestModelArchitecture, TestModelOptions } from './makeTestModel.js';
 
 export interface TemplateTokens {
@@ -222,9 +223,9 @@ export function templateModelOptions(
 
 /**
  * The tokens for a template given as text: a shared template's own table where the text is one of
- * them, else what the text shows — every tag-like special token it writes (`<|…|>`, `<｜…｜>`,
+ * them, else what the text and its rendering show — every tag-like special token it writes (`<|…|>`, `<｜…｜>`,
  * `[UPPER]`, `<SPECIAL_n>`, `<think>`), BOS when it writes `bos_token`, EOS the first end-of-turn
- * token it uses among the usual ones.
+ * token it uses among the usual ones, or else its own (a token it builds, as Hunyuan's `'<｜hy_eos{}｜>'.format(…)`, as rendered).
  */
 export function templateTokensFor(template: string, dir = TEMPLATES_DIR): TemplateTokens {
   for (const name of TEMPLATE_NAMES) {
@@ -234,9 +235,28 @@ export function templateTokensFor(template: string, dir = TEMPLATES_DIR): Templa
       // A shared template missing here: read the text instead.
     }
   }
-  const found = new Set(template.match(/<\|[A-Za-z0-9_]+\|>|<｜[^｜<>]+｜>|\[\/?[A-Z_]{2,}\]|<\/?(?:SPECIAL_\d+|think|tool_call|tool_response|tools)>/g) ?? []);
+  const tokens = /<\|[A-Za-z0-9_]+\|>|<｜[^｜<>{}]+｜>|\[\/?[A-Z_]{2,}\]|<\/?(?:SPECIAL_\d+|think|tool_call|tool_response|tools)>/g;
+  const found = new Set(`${template}\n${renderedSample(template)}`.match(tokens) ?? []);
   const ends = ['<|im_end|>', '<|eot_id|>', '<|END_OF_TURN_TOKEN|>', '<end_of_turn>', '<|end|>', '<｜end▁of▁sentence｜>', '<|end_of_text|>', '<|return|>', '</s>'];
-  const eos = ends.find((e) => found.has(e) || template.includes(e)) ?? '</s>';
+  // A template's own end-of-sequence token where it writes none of the usual ones (Hunyuan's `<｜hy_eos:opensource｜>`).
+  const eos = ends.find((e) => found.has(e) || template.includes(e)) ?? [...found].find((t) => /eos|eot|end_of_turn/i.test(t)) ?? '</s>';
   const bos = ['<|begin_of_text|>', '<s>', '<bos>'].find((b) => template.includes(b)) ?? '<s>';
   return { name: 'Keel template check', sizeLabel: '1B', specialTokens: [...found].filter((t) => t !== eos && t !== bos), bos, eos };
+}
+
+/** The template's rendering of a short conversation with a call, or '' where it does not render one. */
+function renderedSample(template: string): string {
+  const call = { id: 'c1', type: 'function', function: { name: 'read', arguments: { path: 'a' } } };
+  try {
+    return new Template(template).render({
+      messages: [
+        { role: 'system', content: 'S' }, { role: 'user', content: 'U' }, { role: 'assistant', content: '', tool_calls: [call] },
+        { role: 'tool', tool_call_id: 'c1', content: 'R' }, { role: 'assistant', content: 'A' },
+      ],
+      tools: [{ type: 'function', function: { name: 'read', description: 'd', parameters: { type: 'object', properties: { path: { type: 'string' } } } } }],
+      bos_token: '', eos_token: '', add_generation_prompt: true,
+    });
+  } catch {
+    return '';
+  }
 }
