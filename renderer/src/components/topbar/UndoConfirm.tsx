@@ -2,8 +2,7 @@ import { useEffect, useState } from 'react';
 import type { RewindPlanView } from '../../../../main/contract.js';
 import { whatGoes } from '../../lib/historyText.js';
 import { useTranscript } from '../../stores/useTranscript.js';
-import { PriceLine } from '../price/PriceLine.js';
-import { PriceQuestion } from '../price/PriceQuestion.js';
+import { PricedConfirm } from '../price/PricedConfirm.js';
 import type { PricedAction } from '../price/usePricedAction.js';
 import { RewindFiles } from '../transcript/RewindFiles.js';
 
@@ -41,28 +40,17 @@ export function UndoConfirm({ plan, priced, close }: { plan: RewindPlanView; pri
           setFiles(f);
         }}
       />
-      <PriceLine priced={priced} />
-      {priced.question ? (
-        <PriceQuestion question={priced.question} />
-      ) : (
-        <div className="history-confirm-buttons">
-          <button
-            type="button"
-            className="danger small"
-            autoFocus
-            onClick={() => void priced.attempt(() => {
-              close();
-              void useTranscript.getState().undo(withFiles);
-            })}
-            data-testid="undo-confirm-button"
-          >
-            Undo
-          </button>
-          <button type="button" className="small" onClick={close} data-testid="undo-cancel">
-            Cancel
-          </button>
-        </div>
-      )}
+      <PricedConfirm
+        priced={priced}
+        label="Undo"
+        autoFocus
+        onConfirm={() => void priced.attempt(() => {
+          close();
+          void useTranscript.getState().undo(withFiles);
+        })}
+        onCancel={close}
+        testId="undo"
+      />
     </div>
   );
 }

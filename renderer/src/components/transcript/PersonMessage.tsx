@@ -5,8 +5,7 @@ import type { Row } from '../../lib/transcriptRows.js';
 import { MOD, withMod } from '../../shortcuts.js';
 import { useTranscript } from '../../stores/useTranscript.js';
 import { Linkified } from '../common/IdLink.js';
-import { PriceLine } from '../price/PriceLine.js';
-import { PriceQuestion } from '../price/PriceQuestion.js';
+import { PricedConfirm } from '../price/PricedConfirm.js';
 import { usePricedAction } from '../price/usePricedAction.js';
 import { Notes } from './Notes.js';
 import { RewindFiles, useRewindPlan } from './RewindFiles.js';
@@ -65,25 +64,15 @@ export function PersonMessage({ row }: { row: Extract<Row, { kind: 'person' }> }
         <div className="history-confirm" role="group" aria-label={CONFIRM[action]} data-testid={`turn-${turn.seq}-confirm`}>
           <p data-testid="history-confirm-text">{whatGoes(turns ?? [], turn.seq, action, files)}</p>
           {withFiles && <RewindFiles plan={plan} files={files} setFiles={changing(setFiles)} number={number} />}
-          <PriceLine priced={priced} />
-          {priced.question ? (
-            <PriceQuestion question={priced.question} />
-          ) : (
-            <div className="history-confirm-buttons">
-              <button
-                type="button"
-                className={action === 'edit' ? 'primary small' : 'danger small'}
-                disabled={(action === 'edit' && text.trim() === '') || (withFiles && !plan)}
-                onClick={go}
-                data-testid={`turn-${turn.seq}-confirm-button`}
-              >
-                {CONFIRM[action]}
-              </button>
-              <button type="button" className="small" onClick={() => setAction(undefined)} data-testid={`turn-${turn.seq}-cancel`}>
-                Cancel
-              </button>
-            </div>
-          )}
+          <PricedConfirm
+            priced={priced}
+            label={CONFIRM[action]}
+            danger={action !== 'edit'}
+            disabled={(action === 'edit' && text.trim() === '') || (withFiles && !plan)}
+            onConfirm={go}
+            onCancel={() => setAction(undefined)}
+            testId={`turn-${turn.seq}`}
+          />
         </div>
       )}
     </div>
