@@ -64,7 +64,9 @@ run, and every cache loss has a true cause that is the template's own doing.
 ${rows.join('\n')}
 
 How a family is handled (main/llm/wrapper.ts): node-llama-cpp's own wrapper where it renders what the
-template renders; otherwise the template itself. Every wrapper gets the session's fixed date. A template
+template renders and writes each call as the template writes it; otherwise the template itself, its call syntax
+learnt from its own rendering of probe calls (arguments as keys and values too: GLM's \`<arg_key>\`, Qwen3-Coder's
+\`<parameter=k>\`, LFM2.5's \`[name(k='v')]\`, main/llm/taggedCalls.ts). Every wrapper gets the session's fixed date. A template
 that shows no tool definitions gets them from Keel in the system prompt, in a call syntax Keel reads back.
 A template that fails to render (or writes calls no reader reads) names its file and line, and the
 family's generic format is used.
