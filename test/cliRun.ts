@@ -1,4 +1,8 @@
 /** Runs `keel` in this process (runCli) and keeps what it wrote: the CLI tests' one way to call it. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { TestContext } from 'vitest';
 import { runCli } from '../main/cli/index.js';
 
 /** A writer that keeps what it is given. */
@@ -12,4 +16,20 @@ export async function cli(...argv: string[]) {
   const err = collector();
   const code = await runCli(argv, { out, err });
   return { code, out: out.text, err: err.text };
+}
+
+/**
+ * A fresh folder for one test (its real path), with KEEL_HOME at `home` inside it: call it from
+ * `beforeEach((ctx) => …)`. KEEL_HOME is put back and the folder removed when the test ends, after its afterEach hooks.
+ */
+export function tempKeelHome(ctx: TestContext, prefix: string): string {
+  const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  const saved = process.env.KEEL_HOME;
+  process.env.KEEL_HOME = path.join(tmp, 'home');
+  ctx.onTestFinished(() => {
+    if (saved === undefined) delete process.env.KEEL_HOME;
+    else process.env.KEEL_HOME = saved;
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+  return tmp;
 }

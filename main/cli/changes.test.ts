@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { checkpointsIn } from '../checkpoints/open.js';
@@ -8,18 +7,15 @@ import { Session, type SessionDeps } from '../core/session/session.js';
 import { ToolRegistry } from '../core/tools/registry.js';
 import { SqliteStore } from '../db/store.js';
 import { databasePath, keelHome } from '../keelHome.js';
-import { cli } from '../../test/cliRun.js';
+import { cli, tempKeelHome } from '../../test/cliRun.js';
 
 let tmp: string;
 let root: string;
 let store: SqliteStore;
 let deps: SessionDeps;
-let savedHome: string | undefined;
 
-beforeEach(() => {
-  tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-changes-')));
-  savedHome = process.env.KEEL_HOME;
-  process.env.KEEL_HOME = path.join(tmp, 'home');
+beforeEach((ctx) => {
+  tmp = tempKeelHome(ctx, 'keel-changes-');
   root = path.join(tmp, 'ws');
   fs.mkdirSync(root);
   fs.writeFileSync(path.join(root, 'a.ts'), 'one\ntwo\nthree\n');
@@ -29,9 +25,6 @@ beforeEach(() => {
 
 afterEach(() => {
   store.close();
-  if (savedHome === undefined) delete process.env.KEEL_HOME;
-  else process.env.KEEL_HOME = savedHome;
-  fs.rmSync(tmp, { recursive: true, force: true });
 });
 
 it('keel changes lists what the session changed with its diff (and as JSON); keel revert puts a file back, and delete removes the checkpoints', async () => {

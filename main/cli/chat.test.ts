@@ -1,8 +1,7 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_PROMPTS_DIR } from '../core/prompts/buildSystemPrompt.js';
 import { Session } from '../core/session/session.js';
 import { ToolRegistry } from '../core/tools/registry.js';
@@ -10,31 +9,18 @@ import { SqliteStore } from '../db/store.js';
 import { databasePath } from '../keelHome.js';
 import { writeTestModel } from '../llm/testModel/makeTestModel.js';
 import { runCli } from './index.js';
-
-function collector() {
-  const chunks: string[] = [];
-  return { write: (text: string) => chunks.push(text), get text() { return chunks.join(''); } };
-}
+import { collector, tempKeelHome } from '../../test/cliRun.js';
 
 let tmp: string;
 let root: string;
 let model: string;
-let savedHome: string | undefined;
 
-beforeEach(() => {
-  tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-chat-')));
-  savedHome = process.env.KEEL_HOME;
-  process.env.KEEL_HOME = path.join(tmp, 'home');
+beforeEach((ctx) => {
+  tmp = tempKeelHome(ctx, 'keel-chat-');
   root = path.join(tmp, 'ws');
   fs.mkdirSync(root);
   model = path.join(tmp, 'tiny.gguf');
   writeTestModel(model);
-});
-
-afterEach(() => {
-  if (savedHome === undefined) delete process.env.KEEL_HOME;
-  else process.env.KEEL_HOME = savedHome;
-  fs.rmSync(tmp, { recursive: true, force: true });
 });
 
 /** `keel new` on the generated model with these lines typed at its prompt. */

@@ -8,13 +8,7 @@ import { writeTestModel } from '../llm/testModel/makeTestModel.js';
 import { TEMPLATES_DIR, templateModelOptions } from '../llm/testModel/templates.js';
 
 const ARCHITECTURE_TEMPLATES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../llm/testModel/templates');
-import { runCli } from './index.js';
-
-async function cli(...argv: string[]) {
-  const chunks = { out: [] as string[], err: [] as string[] };
-  const code = await runCli(argv, { out: { write: (t: string) => chunks.out.push(t) }, err: { write: (t: string) => chunks.err.push(t) } });
-  return { code, out: chunks.out.join(''), err: chunks.err.join('') };
-}
+import { cli } from '../../test/cliRun.js';
 
 const KEYS = ['template', 'wrapper', 'prefixStable', 'firstDivergence', 'calls', 'newTokens', 'idealNewTokens', 'losses', 'unexplained', 'error', 'supported'];
 

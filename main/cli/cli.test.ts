@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -16,18 +15,15 @@ import { listSessions } from './commands/sessions.js';
 import { writeTestModel } from '../llm/testModel/makeTestModel.js';
 import { localFlags, runCli } from './index.js';
 import { CliError } from './io.js';
-import { cli, collector } from '../../test/cliRun.js';
+import { cli, collector, tempKeelHome } from '../../test/cliRun.js';
 
 let tmp: string;
 let root: string;
 let store: SqliteStore;
 let deps: SessionDeps;
-let savedHome: string | undefined;
 
-beforeEach(() => {
-  tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-cli-')));
-  savedHome = process.env.KEEL_HOME;
-  process.env.KEEL_HOME = path.join(tmp, 'home');
+beforeEach((ctx) => {
+  tmp = tempKeelHome(ctx, 'keel-cli-');
   root = path.join(tmp, 'ws');
   fs.mkdirSync(root);
   fs.writeFileSync(path.join(root, 'a.ts'), 'one\ntwo\nthree\nfour\nfive\n');
@@ -37,9 +33,6 @@ beforeEach(() => {
 
 afterEach(() => {
   store.close();
-  if (savedHome === undefined) delete process.env.KEEL_HOME;
-  else process.env.KEEL_HOME = savedHome;
-  fs.rmSync(tmp, { recursive: true, force: true });
 });
 
 /** A session with one completed turn: a read of a.ts (#0001) and a list (#0002). */

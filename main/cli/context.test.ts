@@ -1,27 +1,23 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { beforeEach, expect, it } from 'vitest';
 import type { ContextView } from '../core/context/types.js';
 import { SqliteStore } from '../db/store.js';
 import { databasePath } from '../keelHome.js';
 import type { LlamaEngine } from '../llm/engine.js';
 import { writeTestModel } from '../llm/testModel/makeTestModel.js';
 import { formatCall } from '../llm/toolCalls.js';
-import { cli, collector } from '../../test/cliRun.js';
+import { cli, collector, tempKeelHome } from '../../test/cliRun.js';
 import { runCli } from './index.js';
 import { newConversation } from './commands/conversation.js';
 
 let tmp: string;
 let root: string;
 let model: string;
-let savedHome: string | undefined;
 
-beforeEach(() => {
-  tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-context-')));
-  savedHome = process.env.KEEL_HOME;
-  process.env.KEEL_HOME = path.join(tmp, 'home');
+beforeEach((ctx) => {
+  tmp = tempKeelHome(ctx, 'keel-context-');
   root = path.join(tmp, 'ws');
   fs.mkdirSync(root);
   fs.writeFileSync(path.join(root, 'a.txt'), 'alpha\nbeta\n');
@@ -29,11 +25,6 @@ beforeEach(() => {
   writeTestModel(model);
 });
 
-afterEach(() => {
-  if (savedHome === undefined) delete process.env.KEEL_HOME;
-  else process.env.KEEL_HOME = savedHome;
-  fs.rmSync(tmp, { recursive: true, force: true });
-});
 
 const LOCAL = ['--threads', '1', '--context', '8192'];
 

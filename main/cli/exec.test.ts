@@ -18,6 +18,7 @@ import { MODES, type Mode } from '../core/session/types.js';
 import { snapshotTree, type TreeEntry } from '../../test/outsideTree.js';
 import { EXEC_EXIT } from './commands/exec.js';
 import { runCli } from './index.js';
+import { collector } from '../../test/cliRun.js';
 
 const SECRET = 'KEEL-ATTACK-SECRET-9d2e';
 const ENV_SECRET = 'keel-attack-env-token-41aa';
@@ -193,11 +194,6 @@ const ATTACKS: Attack[] = [
   { name: 'curl in a substitution', command: () => `echo $(curl -s http://127.0.0.1:${port}/) > got.txt` },
   { name: 'node to a loopback port, into a file', command: () => `node -e "require('net').connect(${port},'127.0.0.1').on('connect',()=>console.log('CONN'+'ECTED'))" > net.txt; cat net.txt` },
 ];
-
-function collector() {
-  let text = '';
-  return { write: (t: string) => (text += t), get text() { return text; } };
-}
 
 async function exec(mode: Mode, command: string): Promise<{ code: number; out: string; err: string }> {
   const out = collector();

@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_PROMPTS_DIR } from '../core/prompts/buildSystemPrompt.js';
@@ -10,18 +9,15 @@ import { SqliteStore } from '../db/store.js';
 import { checkpointsDir } from '../checkpoints/open.js';
 import { GitCheckpoints } from '../checkpoints/gitCheckpoints.js';
 import { databasePath, dataUsage, keelHome } from '../keelHome.js';
-import { cli } from '../../test/cliRun.js';
+import { cli, tempKeelHome } from '../../test/cliRun.js';
 
 let tmp: string;
 let root: string;
 let store: SqliteStore;
 let deps: SessionDeps;
-let savedHome: string | undefined;
 
-beforeEach(() => {
-  tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-files-')));
-  savedHome = process.env.KEEL_HOME;
-  process.env.KEEL_HOME = path.join(tmp, 'home');
+beforeEach((ctx) => {
+  tmp = tempKeelHome(ctx, 'keel-files-');
   root = path.join(tmp, 'ws');
   fs.mkdirSync(root);
   fs.writeFileSync(path.join(root, 'a.ts'), 'one\ntwo\nthree\n');
@@ -31,9 +27,6 @@ beforeEach(() => {
 
 afterEach(() => {
   store.close();
-  if (savedHome === undefined) delete process.env.KEEL_HOME;
-  else process.env.KEEL_HOME = savedHome;
-  fs.rmSync(tmp, { recursive: true, force: true });
 });
 
 /** One model reply as the engine makes it: its calls run, then the reply is stored with them. */

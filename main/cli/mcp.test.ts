@@ -1,7 +1,6 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../db/store.js';
 import { databasePath } from '../keelHome.js';
 import { loadModel } from '../llm/model.js';
@@ -11,25 +10,17 @@ import { sessionWrapper } from '../llm/wrapper.js';
 import { entry, EVERYTHING, GROWING, nodeServer, writeConfig } from '../../test/mcp/servers.js';
 import { sayOnce } from './commands/chat.js';
 import { newConversation } from './commands/conversation.js';
-import { cli, collector } from '../../test/cliRun.js';
+import { cli, collector, tempKeelHome } from '../../test/cliRun.js';
 
 let tmp: string;
 let ws: string;
 let home: string;
-let savedHome: string | undefined;
 
-beforeEach(() => {
-  tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-climcp-')));
-  savedHome = process.env.KEEL_HOME;
+beforeEach((ctx) => {
+  tmp = tempKeelHome(ctx, 'keel-climcp-');
   home = path.join(tmp, 'home');
-  process.env.KEEL_HOME = home;
   ws = path.join(tmp, 'ws');
   fs.mkdirSync(ws);
-});
-afterEach(() => {
-  if (savedHome === undefined) delete process.env.KEEL_HOME;
-  else process.env.KEEL_HOME = savedHome;
-  fs.rmSync(tmp, { recursive: true, force: true });
 });
 
 describe('keel mcp', { timeout: 60_000 }, () => {

@@ -1,8 +1,7 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../db/store.js';
 import { databasePath } from '../keelHome.js';
 import type { LlamaEngine } from '../llm/engine.js';
@@ -12,32 +11,19 @@ import { newConversation } from './commands/conversation.js';
 import { JsonEvent, JsonItem } from './commands/jsonEvents.js';
 import { RUN_EXIT, runTurn } from './commands/run.js';
 import { runCli } from './index.js';
-
-function collector() {
-  const chunks: string[] = [];
-  return { write: (text: string) => chunks.push(text), get text() { return chunks.join(''); } };
-}
+import { collector, tempKeelHome } from '../../test/cliRun.js';
 
 let tmp: string;
 let root: string;
 let model: string;
-let savedHome: string | undefined;
 
-beforeEach(() => {
-  tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-run-')));
-  savedHome = process.env.KEEL_HOME;
-  process.env.KEEL_HOME = path.join(tmp, 'home');
+beforeEach((ctx) => {
+  tmp = tempKeelHome(ctx, 'keel-run-');
   root = path.join(tmp, 'ws');
   fs.mkdirSync(root);
   fs.writeFileSync(path.join(root, 'a.txt'), 'hello\n');
   model = path.join(tmp, 'tiny.gguf');
   writeTestModel(model);
-});
-
-afterEach(() => {
-  if (savedHome === undefined) delete process.env.KEEL_HOME;
-  else process.env.KEEL_HOME = savedHome;
-  fs.rmSync(tmp, { recursive: true, force: true });
 });
 
 const FLAGS = ['--threads', '1', '--context', '8192', '--max-tokens', '4'];

@@ -1,29 +1,16 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../db/store.js';
 import { writeTestModel } from '../llm/testModel/makeTestModel.js';
 import { sayOnce } from './commands/chat.js';
 import { newConversation } from './commands/conversation.js';
-
-function collector() {
-  const chunks: string[] = [];
-  return { write: (text: string) => chunks.push(text), get text() { return chunks.join(''); } };
-}
+import { collector, tempKeelHome } from '../../test/cliRun.js';
 
 let tmp: string;
-let savedHome: string | undefined;
-beforeEach(() => {
-  tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-stop-')));
+beforeEach((ctx) => {
+  tmp = tempKeelHome(ctx, 'keel-stop-');
   fs.mkdirSync(path.join(tmp, 'ws'));
-  savedHome = process.env.KEEL_HOME;
-  process.env.KEEL_HOME = path.join(tmp, 'home');
-});
-afterEach(() => {
-  if (savedHome === undefined) delete process.env.KEEL_HOME;
-  else process.env.KEEL_HOME = savedHome;
-  fs.rmSync(tmp, { recursive: true, force: true });
 });
 
 describe('a reply Ctrl-C stops in `keel say`', { timeout: 120_000 }, () => {

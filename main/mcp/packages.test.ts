@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cli } from '../../test/cliRun.js';
 import { writeConfig } from '../../test/mcp/servers.js';
-import { runCli } from '../cli/index.js';
 import { DEFAULT_PROMPTS_DIR } from '../core/prompts/buildSystemPrompt.js';
 import { Session } from '../core/session/session.js';
 import { ToolRegistry } from '../core/tools/registry.js';
@@ -23,13 +23,6 @@ let tmp: string;
 let ws: string;
 let home: string;
 let savedHome: string | undefined;
-
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(argv, { out: { write: (t: string) => out.push(t) }, err: { write: (t: string) => err.push(t) } });
-  return { code, out: out.join(''), err: err.join('') };
-}
 
 beforeAll(() => {
   expect(fs.readFileSync(path.resolve('package.json'), 'utf8')).not.toContain(PKG);
