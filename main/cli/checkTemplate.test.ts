@@ -62,11 +62,11 @@ describe('keel check-template and check-model', { timeout: 240_000 }, () => {
   });
 
   // Templates whose arguments are keys and values, not one JSON object (GLM's `<arg_key>`, Qwen3-Coder's
-  // `<parameter=k>`, Seed-OSS, Hunyuan, LFM2.5's `[name(k='v')]`): the calls are written as the template
+  // and Qwen3.5's `<parameter=k>`, Seed-OSS, Hunyuan, LFM2.5's `[name(k='v')]`): the calls are written as the template
   // itself writes them and read back by the syntax learnt from it (node-llama-cpp wrote them as one
   // `params` key holding JSON, which a real model never writes; GLM-4.6 and LFM2.5 were not read at all).
   it.each([
-    ['GLM-4.6', '<tool_call>'], ['GLM-4.7-Flash', '<tool_call>'], ['Qwen3-Coder', '<tool_call>\n<function='],
+    ['GLM-4.6', '<tool_call>'], ['GLM-4.7-Flash', '<tool_call>'], ['Qwen3-Coder', '<tool_call>\n<function='], ['Qwen3.5-4B', '<tool_call>\n<function='],
     ['ByteDance-Seed-OSS', '<seed:tool_call>\n<function='], ['tencent-Hy3', '<tool_calls:opensource>\n<tool_call:opensource>'],
     ['LFM2.5-8B-A1B', '<|tool_call_start|>['],
   ])('reads %s calls as its template writes their keys and values', async (name, prefix) => {

@@ -36,6 +36,12 @@ describe('calls whose arguments are keys and values, learnt from the template', 
     expect(read.calls[1].raw).toBe(text.slice(text.lastIndexOf('<tool_call>')));
   });
 
+  it('reads a call as a Qwen3.5 model writes it (node-llama-cpp\'s wrapper expected one `params` parameter holding JSON)', () => {
+    const syntax = syntaxOf('Qwen3.5-4B');
+    const text = '<tool_call>\n<function=read>\n<parameter=path>\nsrc/a.ts\n</parameter>\n<parameter=limit>\n20\n</parameter>\n</function>\n</tool_call>';
+    expect(parseCalls(text, syntax, functions).calls.map((c) => [c.name, c.args])).toEqual([['read', { path: 'src/a.ts', limit: 20 }]]);
+  });
+
   it('reads LFM2.5 calls that share one block, quoted strings holding the separators', () => {
     const syntax = syntaxOf('LFM2.5-8B-A1B', ['<|im_end|>']);
     expect(syntax.tagged).toMatchObject({ strings: 'python', between: ', ', blockEnd: ']<|tool_call_end|>' });
