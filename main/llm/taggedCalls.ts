@@ -182,11 +182,8 @@ function readCall(text: string, at: number, args: TaggedArgs, functions?: ChatMo
 
 /** A value and where it ends: before the next key, the call's end or (in a block) the next call. */
 function readValue(text: string, at: number, args: TaggedArgs, type: unknown): { value: unknown; end: number } | undefined {
-  const delimiters = [args.next, args.close, ...(args.between ? [args.close + args.between] : [])];
-  const nearest = (from: number) => {
-    const found = delimiters.map((d) => text.indexOf(d, from)).filter((i) => i >= 0);
-    return found.length === 0 ? -1 : Math.min(...found);
-  };
+  // The call's end comes before the next call's name too, so these two delimit every value.
+  const delimiters = [args.next, args.close];
   const quote = args.strings === 'python' ? "'" : args.strings === 'json' ? '"' : '';
   if (quote !== '' && (text[at] === '{' || text[at] === '[')) {
     // A mapping or list (`tojson`, or Python's `['a', 'b']`): to its closing bracket, strings skipped.
@@ -205,8 +202,9 @@ function readValue(text: string, at: number, args: TaggedArgs, type: unknown): {
     }
     return undefined;
   }
-  const end = nearest(at);
-  if (end < 0) return undefined;
+  const found = delimiters.map((d) => text.indexOf(d, at)).filter((i) => i >= 0);
+  if (found.length === 0) return undefined;
+  const end = Math.min(...found);
   const raw = text.slice(at, end);
   if (quote === '' && (type === 'string' || (Array.isArray(type) && type.includes('string')))) return { value: raw, end };
   const literal = args.strings === 'python' ? raw.replace(/^(True|False|None)$/, (w) => ({ True: 'true', False: 'false', None: 'null' })[w]!) : raw;
