@@ -1,8 +1,17 @@
+/** What a migration needs of the database: better-sqlite3's Database has it. */
+export interface MigratingDb {
+  exec(sql: string): unknown;
+  prepare(sql: string): { get(...params: unknown[]): unknown; all(...params: unknown[]): unknown[] };
+}
+
+/** A migration: SQL, or a step that reads the schema it moves on. */
+export type Migration = string | ((db: MigratingDb) => void);
+
 /**
- * Migrations, applied in order; PRAGMA user_version counts how many ran. Never edit one that has
- * shipped: add the next.
+ * Migrations, applied in order; PRAGMA user_version counts how many ran. Never change what one that
+ * has shipped does: add the next.
  */
-export const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly Migration[] = [
   `
   CREATE TABLE sessions (
     id INTEGER PRIMARY KEY,
@@ -102,89 +111,10 @@ export const MIGRATIONS: readonly string[] = [
   // session must never meet an old one's state. SQLite cannot change a key in place, so each table
   // with its own id is rebuilt, rows and ids kept (run with foreign keys off, checked before commit).
   // The person's plan edit waits in plan_note_pending until a message carries it (spec §10.3).
-  `
-  CREATE TABLE sessions_new (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    kind TEXT NOT NULL CHECK (kind IN ('agent', 'chat')),
-    root TEXT NOT NULL,
-    title TEXT NOT NULL,
-    mode TEXT NOT NULL,
-    system_prompt TEXT NOT NULL,
-    prompt_mode TEXT NOT NULL,
-    prompt_instructions_hash TEXT NOT NULL,
-    epoch INTEGER NOT NULL DEFAULT 0,
-    plan TEXT NOT NULL DEFAULT '[]',
-    model TEXT NOT NULL DEFAULT '',
-    created_at TEXT NOT NULL,
-    prompt_date TEXT NOT NULL DEFAULT '',
-    plan_note_pending INTEGER NOT NULL DEFAULT 0
-  );
-  INSERT INTO sessions_new (id, kind, root, title, mode, system_prompt, prompt_mode, prompt_instructions_hash, epoch, plan, model, created_at, prompt_date)
-    SELECT id, kind, root, title, mode, system_prompt, prompt_mode, prompt_instructions_hash, epoch, plan, model, created_at, prompt_date FROM sessions;
-  DROP TABLE sessions;
-  ALTER TABLE sessions_new RENAME TO sessions;
-
-  CREATE TABLE turns_new (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-    seq INTEGER NOT NULL,
-    epoch INTEGER NOT NULL,
-    status TEXT NOT NULL CHECK (status IN ('open', 'done', 'undone')),
-    words TEXT,
-    notes TEXT NOT NULL DEFAULT '[]',
-    created_at TEXT NOT NULL,
-    UNIQUE (session_id, seq)
-  );
-  INSERT INTO turns_new (id, session_id, seq, epoch, status, words, notes, created_at)
-    SELECT id, session_id, seq, epoch, status, words, notes, created_at FROM turns;
-  DROP TABLE turns;
-  ALTER TABLE turns_new RENAME TO turns;
-
-  CREATE TABLE replies_new (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-    turn_id INTEGER NOT NULL REFERENCES turns(id) ON DELETE CASCADE,
-    seq INTEGER NOT NULL,
-    text TEXT NOT NULL,
-    calls TEXT NOT NULL DEFAULT '[]',
-    created_at TEXT NOT NULL,
-    raw TEXT
-  );
-  INSERT INTO replies_new (id, session_id, turn_id, seq, text, calls, created_at, raw)
-    SELECT id, session_id, turn_id, seq, text, calls, created_at, raw FROM replies;
-  DROP TABLE replies;
-  ALTER TABLE replies_new RENAME TO replies;
-  CREATE INDEX replies_turn ON replies(turn_id);
-
-  CREATE TABLE requests_new (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-    kind TEXT NOT NULL,
-    model TEXT NOT NULL,
-    prompt_tokens INTEGER NOT NULL,
-    reused_tokens INTEGER NOT NULL,
-    new_tokens INTEGER NOT NULL,
-    output_tokens INTEGER NOT NULL,
-    cached_before INTEGER NOT NULL,
-    prefill_ms REAL NOT NULL,
-    generation_ms REAL NOT NULL,
-    system_sha TEXT NOT NULL,
-    tools_sha TEXT NOT NULL,
-    first_diff INTEGER,
-    cause TEXT,
-    created_at TEXT NOT NULL,
-    turn INTEGER,
-    answers TEXT,
-    context_size INTEGER
-  );
-  INSERT INTO requests_new (id, session_id, kind, model, prompt_tokens, reused_tokens, new_tokens, output_tokens, cached_before,
-      prefill_ms, generation_ms, system_sha, tools_sha, first_diff, cause, created_at, turn, answers, context_size)
-    SELECT id, session_id, kind, model, prompt_tokens, reused_tokens, new_tokens, output_tokens, cached_before,
-      prefill_ms, generation_ms, system_sha, tools_sha, first_diff, cause, created_at, turn, answers, context_size FROM requests;
-  DROP TABLE requests;
-  ALTER TABLE requests_new RENAME TO requests;
-  CREATE INDEX requests_session ON requests(session_id);
-  `,
+  (db) => {
+    for (const table of ['sessions', 'turns', 'replies', 'requests']) autoincrement(db, table);
+    db.exec('ALTER TABLE sessions ADD COLUMN plan_note_pending INTEGER NOT NULL DEFAULT 0');
+  },
   // The session's fixed tool list (JSON, NULL until a session stored before is first opened), the
   // MCP servers' instructions its system prompt holds, and what a result stored beside its text.
   `
@@ -225,3 +155,21 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE sessions ADD COLUMN reverted_pending TEXT;
   `,
 ];
+
+/**
+ * Rebuilds `table` with `id INTEGER PRIMARY KEY AUTOINCREMENT`, from its own stored definition (every
+ * column an earlier migration gave it), its rows, ids and indexes kept.
+ */
+function autoincrement(db: MigratingDb, table: string): void {
+  const { sql } = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) as { sql: string };
+  const indexes = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL").all(table) as { sql: string }[];
+  const rebuilt = sql
+    .replace(/^CREATE TABLE "?\w+"? \(/, `CREATE TABLE ${table}_new (`)
+    .replace(/\bid INTEGER PRIMARY KEY\b(?! AUTOINCREMENT)/, 'id INTEGER PRIMARY KEY AUTOINCREMENT');
+  if (!rebuilt.startsWith(`CREATE TABLE ${table}_new (`) || !rebuilt.includes('AUTOINCREMENT')) {
+    throw new Error(`table ${table} has no plain integer id to make AUTOINCREMENT: ${sql}`);
+  }
+  db.exec(rebuilt);
+  db.exec(`INSERT INTO ${table}_new SELECT * FROM ${table}; DROP TABLE ${table}; ALTER TABLE ${table}_new RENAME TO ${table};`);
+  for (const index of indexes) db.exec(index.sql);
+}

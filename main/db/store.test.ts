@@ -22,7 +22,7 @@ describe('SqliteStore', () => {
     const file = path.join(tmp, 'old.db');
     const old = new Database(file);
     old.pragma('journal_mode = WAL');
-    MIGRATIONS.slice(0, 3).forEach((sql) => old.exec(sql));
+    MIGRATIONS.slice(0, 3).forEach((sql) => old.exec(sql as string)); // the first three are SQL
     old.pragma('user_version = 3');
     old.prepare(`INSERT INTO sessions (kind, root, title, mode, system_prompt, prompt_mode, prompt_instructions_hash, created_at, prompt_date)
                  VALUES ('agent', '/w', 't', 'ask', 'SYSTEM', 'ask', '', '2026-11-30T10:00:00Z', '2026-11-30')`).run();
@@ -101,7 +101,7 @@ describe('SqliteStore', () => {
     const file = path.join(tmp, 'old.db');
     const old = new Database(file);
     old.pragma('journal_mode = WAL');
-    MIGRATIONS.slice(0, 3).forEach((sql) => old.exec(sql));
+    MIGRATIONS.slice(0, 3).forEach((sql) => old.exec(sql as string)); // the first three are SQL
     old.pragma('user_version = 3');
     old.exec(`
       INSERT INTO sessions (id, kind, root, title, mode, system_prompt, prompt_mode, prompt_instructions_hash, epoch, plan, model, created_at, prompt_date)

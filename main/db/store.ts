@@ -285,7 +285,9 @@ function runMigrations(db: Database.Database, from: number): void {
   db.pragma('foreign_keys = OFF');
   for (let v = from; v < MIGRATIONS.length; v++) {
     db.transaction(() => {
-      db.exec(MIGRATIONS[v]);
+      const migration = MIGRATIONS[v];
+      if (typeof migration === 'string') db.exec(migration);
+      else migration(db);
       const broken = db.pragma('foreign_key_check') as unknown[];
       if (broken.length > 0) throw new Error(`migration ${v + 1} would leave ${broken.length} broken references`);
       db.pragma(`user_version = ${v + 1}`);
