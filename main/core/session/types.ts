@@ -1,6 +1,7 @@
 import type { Attachment, Mode, PlanItem, ToolSpec } from '../types.js';
 import type { Inserted, ReadRecord, ResultKind, TableEntry } from '../hygiene/types.js';
-import type { BreakCause, CheckpointUse, ServerRequestRecord } from '../engine/breaks.js';
+import type { BreakCause } from '../engine/breaks.js';
+import type { ConversationCall, RequestUsage } from '../engine/types.js';
 
 /** A session's kind; a value as well as a type, so the UI contract can check it without copying it. */
 export const SESSION_KINDS = ['agent', 'chat'] as const;
@@ -103,14 +104,8 @@ export interface CompactionRow {
   createdAt: string;
 }
 
-/** A tool call the model made in a reply, with the number of its result. */
-export interface ReplyCall {
-  name: string;
-  args: unknown;
-  number: number;
-  /** The call exactly as the model generated it (so the prompt re-renders the same bytes). */
-  raw: string;
-}
+/** A tool call the model made in a reply, with the number of its result: a request's call, less the result's text. */
+export type ReplyCall = Omit<ConversationCall, 'result'>;
 
 /**
  * One model reply of a turn: its words (what the person reads, before any call) and its calls.
@@ -128,20 +123,15 @@ export interface ReplyRow {
   createdAt: string;
 }
 
-/** One request to the model and how much of it came from the KV cache. */
-export interface RequestRow {
+/**
+ * One request to the model and how much of it came from the KV cache: what the engine measured
+ * (RequestUsage, less what the session turns into `cause`) and what the session knows of it.
+ */
+export interface RequestRow extends Omit<RequestUsage, 'rewritten' | 'lossCause'> {
   id: number;
   sessionId: number;
   kind: 'turn' | 'compaction';
   model: string;
-  promptTokens: number;
-  reusedTokens: number;
-  newTokens: number;
-  outputTokens: number;
-  /** Tokens the cache held before the request: reuse short of this is a break. */
-  cachedBefore: number;
-  prefillMs: number;
-  generationMs: number;
   systemSha: string;
   toolsSha: string;
   firstDiff?: number;
@@ -153,10 +143,6 @@ export interface RequestRow {
   /** The context the request ran in, in tokens. */
   contextSize?: number;
   createdAt: string;
-  /** A server engine's record: the cached tokens it reported, the first earlier change in the body. */
-  server?: ServerRequestRecord;
-  /** On a hybrid or sliding-window model: the checkpoint the request resumed from after departing from the cache. */
-  checkpoint?: CheckpointUse;
 }
 
 /** What the session needs of its store. main/db implements it on SQLite. */
