@@ -84,8 +84,31 @@ describe('prefill speed learnt from the session', () => {
 
   it('leaves out a term that would come out below zero, and knows nothing before a request', () => {
     expect(prefillSpeed([])).toBeUndefined();
-    // Larger requests that took less time: no term may be negative, so the fit keeps the fixed cost alone (the mean).
+    // Larger requests that took less time: no term may be negative, so the fit keeps the fixed cost alone,
+    // the one closest to both relatively: (1/300 + 1/100) / (1/300² + 1/100²) = 120 ms.
     const speed = prefillSpeed([row(100, 0, 300), row(1000, 0, 100)])!;
-    expect(speed).toMatchObject({ fixedMs: 200, perTokenMs: 0, perDepthMs: 0, perDroppedMs: 0 });
+    expect(speed).toMatchObject({ fixedMs: 120, perTokenMs: 0, perDepthMs: 0, perDroppedMs: 0 });
+    // One request: its time.
+    const one = prefillSpeed([row(40, 0, 75)])!;
+    expect(one.fixedMs).toBeCloseTo(75, 9);
+    expect(one).toMatchObject({ perTokenMs: 0, perDepthMs: 0, perDroppedMs: 0, requests: 1 });
+  });
+
+  it('prices a small read as the small reads went, whatever the large ones measured (errors relative to each)', () => {
+    // Truly 100 ms + 0.5 ms a token; the large reads measured 15 % off, the smaller high and the larger low.
+    const rows = [row(10, 0, 105), row(20, 0, 110), row(30, 0, 115), row(40, 0, 120), row(1000, 0, 690), row(2000, 0, 1100), row(3000, 0, 1360)];
+    const ratio = prefillSeconds(prefillSpeed(rows)!, 8, 0) * 1000 / 104;
+    expect(ratio).toBeGreaterThan(0.9);
+    expect(ratio).toBeLessThan(1.1);
+  });
+
+  it('does not price dropped cells from one break: the term must predict a request it was not drawn from', () => {
+    // The one break, an 8-token read after dropping 1500 cells, measured twice its cost (noise, not the drop).
+    const rows = [...sizes.map(([n, s]) => row(n, s, cost(n, s))), row(30, 7000, cost(30, 7000)), row(8, 6000, 2 * cost(8, 6000), 1500)];
+    const speed = prefillSpeed(rows)!;
+    expect(speed.perDroppedMs).toBe(0);
+    const ratio = prefillSeconds(speed, 31, 5600, 3000) * 1000 / cost(31, 5600);
+    expect(ratio).toBeGreaterThan(0.8);
+    expect(ratio).toBeLessThan(1.25);
   });
 });

@@ -6,8 +6,15 @@ import type { RequestRow } from '../session/types.js';
  * its prefill time). Reading n tokens after s, having dropped e cached ones, costs a request's fixed
  * part, a part per token, attention over what each token follows (n·(s + n/2)) and the cells dropped:
  * `ms = fixedMs + perTokenMs·n + perDepthMs·n·(s + n/2) + perDroppedMs·e`, by least squares through
- * the latest requests, each coefficient at least zero (of the fits with some terms left out, the
- * closest whose coefficients are all so; a term the requests cannot tell, as e before any break, is left out).
+ * the latest requests, each coefficient at least zero.
+ *
+ * The errors are relative to each request's own time: a price is read as "about S seconds", so a
+ * small read 50 % off matters as much as a large one (plain least squares lets the few largest
+ * requests decide). Which terms the fit keeps is chosen by how well it predicts each request from
+ * the others (leave one out), not by how closely it passes through all of them: a term that only a
+ * request or two can tell (the cost of dropped cells, after one break) would fit their noise
+ * exactly and price the next break on it. Where no set of terms can be checked so (a single
+ * request), the fixed part alone is its time.
  */
 export interface PrefillSpeed {
   fixedMs: number;
@@ -28,19 +35,39 @@ export function prefillSpeed(rows: readonly RequestRow[]): PrefillSpeed | undefi
   const points = rows.filter((r) => r.newTokens > 0 && r.prefillMs > 0).slice(-LATEST)
     .map((r) => ({ x: features(r.newTokens, r.reusedTokens, Math.max(0, r.cachedBefore - r.reusedTokens)), ms: r.prefillMs }));
   if (points.length === 0) return undefined;
-  let best: { c: number[]; error: number } | undefined;
-  // Every non-empty subset of the terms (bit k: term k), fitted alone.
+  let best: { c: number[]; error: number } = { c: fitted(points, [0])!, error: Infinity };
+  // Every non-empty subset of the terms (bit k: term k).
   for (let mask = 1; mask < 1 << TERMS; mask++) {
     const terms = [...Array(TERMS).keys()].filter((k) => mask & (1 << k));
-    const solved = leastSquares(points.map((p) => terms.map((k) => p.x[k])), points.map((p) => p.ms));
-    if (!solved || solved.some((c) => c < 0)) continue;
-    const c = Array<number>(TERMS).fill(0);
-    terms.forEach((k, i) => { c[k] = solved[i]; });
-    const error = points.reduce((e, p) => e + (p.ms - dot(c, p.x)) ** 2, 0);
-    if (!best || error < best.error) best = { c, error };
+    const c = fitted(points, terms);
+    const error = c && heldOutError(points, terms);
+    if (c && error !== undefined && error < best.error) best = { c, error };
   }
-  if (!best) return undefined;
-  return { fixedMs: best.c[0], perTokenMs: best.c[1], perDepthMs: best.c[2], perDroppedMs: best.c[3], requests: points.length };
+  const [fixedMs, perTokenMs, perDepthMs, perDroppedMs] = best.c;
+  return { fixedMs, perTokenMs, perDepthMs, perDroppedMs, requests: points.length };
+}
+
+interface Point { x: number[]; ms: number }
+
+/** The coefficients (all terms, those left out 0) closest to the points relatively; undefined where they cannot tell them, or one is below 0. */
+function fitted(points: readonly Point[], terms: readonly number[]): number[] | undefined {
+  // Each request's equation divided by its time: the squares summed are of relative errors.
+  const solved = leastSquares(points.map((p) => terms.map((k) => p.x[k] / p.ms)), points.map(() => 1));
+  if (!solved || solved.some((c) => c < 0)) return undefined;
+  const c = Array<number>(TERMS).fill(0);
+  terms.forEach((k, i) => { c[k] = solved[i]; });
+  return c;
+}
+
+/** The squared relative errors of predicting each point from the others alone; undefined where some cannot be. */
+function heldOutError(points: readonly Point[], terms: readonly number[]): number | undefined {
+  let error = 0;
+  for (let i = 0; i < points.length; i++) {
+    const c = fitted(points.filter((_, j) => j !== i), terms);
+    if (!c) return undefined;
+    error += (1 - dot(c, points[i].x) / points[i].ms) ** 2;
+  }
+  return error;
 }
 
 /** Seconds to read `tokens` new tokens after `start` kept ones, having dropped `dropped` cached ones, at this speed. */
@@ -55,6 +82,7 @@ function dot(a: number[], b: number[]): number {
 
 /** The least-squares solution of X·c ≈ y (normal equations, Gaussian elimination); undefined where singular. */
 function leastSquares(x: number[][], y: number[]): number[] | undefined {
+  if (x.length === 0) return undefined;
   const k = x[0].length;
   const a = Array.from({ length: k }, (_, i) => [
     ...Array.from({ length: k }, (_, j) => x.reduce((s, row) => s + row[i] * row[j], 0)),
