@@ -10,7 +10,7 @@
  * may import values only from leaf modules with no Node code (the enums of main/core), and types
  * from anywhere. The renderer mirrors what main pushes; it never computes hygiene or token counts.
  */
-import { APPROVAL_ANSWERS, type ApprovalAnswer } from './core/permissions/answers.js';
+import { APPROVAL_ANSWERS, type ApprovalAnswer } from './core/approvalAnswers.js';
 import { SESSION_KINDS, type RequestRow, type SessionKind } from './core/session/types.js';
 import { MODES, PLAN_STATUSES, type Mode, type PlanItem } from './core/types.js';
 import type { Choice, DoctorReport, LocalSettings, LocalSettingsText, LocalSetup, ModelPlan } from './llm/localSettings.js';

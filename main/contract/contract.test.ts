@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CONTRACT, METHODS } from '../contract.js';
-import { APPROVAL_ANSWERS } from '../core/permissions/answers.js';
+import { APPROVAL_ANSWERS } from '../core/approvalAnswers.js';
 import { PRICED_ACTIONS } from '../core/price/actions.js';
 import { SESSION_KINDS } from '../core/session/types.js';
 import { MODES, PLAN_STATUSES } from '../core/types.js';
@@ -29,7 +29,7 @@ describe('the contract', () => {
     expect(packages).toEqual([]);
     const rel = [...files].map((f) => path.relative(path.resolve(import.meta.dirname, '..'), f)).sort();
     expect(rel).toEqual([
-      'contract.ts', 'contract/args.ts', 'contract/checkpoints.ts', 'contract/hooks.ts', 'contract/price.ts', 'contract/shape.ts', 'contract/transport.ts', 'core/engine/breaks.ts', 'core/permissions/answers.ts', 'core/permissions/visible.ts',
+      'contract.ts', 'contract/args.ts', 'contract/checkpoints.ts', 'contract/hooks.ts', 'contract/price.ts', 'contract/shape.ts', 'contract/transport.ts', 'core/approvalAnswers.ts', 'core/engine/breaks.ts', 'core/permissions/visible.ts',
       'core/price/actions.ts', 'core/session/types.ts', 'core/types.ts',
     ]);
   });

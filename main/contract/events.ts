@@ -1,5 +1,5 @@
 /** Everything main pushes to the UI, over either transport. Types only. */
-import type { ApprovalAnswer } from '../core/permissions/answers.js';
+import type { ApprovalAnswer } from '../core/approvalAnswers.js';
 import type { RequestRow } from '../core/session/types.js';
 import type { ApprovalView, ToolView } from './views.js';
 

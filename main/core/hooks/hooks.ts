@@ -7,7 +7,8 @@
 import { fill, hooksConfig } from '../config.js';
 import { capBody } from '../hygiene/cap.js';
 import type { CommandRunner } from '../tools/commandRunner.js';
-import { readDecision, type Approver } from '../permissions/approval.js';
+import { readDecision } from '../approvalAnswers.js';
+import type { Approver } from '../permissions/approval.js';
 import { matches } from './match.js';
 import { runHook, type HookRun } from './run.js';
 import type { HookEventName, HookSet } from './settings.js';

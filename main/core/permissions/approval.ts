@@ -10,16 +10,10 @@ import { linkTargetsBelow, resolveForCommand } from './commandPaths.js';
 import { parseLine } from './command.js';
 import { decide, denyingRule, describeRule, type GateVerdict } from './gate.js';
 import type { Rule } from './types.js';
-import type { ApprovalAnswer, ApprovalDecision, ApprovalRequest, GateSession, PermissionOptions } from './types.js';
+import type { ApprovalRequest, GateSession, PermissionOptions } from './types.js';
 
 export type { ApprovalAnswer, ApprovalDecision, ApprovalRequest, Approver, GateSession, PermissionOptions } from './types.js';
-export { APPROVAL_ANSWERS } from './answers.js';
-
-/** An approver's answer, and what the person said with it as a sentence for the model ('' for nothing). */
-export function readDecision(decision: ApprovalAnswer | ApprovalDecision): { answer: ApprovalAnswer; said: string } {
-  const { answer, reason } = typeof decision === 'string' ? { answer: decision, reason: undefined } : decision;
-  return { answer, said: reason?.trim() ? ` They said: ${reason.trim()}` : '' };
-}
+import { readDecision } from '../approvalAnswers.js';
 
 /** The files a call names, by the arguments its tool declares (unresolvable ones are left to the tool, which refuses them). */
 export function targetPaths(access: ToolAccess, args: Record<string, unknown>, root: string): string[] {

@@ -4,7 +4,7 @@
  * through the session). Types only.
  */
 import type { Mode } from '../types.js';
-import type { ApprovalAnswer } from './answers.js';
+import type { ApprovalAnswer, ApprovalDecision } from '../approvalAnswers.js';
 
 export type Decision = 'allow' | 'ask' | 'deny';
 
@@ -40,12 +40,7 @@ export interface ApprovalRequest {
   serverTool?: string;
 }
 
-export type { ApprovalAnswer };
-/** An answer, and what the person told the model with a denial ("use pnpm"). */
-export interface ApprovalDecision {
-  answer: ApprovalAnswer;
-  reason?: string;
-}
+export type { ApprovalAnswer, ApprovalDecision };
 export type Approver = (request: ApprovalRequest) => Promise<ApprovalAnswer | ApprovalDecision>;
 
 export interface PermissionOptions {

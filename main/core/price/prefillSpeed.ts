@@ -1,4 +1,7 @@
-import type { RequestRow } from '../session/types.js';
+import type { RequestUsage } from '../engine/types.js';
+
+/** What the fit reads of a request (the session's RequestRow has it). */
+export type MeasuredRequest = Pick<RequestUsage, 'newTokens' | 'reusedTokens' | 'cachedBefore' | 'prefillMs'>;
 
 /**
  * How long this engine takes to read a prompt's new tokens, learnt from the session's own requests
@@ -31,7 +34,7 @@ const LATEST = 24;
 const TERMS = 4;
 const features = (n: number, s: number, e: number) => [1, n, n * (s + n / 2), e];
 
-export function prefillSpeed(rows: readonly RequestRow[]): PrefillSpeed | undefined {
+export function prefillSpeed(rows: readonly MeasuredRequest[]): PrefillSpeed | undefined {
   const points = rows.filter((r) => r.newTokens > 0 && r.prefillMs > 0).slice(-LATEST)
     .map((r) => ({ x: features(r.newTokens, r.reusedTokens, Math.max(0, r.cachedBefore - r.reusedTokens)), ms: r.prefillMs }));
   if (points.length === 0) return undefined;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { readDecision } from '../permissions/approval.js';
+import { readDecision } from '../approvalAnswers.js';
 import { formatPlan } from './planWrite.js';
 import { toolParameters } from './schema.js';
 import type { Tool } from './types.js';

@@ -2,7 +2,7 @@
  * What a tool is and what it returns. Tools return raw output; hygiene (main/core/hygiene) turns
  * it into the text inserted into the request. No tool formats its own bracket or caps itself.
  */
-import type { ApprovalAnswer, ApprovalDecision } from '../permissions/types.js';
+import type { ApprovalAnswer, ApprovalDecision } from '../approvalAnswers.js';
 import type { JsonSchema, RawOutput, PlanItem } from '../types.js';
 import type { ToolAccess } from './access.js';
 import type { CommandAccess, CommandRunner } from './commandRunner.js';
