@@ -21,9 +21,10 @@ const MAIN_TESTS = ['main', 'test'];
  * with what its files may import. One row a folder; a new folder of main is one new row here (lint
  * and main/layers.test.ts fail until it has one). A file belongs to the row with the longest key its
  * repo-relative path, less its extension and `.test`, is under. What a row may import:
- *   may:      folders or extension-less files (values and types); its own folder always. Relative
+ *   may:      folders ('F/*': only the files directly in F) or extension-less files (values and types);
+ *             its own folder always. Relative
  *             imports are resolved against the importing file first.
- *   not:      exceptions to `may` (a host left out of 'main').
+ *   not:      exceptions to `may` and its own folder (a host left out of 'main', core's folders for the files directly in it).
  *   types:    folders and packages only `import type` (or `import('…').T`) may reach.
  *   packages: the npm packages it may import (with their subpaths; one ending in '/' is a scope).
  *             Every row of main also gets LEAF_PACKAGES; node: builtins are always allowed.
@@ -32,11 +33,33 @@ const MAIN_TESTS = ['main', 'test'];
  * '*' in may or packages: anything (the tools around the app, which ship nothing).
  * Who alone imports a package is read off the table: node-llama-cpp is in main/llm's row only.
  */
+/**
+ * The core's folders, lowest first, each with the core folders below it that it may import besides
+ * the files directly in main/core (types, hashes, config): no import runs up. A new folder of
+ * main/core is one entry here (main/layers.test.ts fails until it has one).
+ */
+export const CORE_BELOW = {
+  workspace: [], engine: [], checkpoints: [], trust: [],
+  hygiene: ['workspace'],
+  tools: ['workspace', 'hygiene'],
+  permissions: ['workspace', 'hygiene', 'tools'],
+  hooks: ['workspace', 'hygiene', 'tools', 'permissions'],
+  context: ['engine', 'hygiene'],
+  prompts: ['tools'],
+  price: ['engine'],
+  // The session wires them all; nothing in the core imports it.
+  session: ['workspace', 'engine', 'checkpoints', 'trust', 'hygiene', 'tools', 'permissions', 'hooks', 'context', 'prompts', 'price'],
+};
+const CORE_WHY = 'main/core is plain Node (no Electron, no engine, no store, no adapters), testable anywhere; its tests may open the real store (main/db/store), use test/ and any of the core';
+const coreRows = Object.fromEntries(Object.entries(CORE_BELOW).map(([folder, below]) => [`main/core/${folder}`, {
+  may: ['main/core/*', 'loop.json', ...below.map((b) => `main/core/${b}`)], tests: ['main/core', 'main/db/store', 'test'],
+  why: `${CORE_WHY}; main/core/${folder} sits above ${below.length ? below.map((b) => `core/${b}`).join(', ') : 'only the files directly in main/core'} and imports no core folder above it`,
+}]));
+
 export const LAYERS = {
-  'main/core': {
-    may: ['loop.json'], tests: ['main/db/store', 'test'],
-    why: 'main/core is plain Node (no Electron, no engine, no store, no adapters), testable anywhere; its tests may open the real store (main/db/store) and use test/',
-  },
+  // The files directly in main/core: below all of its folders.
+  'main/core': { may: ['loop.json'], not: Object.keys(CORE_BELOW).map((f) => `main/core/${f}`), tests: ['main/core', 'main/db/store', 'test'], why: CORE_WHY },
+  ...coreRows,
   'main/llm': {
     may: ['main/core'], packages: ['node-llama-cpp', '@node-llama-cpp/', '@huggingface/jinja'], tests: MAIN_TESTS,
     why: 'main/llm is the in-process engine: the core and node-llama-cpp, nothing of other adapters or hosts',
@@ -128,7 +151,9 @@ export const LAYERS = {
 
 /** Repo-relative path without extension and `.test` ('main/app/settings.test.ts' → 'main/app/settings'). */
 const bareOf = (rel) => rel.replace(/(\.test)?\.(c|m)?[jt]sx?$/, '');
-const under = (bare, dir) => dir === '*' || bare === dir || bare.startsWith(`${dir}/`);
+/** Whether a path is under a row's folder; 'F/*': the files directly in F only. */
+const under = (bare, dir) => dir === '*'
+  || (dir.endsWith('/*') ? path.posix.dirname(bare) === dir.slice(0, -2) : bare === dir || bare.startsWith(`${dir}/`));
 const packageMatches = (source, pkg) =>
   pkg === '*' || (pkg.endsWith('/') ? source.startsWith(pkg) : source === pkg || source.startsWith(`${pkg}/`));
 
@@ -179,8 +204,7 @@ const layersRule = {
         const target = path.relative(repoRoot, path.resolve(path.dirname(context.filename), source)).split(path.sep).join('/');
         const bare = target.replace(/\.(c|m)?[jt]sx?$/, '');
         const reaches = (dir) => under(bare, dir) || under(target, dir);
-        if (reaches(key)) return true;
-        if (may.some(reaches) && !not.some(reaches)) return true;
+        if ((reaches(key) || may.some(reaches)) && !not.some(reaches)) return true;
         return typeOnly && types.some(reaches);
       }
       if (source.startsWith('node:') || builtinModules.includes(source)) return true;

@@ -11,7 +11,9 @@ const { ESLint } = createRequire(import.meta.url)('eslint') as { ESLint: new (o:
 
 interface Row { may?: string[]; packages?: string[]; types?: string[]; tests?: string[] }
 const repoRoot = path.resolve(import.meta.dirname, '..');
-const config = (await import(path.join(repoRoot, 'eslint.config.js'))) as { LAYERS: Record<string, Row>; LEAF_PACKAGES: string[]; TEST_PACKAGES: string[] };
+const config = (await import(path.join(repoRoot, 'eslint.config.js'))) as {
+  LAYERS: Record<string, Row>; LEAF_PACKAGES: string[]; TEST_PACKAGES: string[]; CORE_BELOW: Record<string, string[]>;
+};
 
 /**
  * The layer rule of eslint.config.js (keel/layers, its LAYERS table), run on probe sources as if
@@ -130,8 +132,27 @@ describe('the layer rule', () => {
       .map((name) => `main/${name.replace(/(\.test)?\.tsx?$/, '')}`)
       .filter((folder, i, all) => all.indexOf(folder) === i);
     expect(folders.filter((folder) => !rows.includes(folder))).toEqual([]);
-    expect(rows.filter((row) => row.startsWith('main/') && !folders.includes(row))).toEqual([]);
+    expect(rows.filter((row) => /^main\/[^/]+$/.test(row) && !folders.includes(row))).toEqual([]);
   }, 60_000);
+
+  it('keeps each folder of main/core above the ones it imports: an import up is refused in every folder', async () => {
+    const folders = fs.readdirSync(path.join(repoRoot, 'main/core'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+    // Every folder has its entry, and the table names no folder that is gone.
+    expect(Object.keys(config.CORE_BELOW).sort()).toEqual(folders);
+    for (const folder of folders) {
+      // One import of every other core folder, and of a file directly in main/core: only those below it pass.
+      const others = folders.filter((f) => f !== folder);
+      const source = probe(...others.map((f) => `import '../${f}/probe.js';`), "import '../types.js';");
+      expect(await broken(`main/core/${folder}/probe.ts`, source), folder)
+        .toEqual(others.filter((f) => !config.CORE_BELOW[folder].includes(f)).map((f) => `../${f}/probe.js`));
+      // A test of the folder may reach all of the core.
+      expect(await broken(`main/core/${folder}/probe.test.ts`, source), folder).toEqual([]);
+    }
+    // The session is the top: every other folder, and the files directly in main/core, refuse it.
+    expect(Object.values(config.CORE_BELOW).filter((below) => below.includes('session'))).toEqual([]);
+    expect(await broken('main/core/probe.ts', probe("import './session/probe.js';", "import './tools/probe.js';", "import './hash.js';")))
+      .toEqual(['./session/probe.js', './tools/probe.js']);
+  }, 120_000);
 
   it('names each package of package.json in the table, and each adapter package in one row only', () => {
     const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
@@ -147,3 +168,4 @@ describe('the layer rule', () => {
     expect(owners('electron')).toEqual(['main/index']);
   });
 });
+
