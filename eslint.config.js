@@ -105,10 +105,6 @@ export const LAYERS = {
     may: ['main/core', 'main/llm', 'main/remote'], tests: MAIN_TESTS,
     why: 'openEngine opens an engine (local or server) and an agent loop on it: the core and the engines',
   },
-  'main/sessionDeps': {
-    may: ['main'], not: [...HOSTS, 'main/cli'], tests: MAIN_TESTS,
-    why: 'the one builder of SessionDeps (tools, OS sandbox, rules, hooks, checkpoints), for the app service, the CLI and the benches',
-  },
   'main/engineFixture': {
     may: ['main'], not: [...HOSTS, 'main/cli', 'main/app'], tests: MAIN_TESTS,
     why: 'the engine fixture wires a real engine, store and session for tests and keel check-model, below the service',

@@ -22,7 +22,7 @@ import { DEFAULT_PROMPTS_DIR } from '../main/core/prompts/buildSystemPrompt.js';
 import { Session } from '../main/core/session/session.js';
 import type { ReplyCall, ResultRow } from '../main/core/session/types.js';
 import { ToolRegistry } from '../main/core/tools/registry.js';
-import { requireSandbox } from '../main/sessionDeps.js';
+import { requireSandbox } from '../main/app/sessionDeps.js';
 import { appDeps } from './appDeps.js';
 import { checkProblems } from './checks.js';
 import { stopSandbox } from '../main/sandbox/runner.js';

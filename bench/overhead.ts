@@ -20,7 +20,7 @@
  * token here, since the reply is empty). The reply figures feed a scripted reply's tokens through
  * the reader a request uses (request.ts `ReplyReader`), without a model evaluating them.
  *
- * The sessions are built as the app builds them (main/sessionDeps.ts); each turn's checkpoint (a walk
+ * The sessions are built as the app builds them (main/app/sessionDeps.ts); each turn's checkpoint (a walk
  * of the workspace) is part of the harness time and also shown on its own. It exits 1 when a check
  * fails (a read that failed, a scripted reply left unused: named on stderr).
  *
@@ -71,7 +71,7 @@ async function main(): Promise<number> {
     for (let i = 0; i < FILES; i++) writeFile(path.join(root, `src/module${i}.ts`), sourceFile(rng, i, 90));
     const storeDir = process.env.KEEL_OVERHEAD_STORE ? fs.mkdtempSync(path.join(process.env.KEEL_OVERHEAD_STORE, 'keel-overhead-')) : dir;
     const store = new SqliteStore(path.join(storeDir, 'keel.db'));
-    // The sessions as the app builds them (main/sessionDeps.ts: checkpoints, hooks, the sandbox's runner included).
+    // The sessions as the app builds them (main/app/sessionDeps.ts: checkpoints, hooks, the sandbox's runner included).
     // Their checkpoints' time is timed apart (a column of its own), so the harness figure compares with runs before sessions had them.
     const built = appDeps({ store, dataFolder: path.join(dir, 'data'), now: () => new Date('2026-12-01T10:00:00') });
     const { missing } = built;

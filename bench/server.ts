@@ -32,7 +32,7 @@ import { SqliteStore } from '../main/db/store.js';
 import { loadModel } from '../main/llm/model.js';
 import { BIG_MODEL_OPTIONS, TEST_MODEL_ARCHITECTURES, type TestModelArchitecture, writeTestModel } from '../main/llm/testModel/makeTestModel.js';
 import { openAgent } from '../main/openEngine.js';
-import { requireSandbox } from '../main/sessionDeps.js';
+import { requireSandbox } from '../main/app/sessionDeps.js';
 import { connectServer } from '../main/remote/connect.js';
 import { ServerEngine } from '../main/remote/engine.js';
 import { ServerClient } from '../main/remote/http.js';
@@ -146,7 +146,7 @@ async function runServer(script: Script, modelPath: string): Promise<Figures> {
   try {
     const engine = new MeasuredEngine(await connectServer({ url: server.url, model: 'big' }));
     let now = START;
-    // The session as the app builds it (main/sessionDeps.ts): the OS sandbox runs its commands; what
+    // The session as the app builds it (main/app/sessionDeps.ts): the OS sandbox runs its commands; what
     // the gate still asks the person allows, as bench:reuse's Keel harness runs it.
     const { deps, missing } = appDeps({ store, dataFolder: path.join(path.dirname(ws.root), 'data'), now: () => now, approve: async () => 'allow' });
     await requireSandbox(deps, 'bench:server');

@@ -12,7 +12,7 @@
  *   KEEL_BENCH_RESULTS=<n>    another number of results (default 2000)
  *   KEEL_BENCH_SEED=<int>     another workspace and call sequence
  *
- * The session is built as the app builds it (main/sessionDeps.ts: its commands in the OS sandbox,
+ * The session is built as the app builds it (main/app/sessionDeps.ts: its commands in the OS sandbox,
  * its checkpoints in the data folder the app then opens). Figures are printed, never asserted; it
  * exits 1 when the run itself breaks or one of its checks fails (named on stderr): a command that
  * was to run without the sandbox, the page's errors, a scroll that did not reach the last row.
@@ -25,7 +25,7 @@ import { writeSettings } from '../main/app/settings.js';
 import { Session } from '../main/core/session/session.js';
 import { SqliteStore } from '../main/db/store.js';
 import { stopSandbox } from '../main/sandbox/runner.js';
-import { requireSandbox } from '../main/sessionDeps.js';
+import { requireSandbox } from '../main/app/sessionDeps.js';
 import { writeTestModel } from '../main/llm/testModel/makeTestModel.js';
 import { formatCall, type CallSyntax } from '../main/llm/toolCalls.js';
 import { launchBrowser, modelSyntax, RENDERER_DIR, RESULTS_DIR, startHarness } from '../e2e/harness.js';

@@ -13,7 +13,7 @@ import { Session } from '../../main/core/session/session.js';
 import type { RequestRow } from '../../main/core/session/types.js';
 import { SqliteStore } from '../../main/db/store.js';
 import { openAgent } from '../../main/openEngine.js';
-import { requireSandbox } from '../../main/sessionDeps.js';
+import { requireSandbox } from '../../main/app/sessionDeps.js';
 import { appDeps } from '../appDeps.js';
 import { SequenceProbe, type RequestMeasure } from '../reuse/measure.js';
 import type { Turn } from '../reuse/script.js';

@@ -1,6 +1,6 @@
 /**
  * Harness 1, Keel: the real agent loop, opened as everything opens it (main/openEngine.ts), on a session built
- * as the app builds it (main/sessionDeps.ts: a real SQLite store, the real tools, OS sandbox, checkpoints and
+ * as the app builds it (main/app/sessionDeps.ts: a real SQLite store, the real tools, OS sandbox, checkpoints and
  * hooks, in a temporary workspace), with the scripted replies as its Script. The
  * requests Keel records (with their causes) are read back, and the probe measures the same
  * figures as for the other harnesses.
@@ -11,7 +11,7 @@ import { DEFAULT_PROMPTS_DIR } from '../../main/core/prompts/buildSystemPrompt.j
 import { Session } from '../../main/core/session/session.js';
 import type { RequestRow } from '../../main/core/session/types.js';
 import { SqliteStore } from '../../main/db/store.js';
-import { requireSandbox } from '../../main/sessionDeps.js';
+import { requireSandbox } from '../../main/app/sessionDeps.js';
 import { appDeps } from '../appDeps.js';
 import type { LoopEvent } from '../../main/core/session/loop.js';
 import { openAgent, openEngine } from '../../main/openEngine.js';

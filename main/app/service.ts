@@ -11,7 +11,7 @@ import type { CommandRunner } from '../core/tools/commandRunner.js';
 import type { SqliteStore } from '../db/store.js';
 import { connectServer, listModels } from '../remote/connect.js';
 import { engineRefId } from '../openEngine.js';
-import { buildSessionDeps } from '../sessionDeps.js';
+import { buildSessionDeps } from './sessionDeps.js';
 import { baseUrl } from '../remote/http.js';
 import { ServerKeys, type SecretBox } from './serverKeys.js';
 import { AgentPool } from './agentPool.js';

@@ -1,5 +1,5 @@
 /**
- * A command-line session's dependencies: the app's one builder (main/sessionDeps.ts) on Keel's data
+ * A command-line session's dependencies: the app's one builder (main/app/sessionDeps.ts) on Keel's data
  * folder, its errors as the CLI says them, and who answers the gate (the chat prompt, once it runs).
  * Kept apart from conversation.ts so `keel exec` loads no engine.
  */
@@ -9,7 +9,7 @@ import { describeSandbox } from '../../core/tools/commandRunner.js';
 import type { ExternalTools } from '../../core/tools/external.js';
 import type { SqliteStore } from '../../db/store.js';
 import { keelHome } from '../../keelHome.js';
-import { buildSessionDeps } from '../../sessionDeps.js';
+import { buildSessionDeps } from '../../app/sessionDeps.js';
 import { CliError, type Writer } from '../io.js';
 
 /** Who answers the gate's questions: the chat prompt sets it; without one, whatever asks is denied. */

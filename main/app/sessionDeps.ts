@@ -4,16 +4,16 @@
  * wherever it is opened. The person's settings (`<dataFolder>/settings.json`) give the rules and the
  * sandbox's lists; a malformed rule throws an Error naming the file, and nothing is built.
  */
-import { permissionRules, readSettings, sandboxOptions } from './app/settings.js';
-import type { Approver } from './core/permissions/approval.js';
-import { DEFAULT_PROMPTS_DIR } from './core/prompts/buildSystemPrompt.js';
-import type { SessionDeps } from './core/session/session.js';
-import { describeSandbox, type CommandRunner } from './core/tools/commandRunner.js';
-import type { ExternalTools } from './core/tools/external.js';
-import { ToolRegistry } from './core/tools/registry.js';
-import { createSandboxRunner } from './sandbox/runner.js';
-import { sessionHooks } from './app/hookSettings.js';
-import { checkpointsIn } from './checkpoints/open.js';
+import { permissionRules, readSettings, sandboxOptions } from './settings.js';
+import type { Approver } from '../core/permissions/approval.js';
+import { DEFAULT_PROMPTS_DIR } from '../core/prompts/buildSystemPrompt.js';
+import type { SessionDeps } from '../core/session/session.js';
+import { describeSandbox, type CommandRunner } from '../core/tools/commandRunner.js';
+import type { ExternalTools } from '../core/tools/external.js';
+import { ToolRegistry } from '../core/tools/registry.js';
+import { createSandboxRunner } from '../sandbox/runner.js';
+import { sessionHooks } from './hookSettings.js';
+import { checkpointsIn } from '../checkpoints/open.js';
 
 export interface DepsOptions {
   store: SessionDeps['store'];
