@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import type { TestContext } from 'vitest';
 import { runCli } from '../main/cli/index.js';
 
@@ -11,10 +12,20 @@ export function collector() {
   return { write: (text: string) => chunks.push(text), get text() { return chunks.join(''); } };
 }
 
+/** `keel ARGV`: its exit code and what it wrote to stdout and stderr. */
 export async function cli(...argv: string[]) {
+  return run(argv);
+}
+
+/** `keel ARGV` with `typed` lines at its prompt, then the end of its input (none typed: it ends at once). */
+export async function cliTyped(typed: readonly string[], ...argv: string[]) {
+  return run(argv, Readable.from(typed.map((line) => `${line}\n`)));
+}
+
+async function run(argv: string[], input?: Readable) {
   const out = collector();
   const err = collector();
-  const code = await runCli(argv, { out, err });
+  const code = await runCli(argv, { out, err, ...(input && { input }) });
   return { code, out: out.text, err: err.text };
 }
 

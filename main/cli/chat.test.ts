@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Readable } from 'node:stream';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_PROMPTS_DIR } from '../core/prompts/buildSystemPrompt.js';
 import { Session } from '../core/session/session.js';
@@ -8,8 +7,7 @@ import { ToolRegistry } from '../core/tools/registry.js';
 import { SqliteStore } from '../db/store.js';
 import { databasePath } from '../keelHome.js';
 import { writeTestModel } from '../llm/testModel/makeTestModel.js';
-import { runCli } from './index.js';
-import { collector, tempKeelHome } from '../../test/cliRun.js';
+import { cliTyped, tempKeelHome } from '../../test/cliRun.js';
 
 let tmp: string;
 let root: string;
@@ -25,14 +23,7 @@ beforeEach((ctx) => {
 
 /** `keel new` on the generated model with these lines typed at its prompt. */
 async function converse(lines: string[]) {
-  const out = collector();
-  const err = collector();
-  const input = Readable.from(lines.map((l) => `${l}\n`));
-  const code = await runCli(
-    ['new', '--workspace', root, '--model', model, '--mode', 'auto', '--threads', '1', '--context', '8192', '--max-tokens', '4'],
-    { out, err, input },
-  );
-  return { code, out: out.text, err: err.text };
+  return cliTyped(lines, 'new', '--workspace', root, '--model', model, '--mode', 'auto', '--threads', '1', '--context', '8192', '--max-tokens', '4');
 }
 
 describe('history and plan commands in `keel chat`', { timeout: 120_000 }, () => {

@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_PROMPTS_DIR } from '../core/prompts/buildSystemPrompt.js';
 import { Session, type SessionDeps } from '../core/session/session.js';
@@ -13,9 +12,9 @@ import { recallResult } from './commands/recall.js';
 import { showRequests } from './commands/requests.js';
 import { listSessions } from './commands/sessions.js';
 import { writeTestModel } from '../llm/testModel/makeTestModel.js';
-import { localFlags, runCli } from './index.js';
+import { localFlags } from './index.js';
 import { CliError } from './io.js';
-import { cli, collector, tempKeelHome } from '../../test/cliRun.js';
+import { cli, cliTyped, collector, tempKeelHome } from '../../test/cliRun.js';
 
 let tmp: string;
 let root: string;
@@ -205,11 +204,9 @@ describe('bad input', { timeout: 30_000 }, () => {
     expect(store.listSessions()).toEqual([]);
     const good = path.join(tmp, 'good.gguf');
     writeTestModel(good, { embedding: 256, layers: 8, heads: 4, ff: 512 });
-    const out = collector();
-    const err = collector();
     // `keel new` then reads messages: an input that ends at once ends the conversation.
-    expect(await runCli(['new', '--workspace', root, '--model', good, '--threads', '1'], { out, err, input: Readable.from([]) })).toBe(0);
-    const g = { err: err.text };
+    const g = await cliTyped([], 'new', '--workspace', root, '--model', good, '--threads', '1');
+    expect(g.code).toBe(0);
     // Off a terminal: a line at the start, at each quarter node-llama-cpp reports, and "Loaded" at the end.
     const lines = g.err.split('\n').filter((l) => l.startsWith('Load'));
     expect(lines[0]).toBe('Loading good.gguf…');

@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Readable } from 'node:stream';
 import { beforeEach, expect, it } from 'vitest';
 import type { ContextView } from '../core/context/types.js';
 import { SqliteStore } from '../db/store.js';
@@ -8,8 +7,7 @@ import { databasePath } from '../keelHome.js';
 import type { LlamaEngine } from '../llm/engine.js';
 import { writeTestModel } from '../llm/testModel/makeTestModel.js';
 import { formatCall } from '../llm/toolCalls.js';
-import { cli, collector, tempKeelHome } from '../../test/cliRun.js';
-import { runCli } from './index.js';
+import { cli, cliTyped, tempKeelHome } from '../../test/cliRun.js';
 import { newConversation } from './commands/conversation.js';
 
 let tmp: string;
@@ -75,12 +73,10 @@ it('keel context ID shows the next request of a real session by part, summing to
   expect(text.out).toContain('turn 1 result #0002 (list)');
 
   // In `keel chat`, /context prints the same view.
-  const out = collector();
-  const err = collector();
-  const code = await runCli(['chat', String(id), ...LOCAL], { out, err, input: Readable.from(['/context\n', '/quit\n']) });
-  expect(code).toBe(0);
-  expect(out.text).toContain(`${view.promptTokens} prompt tokens: ${view.cachedTokens} cached, ${view.newTokens} new (context 8192).\n`);
-  expect(out.text).toContain('turn 1 result #0002 (list)');
+  const chat = await cliTyped(['/context', '/quit'], 'chat', String(id), ...LOCAL);
+  expect(chat.code).toBe(0);
+  expect(chat.out).toContain(`${view.promptTokens} prompt tokens: ${view.cachedTokens} cached, ${view.newTokens} new (context 8192).\n`);
+  expect(chat.out).toContain('turn 1 result #0002 (list)');
 
   const missing = await cli('context', '99', ...LOCAL);
   expect(missing.code).toBe(1);

@@ -7,7 +7,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextView, type ContextView } from '../core/context/contextView.js';
 import type { Conversation } from '../core/engine/types.js';
@@ -25,6 +24,7 @@ import { ServerError } from './errors.js';
 import { startFaultProxy } from '../../test/faultProxy.js';
 import { scriptReply } from './scripted.js';
 import { freePort, llamaServerMissing, mustHaveLlamaServer, startLlamaServer, type RunningServer } from '../../test/llamaServer.js';
+import { cliTyped, tempKeelHome } from '../../test/cliRun.js';
 
 const missing = llamaServerMissing();
 const CONTEXT = 8192;
@@ -216,35 +216,21 @@ describe.skipIf(missing !== undefined && !mustHaveLlamaServer)('the server engin
     }
   }, 120_000);
 
-  it('keel new --server URL --model NAME makes a session on the server; a wrong one says what is wrong', async () => {
-    const home = fs.mkdtempSync(path.join(dir, 'home-'));
+  it('keel new --server URL --model NAME makes a session on the server; a wrong one says what is wrong', async (ctx) => {
+    const home = path.join(tempKeelHome(ctx, 'keel-server-cli-'), 'home');
     const ws = fs.mkdtempSync(path.join(dir, 'cli-ws-'));
-    const saved = process.env.KEEL_HOME;
-    process.env.KEEL_HOME = home;
-    const { runCli } = await import('../cli/index.js');
-    const run = async (...argv: string[]) => {
-      const out: string[] = [];
-      const err: string[] = [];
-      const code = await runCli(argv, { out: { write: (t: string) => out.push(t) }, err: { write: (t: string) => err.push(t) }, input: Readable.from([]) });
-      return { code, out: out.join(''), err: err.join('') };
-    };
-    try {
-      const made = await run('new', '--workspace', ws, '--server', server.url, '--model', 'test-model');
-      expect(made.code).toBe(0);
-      expect(made.out).toContain(`on ${serverModelId(server.url, 'test-model')}`);
-      const store = new SqliteStore(path.join(home, 'keel.db'));
-      expect(store.getSession(1)?.model).toBe(serverModelId(server.url, 'test-model'));
-      store.close();
-      const unknown = await run('new', '--workspace', ws, '--server', server.url, '--model', 'nope');
-      expect(unknown.code).toBe(1);
-      expect(unknown.err).toContain(`keel: The server at ${server.url} does not serve a model "nope". It serves: test-model.`);
-      const nobody = `http://127.0.0.1:${await freePort()}`;
-      const refused = await run('new', '--workspace', ws, '--server', nobody, '--model', 'x');
-      expect(refused.err).toContain(`keel: Nothing is listening at ${nobody}`);
-    } finally {
-      if (saved === undefined) delete process.env.KEEL_HOME;
-      else process.env.KEEL_HOME = saved;
-    }
+    const made = await cliTyped([], 'new', '--workspace', ws, '--server', server.url, '--model', 'test-model');
+    expect(made.code).toBe(0);
+    expect(made.out).toContain(`on ${serverModelId(server.url, 'test-model')}`);
+    const store = new SqliteStore(path.join(home, 'keel.db'));
+    expect(store.getSession(1)?.model).toBe(serverModelId(server.url, 'test-model'));
+    store.close();
+    const unknown = await cliTyped([], 'new', '--workspace', ws, '--server', server.url, '--model', 'nope');
+    expect(unknown.code).toBe(1);
+    expect(unknown.err).toContain(`keel: The server at ${server.url} does not serve a model "nope". It serves: test-model.`);
+    const nobody = `http://127.0.0.1:${await freePort()}`;
+    const refused = await cliTyped([], 'new', '--workspace', ws, '--server', nobody, '--model', 'x');
+    expect(refused.err).toContain(`keel: Nothing is listening at ${nobody}`);
   }, 60_000);
 
   describe('faults', () => {

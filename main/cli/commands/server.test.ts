@@ -1,28 +1,25 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { tempKeelHome } from '../../../test/cliRun.js';
 import { serverKey } from './server.js';
 
 describe('the command line\'s server key', () => {
-  let tmp: string;
-  const saved = { home: process.env.KEEL_HOME, key: process.env.KEEL_SERVER_KEY };
-  beforeEach(() => {
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'keel-key-'));
-    process.env.KEEL_HOME = tmp;
+  let home: string;
+  const savedKey = process.env.KEEL_SERVER_KEY;
+  beforeEach((ctx) => {
+    home = path.join(tempKeelHome(ctx, 'keel-key-'), 'home');
+    fs.mkdirSync(home);
     delete process.env.KEEL_SERVER_KEY;
   });
   afterEach(() => {
-    for (const [k, v] of [['KEEL_HOME', saved.home], ['KEEL_SERVER_KEY', saved.key]] as const) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-    fs.rmSync(tmp, { recursive: true, force: true });
+    if (savedKey === undefined) delete process.env.KEEL_SERVER_KEY;
+    else process.env.KEEL_SERVER_KEY = savedKey;
   });
 
   it('comes from KEEL_SERVER_KEY, else a 0600 file; a file others can read is refused', () => {
     expect(serverKey()).toBeUndefined();
-    const file = path.join(tmp, 'server-key');
+    const file = path.join(home, 'server-key');
     fs.writeFileSync(file, 'sk-file\n', { mode: 0o644 });
     fs.chmodSync(file, 0o644);
     expect(() => serverKey()).toThrow(/can be read by others \(mode 644\): run `chmod 600/);
@@ -31,6 +28,6 @@ describe('the command line\'s server key', () => {
     process.env.KEEL_SERVER_KEY = 'sk-env';
     expect(serverKey()).toBe('sk-env');
     expect(serverKey(file)).toBe('sk-file');
-    expect(() => serverKey(path.join(tmp, 'none'))).toThrow(/does not exist/);
+    expect(() => serverKey(path.join(home, 'none'))).toThrow(/does not exist/);
   });
 });
