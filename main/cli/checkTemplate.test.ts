@@ -75,6 +75,17 @@ describe('keel check-template and check-model', { timeout: 240_000 }, () => {
     expect(report).toMatchObject({ wrapper: 'TemplateToolsWrapper', callFormat: prefix, calls: { written: 4, parsed: 4, run: 4 }, error: null, supported: true });
   });
 
+  // Muse Glimmer (llama.cpp's muse-glimmer.jinja): recipient messages, reasoning to=self, calls as ATEM blocks of
+  // one parameter per argument (node-llama-cpp's Muse wrapper wrote one `params` of JSON, and ended words before a
+  // call with the turn's end, where a model stops: two of the four calls were lost).
+  it('reads Muse Glimmer calls as its template writes them, its words before a call ending the message, not the turn', async () => {
+    const r = await cli('check-template', path.join(ARCHITECTURE_TEMPLATES, 'muse-glimmer.jinja'), '--json');
+    expect(JSON.parse(r.out)).toMatchObject({
+      wrapper: 'MuseAtemWrapper', callFormat: ' to=', reasoning: true, calls: { written: 4, parsed: 4, run: 4 }, prefixStable: true, error: null, supported: true,
+    });
+    expect(r.code).toBe(0);
+  });
+
   it('runs Functionary v3.2 on its own template, its calls read after the `>>>` its generation prompt ends in', async () => {
     const r = await cli('check-template', path.join(TEMPLATES_DIR, 'functionary-v3.2.jinja'), '--name', 'Functionary Medium v3.2', '--size-label', '70B', '--json');
     expect(JSON.parse(r.out)).toMatchObject({ wrapper: 'TemplateToolsWrapper', callFormat: '>>>', calls: { written: 4, parsed: 4, run: 4 }, unexplained: 0, error: null, supported: true });

@@ -1,17 +1,19 @@
 import { HarmonyChatWrapper, LlamaText, SpecialTokensText, type ChatWrapper } from 'node-llama-cpp';
 import { generationOpensThought } from './generationPrompt.js';
 import { harmonyFormat } from './harmony.js';
+import { MuseAtemWrapper, museFormat } from './muse.js';
 import type { ReplyFormat } from './replyFormat.js';
 import { TemplateToolsWrapper } from './templateTools.js';
 import { thoughtMarkers } from './thoughts.js';
 import { plainFormat, type CallSyntax } from './toolCalls.js';
 
 /**
- * The reply format of a wrapper: gpt-oss's Harmony channels, else words then calls in its syntax,
+ * The reply format of a wrapper: gpt-oss's Harmony channels, Muse Glimmer's recipient messages, else words then calls in its syntax,
  * with the template's answer marker taken off and reasoning its generation prompt opens read as reasoning.
  */
 export function replyFormat(wrapper: ChatWrapper, syntax: CallSyntax): ReplyFormat {
   if (wrapper instanceof HarmonyChatWrapper) return harmonyFormat;
+  if (wrapper instanceof MuseAtemWrapper) return museFormat;
   const answer = wrapper instanceof TemplateToolsWrapper ? wrapper.answer.prefix : '';
   // The marker the generation prompt ends in (Functionary's `>>>`): the reply is read as if it began
   // with it, so `all\n…` is words and `read\n{…}` a call, each as the template writes its messages.

@@ -1,10 +1,11 @@
 import {
-  ChatWrapper, JinjaTemplateChatWrapper, LlamaText, resolveChatWrapper, specializedChatWrapperTypeNames, type ChatHistoryItem,
+  ChatWrapper, JinjaTemplateChatWrapper, LlamaText, MuseChatWrapper, resolveChatWrapper, specializedChatWrapperTypeNames, type ChatHistoryItem,
   type ChatModelFunctions, type LlamaModel,
 } from 'node-llama-cpp';
 import { Template } from '@huggingface/jinja';
 import { withTemplateGenerationPrompt } from './generationPrompt.js';
 import { describeFailure, renderFailure, specialTokenTexts, standardContext } from './templateContext.js';
+import { MuseAtemWrapper } from './muse.js';
 import { templateToolsWrapper } from './templateTools.js';
 import { callSyntax, formatCall } from './toolCalls.js';
 
@@ -33,7 +34,8 @@ export function sessionWrapper(model: LlamaModel, promptDate: string): ChatWrapp
     ...specialTokenTexts(model), date_string: formatDate(fixed, '%d %b %Y'), datetime: formatDate(fixed, '%b %d %Y'),
   };
   const chosen = chosenWrapper(model, fixed, fixedTemplate, parameters);
-  let wrapper = chosen.wrapper;
+  // node-llama-cpp's Muse wrapper writes a call's arguments as no Muse template does (muse.ts).
+  let wrapper = chosen.wrapper instanceof MuseChatWrapper ? MuseAtemWrapper.from(chosen.wrapper) : chosen.wrapper;
   if (fixedTemplate && !chosen.problem) wrapper = withTemplateGenerationPrompt(wrapper, fixedTemplate, parameters, model);
   const problem = chosen.problem
     ?? (fixedTemplate ? renderProblem(wrapper, fixedTemplate, parameters) ?? callsProblem(wrapper, fixedTemplate, parameters) : undefined);

@@ -37,9 +37,11 @@ export function nativeReplies(model: LlamaModel, wrapper: ChatWrapper, functions
     if (!r.call) return written;
     const resultAt = written.indexOf(CUT);
     if (resultAt < 0) return undefined;
-    // The call's name is the last one before its arguments (a command may name it too: `bash x.sh`).
-    const argsAt = written.lastIndexOf(pythonJson(r.call.args), resultAt);
-    const named = written.lastIndexOf(r.call.name, argsAt < 0 ? resultAt : argsAt);
+    // The call's name is the last one before its arguments (a command may name it too: `bash x.sh`),
+    // or before its end (a result that names its tool, as Muse's does, comes after).
+    const callEnd = syntax.suffix === '' ? resultAt : written.lastIndexOf(syntax.suffix, resultAt);
+    const argsAt = written.lastIndexOf(pythonJson(r.call.args), callEnd);
+    const named = written.lastIndexOf(r.call.name, argsAt < 0 ? callEnd : argsAt);
     // The params prefix after the call's name (Functionary's is `\n`, which the result's turn holds too).
     const params = named < 0 ? -1 : written.indexOf(syntax.paramsPrefix, named + r.call.name.length);
     if (params < 0) return undefined;
