@@ -4,7 +4,7 @@ import { architectureModel } from './testModel/architectureModels.js';
 import { NEXT_MESSAGE } from '../core/session/loop.js';
 import type { RequestRow } from '../core/session/types.js';
 import { describePrice } from '../core/price/price.js';
-import { prefillSeconds, prefillSpeed } from '../core/price/prefillSpeed.js';
+import { prefillCost, prefillSeconds, prefillSpeed } from '../core/price/prefillSpeed.js';
 
 let f: EngineFixture | undefined;
 afterEach(async () => {
@@ -66,11 +66,15 @@ describe('prefill speed learnt from the session', () => {
 
   it('fits a fixed cost, a cost per token and attention over what each token follows', () => {
     const speed = prefillSpeed([...sizes.map(([n, s]) => row(n, s, cost(n, s))), row(0, 100, 3)])!;
-    expect(speed.fixedMs).toBeCloseTo(10, 3);
-    expect(speed.perTokenMs).toBeCloseTo(0.5, 5);
-    expect(speed.perDepthMs).toBeCloseTo(0.0001, 8);
-    // No request dropped anything: the term is left out, not guessed.
-    expect(speed.perDroppedMs).toBe(0);
+    // Exact measures: the same fit near every size.
+    for (const near of [8, 3000]) {
+      const c = prefillCost(speed, near);
+      expect(c.fixedMs).toBeCloseTo(10, 3);
+      expect(c.perTokenMs).toBeCloseTo(0.5, 5);
+      expect(c.perDepthMs).toBeCloseTo(0.0001, 8);
+      // No request dropped anything: the term is left out, not guessed.
+      expect(c.perDroppedMs).toBe(0);
+    }
     expect(prefillSeconds(speed, 3000, 12000)).toBeCloseTo(cost(3000, 12000) / 1000, 5);
     expect(prefillSeconds(speed, 0, 500)).toBe(0);
   });
@@ -78,7 +82,7 @@ describe('prefill speed learnt from the session', () => {
   it('learns what dropping cached cells costs once requests have dropped some', () => {
     const rows = [...sizes.map(([n, s]) => row(n, s, cost(n, s))), row(30, 6000, cost(30, 6000, 1800), 1800), row(1400, 4000, cost(1400, 4000, 6000), 6000)];
     const speed = prefillSpeed(rows)!;
-    expect(speed.perDroppedMs).toBeCloseTo(0.2, 5);
+    expect(prefillCost(speed, 31).perDroppedMs).toBeCloseTo(0.2, 5);
     expect(prefillSeconds(speed, 31, 5600, 1800)).toBeCloseTo(cost(31, 5600, 1800) / 1000, 5);
   });
 
@@ -86,12 +90,14 @@ describe('prefill speed learnt from the session', () => {
     expect(prefillSpeed([])).toBeUndefined();
     // Larger requests that took less time: no term may be negative, so the fit keeps the fixed cost alone,
     // the one closest to both relatively: (1/300 + 1/100) / (1/300² + 1/100²) = 120 ms.
+    // Two requests are fewer than a fit near one size draws on: they weigh alike.
     const speed = prefillSpeed([row(100, 0, 300), row(1000, 0, 100)])!;
-    expect(speed).toMatchObject({ fixedMs: 120, perTokenMs: 0, perDepthMs: 0, perDroppedMs: 0 });
+    expect(prefillCost(speed, 100)).toMatchObject({ fixedMs: 120, perTokenMs: 0, perDepthMs: 0, perDroppedMs: 0 });
     // One request: its time.
     const one = prefillSpeed([row(40, 0, 75)])!;
-    expect(one.fixedMs).toBeCloseTo(75, 9);
-    expect(one).toMatchObject({ perTokenMs: 0, perDepthMs: 0, perDroppedMs: 0, requests: 1 });
+    expect(one.requests).toBe(1);
+    expect(prefillCost(one, 40).fixedMs).toBeCloseTo(75, 9);
+    expect(prefillCost(one, 40)).toMatchObject({ perTokenMs: 0, perDepthMs: 0, perDroppedMs: 0 });
   });
 
   it('prices a small read as the small reads went, whatever the large ones measured (errors relative to each)', () => {
@@ -102,11 +108,23 @@ describe('prefill speed learnt from the session', () => {
     expect(ratio).toBeLessThan(1.1);
   });
 
+  it('prices a small read from the reads of about its size, where a token costs more in a narrow batch', () => {
+    // 8 ms a token up to 40 tokens, 4 ms beyond (a wider batch runs faster kernels), 10 ms a request: no one line fits both.
+    const t = (n: number) => 10 + (n <= 40 ? 8 * n : 160 + 4 * (n - 40));
+    const sizesRead = [12, 16, 20, 24, 28, 32, 36, 40, 18, 22, 26, 30, 80, 120, 160, 240, 320, 400, 480, 600, 700, 800, 900, 1000];
+    const speed = prefillSpeed(sizesRead.map((n) => row(n, 0, t(n))))!;
+    for (const n of [8, 500]) {
+      const ratio = prefillSeconds(speed, n, 0) * 1000 / t(n);
+      expect(ratio, `${n} tokens`).toBeGreaterThan(0.9);
+      expect(ratio, `${n} tokens`).toBeLessThan(1.1);
+    }
+  });
+
   it('does not price dropped cells from one break: the term must predict a request it was not drawn from', () => {
     // The one break, an 8-token read after dropping 1500 cells, measured twice its cost (noise, not the drop).
     const rows = [...sizes.map(([n, s]) => row(n, s, cost(n, s))), row(30, 7000, cost(30, 7000)), row(8, 6000, 2 * cost(8, 6000), 1500)];
     const speed = prefillSpeed(rows)!;
-    expect(speed.perDroppedMs).toBe(0);
+    expect(prefillCost(speed, 31).perDroppedMs).toBe(0);
     const ratio = prefillSeconds(speed, 31, 5600, 3000) * 1000 / cost(31, 5600);
     expect(ratio).toBeGreaterThan(0.8);
     expect(ratio).toBeLessThan(1.25);

@@ -6,69 +6,100 @@ export type MeasuredRequest = Pick<RequestUsage, 'newTokens' | 'reusedTokens' | 
 /**
  * How long this engine takes to read a prompt's new tokens, learnt from the session's own requests
  * (each records how many tokens it read, after how many it kept, what it dropped of the cache, and
- * its prefill time). Reading n tokens after s, having dropped e cached ones, costs a request's fixed
- * part, a part per token, attention over what each token follows (n·(s + n/2)) and the cells dropped:
- * `ms = fixedMs + perTokenMs·n + perDepthMs·n·(s + n/2) + perDroppedMs·e`, by least squares through
- * the latest requests, each coefficient at least zero.
- *
- * The errors are relative to each request's own time: a price is read as "about S seconds", so a
- * small read 50 % off matters as much as a large one (plain least squares lets the few largest
- * requests decide). Which terms the fit keeps is chosen by how well it predicts each request from
- * the others (leave one out), not by how closely it passes through all of them: a term that only a
- * request or two can tell (the cost of dropped cells, after one break) would fit their noise
- * exactly and price the next break on it. Where no set of terms can be checked so (a single
- * request), the fixed part alone is its time.
+ * its prefill time): the latest requests, as the machine is now.
  */
 export interface PrefillSpeed {
-  fixedMs: number;
-  perTokenMs: number;
-  perDepthMs: number;
-  perDroppedMs: number;
+  points: readonly Point[];
   /** How many requests it was learnt from. */
   requests: number;
 }
 
+/** What reading costs near one size: `ms = fixedMs + perTokenMs·n + perDepthMs·n·(s + n/2) + perDroppedMs·e`. */
+export interface PrefillCost {
+  fixedMs: number;
+  perTokenMs: number;
+  perDepthMs: number;
+  perDroppedMs: number;
+}
+
+interface Point { n: number; x: number[]; ms: number }
+
 /** Requests the fit is drawn through: the latest, as the machine is now. */
 const LATEST = 24;
+/** How many requests (in effect) a fit near one size draws on: the closest in size weigh most, as many as it takes. */
+const NEAR = 8;
 
 const TERMS = 4;
 const features = (n: number, s: number, e: number) => [1, n, n * (s + n / 2), e];
 
 export function prefillSpeed(rows: readonly MeasuredRequest[]): PrefillSpeed | undefined {
   const points = rows.filter((r) => r.newTokens > 0 && r.prefillMs > 0).slice(-LATEST)
-    .map((r) => ({ x: features(r.newTokens, r.reusedTokens, Math.max(0, r.cachedBefore - r.reusedTokens)), ms: r.prefillMs }));
-  if (points.length === 0) return undefined;
-  let best: { c: number[]; error: number } = { c: fitted(points, [0])!, error: Infinity };
+    .map((r) => ({ n: r.newTokens, x: features(r.newTokens, r.reusedTokens, Math.max(0, r.cachedBefore - r.reusedTokens)), ms: r.prefillMs }));
+  return points.length === 0 ? undefined : { points, requests: points.length };
+}
+
+/**
+ * The cost of reading about `tokens` new tokens: reading n tokens after s kept ones, having dropped
+ * e cached ones, costs a request's fixed part, a part per token, attention over what each token
+ * follows (n·(s + n/2)) and the cells dropped, by least squares through the requests, each
+ * coefficient at least zero.
+ *
+ * - The errors are relative to each request's own time: a price is read as "about S seconds", so a
+ *   small read 50 % off matters as much as a large one (plain least squares lets the few largest
+ *   requests decide).
+ * - The requests closest in size weigh most (a Gaussian in log n, as wide as it takes for NEAR of
+ *   them to count; all alike where there are fewer): a batch of 20 tokens costs more per token than
+ *   one of 300 (matrix kernels are less efficient on narrow batches), which no one line through all
+ *   sizes prices well at both ends.
+ * - Which terms are kept is chosen by how well the fit predicts each request from the others (leave
+ *   one out), not by how closely it passes through all of them: a term that only a request or two
+ *   can tell (the cost of dropped cells, after one break) would fit their noise exactly and price
+ *   the next break on it. Where no set of terms can be checked so (one request), the fixed part alone is its time.
+ */
+export function prefillCost(speed: PrefillSpeed, tokens: number): PrefillCost {
+  const { points } = speed;
+  const w = weightsNear(points, tokens);
+  let best: { c: number[]; error: number } = { c: fitted(points, w, [0])!, error: Infinity };
   // Every non-empty subset of the terms (bit k: term k).
   for (let mask = 1; mask < 1 << TERMS; mask++) {
     const terms = [...Array(TERMS).keys()].filter((k) => mask & (1 << k));
-    const c = fitted(points, terms);
-    const error = c && heldOutError(points, terms);
+    const c = fitted(points, w, terms);
+    const error = c && heldOutError(points, w, terms);
     if (c && error !== undefined && error < best.error) best = { c, error };
   }
   const [fixedMs, perTokenMs, perDepthMs, perDroppedMs] = best.c;
-  return { fixedMs, perTokenMs, perDepthMs, perDroppedMs, requests: points.length };
+  return { fixedMs, perTokenMs, perDepthMs, perDroppedMs };
 }
 
-interface Point { x: number[]; ms: number }
+/** Each point's weight for a read of `tokens`: the narrowest Gaussian in log size over which NEAR points count, else all alike. */
+function weightsNear(points: readonly Point[], tokens: number): number[] {
+  const distance = points.map((p) => Math.log(p.n / tokens));
+  for (let width = 0.25; width < 64; width *= 1.25) {
+    const w = distance.map((d) => Math.exp(-(d * d) / (2 * width * width)));
+    const sum = w.reduce((a, b) => a + b, 0);
+    if (sum * sum >= NEAR * w.reduce((a, b) => a + b * b, 0)) return w;
+  }
+  return points.map(() => 1);
+}
 
-/** The coefficients (all terms, those left out 0) closest to the points relatively; undefined where they cannot tell them, or one is below 0. */
-function fitted(points: readonly Point[], terms: readonly number[]): number[] | undefined {
-  // Each request's equation divided by its time: the squares summed are of relative errors.
-  const solved = leastSquares(points.map((p) => terms.map((k) => p.x[k] / p.ms)), points.map(() => 1));
+/** The coefficients (all terms, those left out 0) closest to the points relatively, by weight; undefined where they cannot tell them, or one is below 0. */
+function fitted(points: readonly Point[], w: readonly number[], terms: readonly number[]): number[] | undefined {
+  // Each request's equation divided by its time and scaled by √weight: the squares summed are of weighted relative errors.
+  const solved = leastSquares(points.map((p, i) => terms.map((k) => (p.x[k] / p.ms) * Math.sqrt(w[i]))), w.map(Math.sqrt));
   if (!solved || solved.some((c) => c < 0)) return undefined;
   const c = Array<number>(TERMS).fill(0);
   terms.forEach((k, i) => { c[k] = solved[i]; });
   return c;
 }
 
-/** The squared relative errors of predicting each point from the others alone; undefined where some cannot be. */
-function heldOutError(points: readonly Point[], terms: readonly number[]): number | undefined {
+/** The weighted squared relative errors of predicting each point from the others alone; undefined where some cannot be. */
+function heldOutError(points: readonly Point[], w: readonly number[], terms: readonly number[]): number | undefined {
   let error = 0;
   for (let i = 0; i < points.length; i++) {
-    const c = fitted(points.filter((_, j) => j !== i), terms);
+    const others = (_: unknown, j: number) => j !== i;
+    const c = fitted(points.filter(others), w.filter(others), terms);
     if (!c) return undefined;
-    error += (1 - dot(c, points[i].x) / points[i].ms) ** 2;
+    error += w[i] * (1 - dot(c, points[i].x) / points[i].ms) ** 2;
   }
   return error;
 }
@@ -76,7 +107,8 @@ function heldOutError(points: readonly Point[], terms: readonly number[]): numbe
 /** Seconds to read `tokens` new tokens after `start` kept ones, having dropped `dropped` cached ones, at this speed. */
 export function prefillSeconds(speed: PrefillSpeed, tokens: number, start: number, dropped = 0): number {
   if (tokens === 0) return 0;
-  return dot([speed.fixedMs, speed.perTokenMs, speed.perDepthMs, speed.perDroppedMs], features(tokens, start, dropped)) / 1000;
+  const c = prefillCost(speed, tokens);
+  return dot([c.fixedMs, c.perTokenMs, c.perDepthMs, c.perDroppedMs], features(tokens, start, dropped)) / 1000;
 }
 
 function dot(a: number[], b: number[]): number {
