@@ -63,6 +63,9 @@ describe("Muse Glimmer's recipient messages", () => {
     expect(read.calls.map((c) => [c.name, c.args])).toEqual([['edit', {}]]);
     expect(museFormat.wordsSettled(before)).toBe(true);
     expect(museFormat.wordsSettled(answer)).toBe(false);
+    // While a header is written, nothing is settled: ` to=us` may become ` to=user`.
+    expect(museFormat.wordsSettled(' to=self<|message|>Hmm.<|eom|><|start|>assistant to=us')).toBe(false);
+    expect(museFormat.visible(' to=user<|message|>Hel', false)).toBe('Hel');
   });
 
   it('waits for a call being written, and names one that is not an ATEM block', () => {

@@ -38,6 +38,7 @@ const SPECIAL = /(<\|(?:start|message|eom|eot)\|>|<\/?atem:(?:function_calls|inv
 interface MuseMessage {
   /** Where the message starts in the reply's text: its recipient, after the `<|start|>assistant` that opens it. */
   at: number;
+  /** Once its header is written: `read` in ` to=read<|message|>`. */
   recipient?: string;
   /** The message to the end of its body (its end token left out); undefined while the header is written. */
   raw: string;
@@ -53,10 +54,11 @@ export function museMessages(text: string): MuseMessage[] {
     const stop = next < 0 ? text.length : next;
     const piece = text.slice(at, stop);
     const bodyAt = piece.indexOf(MESSAGE);
-    const recipient = /^ to=([^\s<]+)/.exec(piece)?.[1];
     if (bodyAt < 0) {
-      messages.push({ at, recipient, raw: piece, ended: false });
+      // The header is still being written: not yet a call, nor words.
+      messages.push({ at, raw: piece, ended: false });
     } else {
+      const recipient = /^ to=([^\s<]+)/.exec(piece)?.[1];
       const body = piece.slice(bodyAt + MESSAGE.length);
       const end = Math.min(...ENDS.map((e) => body.indexOf(e)).filter((i) => i >= 0));
       const cut = Number.isFinite(end) ? end : body.length;
