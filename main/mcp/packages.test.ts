@@ -96,7 +96,9 @@ describe('a server from npx -y, fetched once', { timeout: 240_000 }, () => {
       nope: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-keel-does-not-exist-4b2'] },
       py: { command: 'uvx', args: ['mcp-server-time'] },
     });
-    const h = new McpHub({ root: fs.realpathSync(ws), dataFolder: home, configFile: path.join(home, 'mcp.json'), env: { ...process.env, PATH: path.dirname(process.execPath) } });
+    // This machine's PATH without uv: npm is where it is (beside node, or not, as with a Node from the npm registry).
+    const withoutUv = (process.env.PATH ?? '').split(path.delimiter).filter((dir) => !['uv', 'uvx'].some((tool) => fs.existsSync(path.join(dir, tool))));
+    const h = new McpHub({ root: fs.realpathSync(ws), dataFolder: home, configFile: path.join(home, 'mcp.json'), env: { ...process.env, PATH: withoutUv.join(path.delimiter) } });
     try {
       await h.start();
       const byName = Object.fromEntries(h.view().servers.map((s) => [s.name, s]));
