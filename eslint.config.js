@@ -22,8 +22,7 @@ const MAIN_TESTS = ['main', 'test'];
  * and main/layers.test.ts fail until it has one). A file belongs to the row with the longest key its
  * repo-relative path, less its extension and `.test`, is under. What a row may import:
  *   may:      folders ('F/*': only the files directly in F) or extension-less files (values and types);
- *             its own folder always. Relative
- *             imports are resolved against the importing file first.
+ *             its own folder always. Relative imports are resolved against the importing file first.
  *   not:      exceptions to `may` and its own folder (a host left out of 'main', core's folders for the files directly in it).
  *   types:    folders and packages only `import type` (or `import('…').T`) may reach.
  *   packages: the npm packages it may import (with their subpaths; one ending in '/' is a scope).

@@ -13,10 +13,13 @@ meets='
   const [major, minor] = process.versions.node.split(".").map(Number);
   process.exit(major > +wanted[1] || (major === +wanted[1] && minor >= +wanted[2]) ? 0 : 1);
 '
-if node -e "$meets"; then
+status=0
+node -e "$meets" || status=$?
+if [ "$status" = 0 ]; then
   dirname "$(command -v node)"
   exit 0
 fi
+[ "$status" = 1 ] || exit "$status"
 case "$(uname -m)" in
   x86_64) arch=x64 ;;
   aarch64 | arm64) arch=arm64 ;;

@@ -59,15 +59,15 @@ export function prefillSpeed(rows: readonly MeasuredRequest[]): PrefillSpeed | u
 export function prefillCost(speed: PrefillSpeed, tokens: number): PrefillCost {
   const { points } = speed;
   const w = weightsNear(points, tokens);
-  let best: { c: number[]; error: number } = { c: fitted(points, w, [0])!, error: Infinity };
+  let best: { c: number[]; error: number } | undefined;
   // Every non-empty subset of the terms (bit k: term k).
   for (let mask = 1; mask < 1 << TERMS; mask++) {
     const terms = [...Array(TERMS).keys()].filter((k) => mask & (1 << k));
     const c = fitted(points, w, terms);
     const error = c && heldOutError(points, w, terms);
-    if (c && error !== undefined && error < best.error) best = { c, error };
+    if (c && error !== undefined && (!best || error < best.error)) best = { c, error };
   }
-  const [fixedMs, perTokenMs, perDepthMs, perDroppedMs] = best.c;
+  const [fixedMs, perTokenMs, perDepthMs, perDroppedMs] = best?.c ?? fitted(points, w, [0])!;
   return { fixedMs, perTokenMs, perDepthMs, perDroppedMs };
 }
 
