@@ -46,8 +46,14 @@ export const CORE_BELOW = {
   context: ['engine', 'hygiene'],
   prompts: ['tools'],
   price: ['engine'],
-  // The session wires them all; nothing in the core imports it.
-  session: ['workspace', 'engine', 'checkpoints', 'trust', 'hygiene', 'tools', 'permissions', 'hooks', 'context', 'prompts', 'price'],
+  // A session's state: its row, turns, kept prompt, messages and notes, file changes.
+  state: ['workspace', 'engine', 'checkpoints', 'trust', 'hygiene', 'tools', 'permissions', 'hooks', 'prompts'],
+  // The one call pipeline, then what changes the past, then the front that wires them.
+  calls: ['workspace', 'engine', 'hygiene', 'tools', 'permissions', 'hooks', 'state'],
+  history: ['checkpoints', 'hygiene', 'state', 'calls'],
+  session: ['workspace', 'hygiene', 'tools', 'hooks', 'state', 'calls', 'history'],
+  // The loop on top: request → reply → calls → next request, each request's cache use recorded.
+  turn: ['workspace', 'engine', 'checkpoints', 'hygiene', 'tools', 'hooks', 'context', 'prompts', 'price', 'state', 'calls', 'session'],
 };
 const CORE_WHY = 'main/core is plain Node (no Electron, no engine, no store, no adapters), testable anywhere; its tests may open the real store (main/db/store), use test/ and any of the core';
 const coreRows = Object.fromEntries(Object.entries(CORE_BELOW).map(([folder, below]) => [`main/core/${folder}`, {

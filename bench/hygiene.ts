@@ -20,7 +20,7 @@ import { formatId } from '../main/core/hygiene/ids.js';
 import type { Inserted, TableEntry } from '../main/core/hygiene/types.js';
 import { DEFAULT_PROMPTS_DIR } from '../main/core/prompts/buildSystemPrompt.js';
 import { Session } from '../main/core/session/session.js';
-import type { ReplyCall, ResultRow } from '../main/core/session/types.js';
+import type { ReplyCall, ResultRow } from '../main/core/state/types.js';
 import { ToolRegistry } from '../main/core/tools/registry.js';
 import { requireSandbox } from '../main/app/sessionDeps.js';
 import { appDeps } from './appDeps.js';
@@ -146,7 +146,7 @@ async function main(): Promise<void> {
       tools.last = undefined;
       tools.runNs = 0;
       t0 = nowNs();
-      const ins = await session.callTool(step.tool, step.args);
+      const ins = await session.calls.run(step.tool, step.args);
       const callNs = nowNs() - t0;
       calls.push({ name: step.tool, args: step.args, number: ins.number, raw: '' });
       const raw: RawOutput = tools.last ?? { kind: 'error', message: ins.body };

@@ -103,7 +103,7 @@ async function buildSession(dataFolder: string, root: string, model: string, syn
       const calls = Math.min(rng.int(1, 20), RESULTS - results);
       for (let i = 0; i < calls; i++) {
         const { name, args } = nextCall(rng, ws);
-        const inserted = await session.callTool(name, args);
+        const inserted = await session.calls.run(name, args);
         const text = i === 0 ? `I will start with ${name}.` : rng.chance(0.2) ? `Next, ${name}.` : '';
         session.recordReply(text, [{ name, args, number: inserted.number, raw: formatCall(syntax, name, args) }]);
         byTool[name] = (byTool[name] ?? 0) + 1;

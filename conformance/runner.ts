@@ -4,7 +4,7 @@ import path from 'node:path';
 import { SqliteStore } from '../main/db/store.js';
 import { DEFAULT_PROMPTS_DIR } from '../main/core/prompts/buildSystemPrompt.js';
 import { Session, SessionError } from '../main/core/session/session.js';
-import { MODES, type Mode, type ReplyCall } from '../main/core/session/types.js';
+import { MODES, type Mode, type ReplyCall } from '../main/core/state/types.js';
 import { ToolRegistry } from '../main/core/tools/registry.js';
 import { createSandboxRunner } from '../main/sandbox/runner.js';
 import { checkpointsIn } from '../main/checkpoints/open.js';
@@ -97,7 +97,7 @@ async function runStep(run: Run, root: string, step: Step): Promise<string | und
   const session = run.session;
   if ('call' in step) {
     const args = withRoot(step.args ?? {}, root);
-    const inserted = await session.callTool(step.call, args);
+    const inserted = await session.calls.run(step.call, args);
     run.calls.push({ name: step.call, args, number: inserted.number, raw: '' });
     return compare(step, inserted.text, root);
   }
@@ -118,7 +118,7 @@ async function runStep(run: Run, root: string, step: Step): Promise<string | und
     return undefined;
   }
   if ('undo' in step) {
-    session.undo();
+    session.history.undo();
     return undefined;
   }
   if ('user' in step) {
@@ -131,7 +131,7 @@ async function runStep(run: Run, root: string, step: Step): Promise<string | und
     let text: string;
     storeReply(run);
     try {
-      text = session.compact(wordsOf(step.compact));
+      text = session.history.compact(wordsOf(step.compact));
     } catch (err) {
       if (!(err instanceof SessionError)) throw err;
       text = `Error: ${err.message.replace(/^./, (c) => c.toLowerCase())}`;
@@ -142,18 +142,18 @@ async function runStep(run: Run, root: string, step: Step): Promise<string | und
     // The person rewinds once the reply has stopped: a reply still being made ends first.
     storeReply(run);
     session.endReply();
-    const messages = session.history().filter((t) => t.words !== undefined);
+    const messages = session.turns().filter((t) => t.words !== undefined);
     const turn = messages[step.rewind - 1];
     if (!turn) return `there is no turn ${step.rewind}: the history lists ${messages.length} messages of the person`;
-    if (step.files === true) session.rewindWithFiles(turn.seq);
-    else session.rewindTo(turn.seq);
+    if (step.files === true) session.history.rewindWithFiles(turn.seq);
+    else session.history.rewindTo(turn.seq);
     return undefined;
   }
   if ('revert_file' in step) {
     // The person's Revert file in the app's Changes view, once the reply has stopped.
     storeReply(run);
     session.endReply();
-    session.revertFile(step.revert_file);
+    session.history.revertFile(step.revert_file);
     return undefined;
   }
   if ('fs_expect' in step) {

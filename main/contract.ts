@@ -11,7 +11,7 @@
  * from anywhere. The renderer mirrors what main pushes; it never computes hygiene or token counts.
  */
 import { APPROVAL_ANSWERS, type ApprovalAnswer } from './core/approvalAnswers.js';
-import { SESSION_KINDS, type RequestRow, type SessionKind } from './core/session/types.js';
+import { SESSION_KINDS, type RequestRow, type SessionKind } from './core/state/types.js';
 import { MODES, PLAN_STATUSES, type Mode, type PlanItem } from './core/types.js';
 import type { Choice, DoctorReport, LocalSettings, LocalSettingsText, LocalSetup, ModelPlan } from './llm/localSettings.js';
 import { optional, takes, type SignatureOf } from './contract/shape.js';

@@ -60,7 +60,7 @@ describe('the layer rule', () => {
       "import { Rng } from '../../../bench/prng.js';",
       "import { it } from 'vitest';",
     );
-    expect(await broken('main/core/session/probe.test.ts', source)).toEqual(['../../db/sessionFile.js', 'better-sqlite3', '../../../bench/prng.js']);
+    expect(await broken('main/core/turn/probe.test.ts', source)).toEqual(['../../db/sessionFile.js', 'better-sqlite3', '../../../bench/prng.js']);
   }, 60_000);
 
   it('keeps each adapter to the core and its own package', async () => {
@@ -148,10 +148,10 @@ describe('the layer rule', () => {
       // A test of the folder may reach all of the core.
       expect(await broken(`main/core/${folder}/probe.test.ts`, source), folder).toEqual([]);
     }
-    // The session is the top: every other folder, and the files directly in main/core, refuse it.
-    expect(Object.values(config.CORE_BELOW).filter((below) => below.includes('session'))).toEqual([]);
-    expect(await broken('main/core/probe.ts', probe("import './session/probe.js';", "import './tools/probe.js';", "import './hash.js';")))
-      .toEqual(['./session/probe.js', './tools/probe.js']);
+    // The loop is the top: every other folder, and the files directly in main/core, refuse it.
+    expect(Object.values(config.CORE_BELOW).filter((below) => below.includes('turn'))).toEqual([]);
+    expect(await broken('main/core/probe.ts', probe("import './turn/probe.js';", "import './tools/probe.js';", "import './hash.js';")))
+      .toEqual(['./turn/probe.js', './tools/probe.js']);
   }, 120_000);
 
   it('names each package of package.json in the table, and each adapter package in one row only', () => {

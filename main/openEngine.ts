@@ -10,7 +10,7 @@
 import type { EngineHost, EngineKind } from './core/engine/kind.js';
 import type { Engine } from './core/engine/types.js';
 import { DEFAULT_PROMPTS_DIR } from './core/prompts/buildSystemPrompt.js';
-import { AgentLoop, type LoopOptions } from './core/session/loop.js';
+import { AgentLoop, type LoopOptions } from './core/turn/loop.js';
 import { localEngine } from './llm/kind.js';
 import { serverEngine } from './remote/kind.js';
 

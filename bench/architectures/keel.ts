@@ -8,9 +8,9 @@
 import path from 'node:path';
 import type { LlamaContextSequence } from 'node-llama-cpp';
 import type { Engine } from '../../main/core/engine/types.js';
-import type { LoopEvent } from '../../main/core/session/loop.js';
+import type { LoopEvent } from '../../main/core/turn/loop.js';
 import { Session } from '../../main/core/session/session.js';
-import type { RequestRow } from '../../main/core/session/types.js';
+import type { RequestRow } from '../../main/core/state/types.js';
 import { SqliteStore } from '../../main/db/store.js';
 import { openAgent } from '../../main/openEngine.js';
 import { requireSandbox } from '../../main/app/sessionDeps.js';
@@ -81,7 +81,7 @@ export async function runKeel(
         if (step.kind === 'send') await play(step.turn, () => agent.send(step.turn.words));
         else if (step.kind === 'regenerate') await play(step.turn, () => agent.regenerate());
         else if (step.kind === 'undo') agent.undo();
-        else agent.rewindTo(agent.session.history()[step.index]!.seq);
+        else agent.rewindTo(agent.session.turns()[step.index]!.seq);
       }
       for (const m of missing) problems.push(m);
       return { requests, rows: agent.requests(), problems, elapsedMs: performance.now() - began };

@@ -74,7 +74,7 @@ async function main(): Promise<void> {
     } else {
       args = op.tool === 'read' ? { path: op.file } : {};
     }
-    const inserted = await session.callTool(op.tool, args);
+    const inserted = await session.calls.run(op.tool, args);
     if (missing.length > 0) throw new Error(missing.join('; '));
     last = inserted.number;
     const changed = wrote && inserted.kind === 'change' ? wrote : undefined;

@@ -4,7 +4,7 @@
  * crash must never do, and starts it again on the same database and workspace:
  *
  * - `PRAGMA integrity_check` is `ok` and no foreign key dangles;
- * - every result the child acknowledged (printed after callTool returned, so after its commit) is
+ * - every result the child acknowledged (printed after calls.run returned, so after its commit) is
  *   stored in full: body and inserted text non-empty and byte-equal to what the child was given;
  * - no turn is half-written: result numbers run 1..N in each session, every result belongs to a
  *   turn of its session, turn seqs run 1..M, only a session's last turn may be open, every earlier

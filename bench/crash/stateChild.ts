@@ -22,7 +22,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { sessionStateFile as stateFile } from '../../main/keelHome.js';
-import type { AgentLoop } from '../../main/core/session/loop.js';
+import type { AgentLoop } from '../../main/core/turn/loop.js';
 import { Session, type SessionDeps } from '../../main/core/session/session.js';
 import { ToolRegistry } from '../../main/core/tools/registry.js';
 import { SqliteStore } from '../../main/db/store.js';
@@ -53,7 +53,7 @@ function open(deps: SessionDeps, session: Session, model: LoadedModel, dir: stri
 
 /** Sends the session's next message with its scripted reply; the answer and its request. */
 async function sendNext(o: Open, missing: string[]) {
-  const n = o.agent.session.history().length + 1;
+  const n = o.agent.session.turns().length + 1;
   o.replies.push(stateReply(n));
   const answer = await o.agent.send(stateMessage(n));
   if (missing.length > 0) throw new Error(missing.join('; '));

@@ -6,8 +6,8 @@
  * request's measured prefill is set beside the prediction. The context view of that request is
  * checked on the way: its parts sum to the prompt tokens the engine reports.
  */
-import type { AgentLoop, PricedAction } from '../../main/core/session/loop.js';
-import { NEXT_MESSAGE } from '../../main/core/session/loop.js';
+import type { AgentLoop, PricedAction } from '../../main/core/turn/loop.js';
+import { NEXT_MESSAGE } from '../../main/core/turn/loop.js';
 import { openEngine } from '../../main/openEngine.js';
 import type { LoadedModel } from '../../main/llm/model.js';
 import type { Reply } from '../../main/llm/testModel/nativeReplies.js';
@@ -24,7 +24,7 @@ export interface PricedRun {
 export async function priceActions(
   agent: AgentLoop, model: LoadedModel, replies: string[], render: (r: Reply) => string, problems: string[],
 ): Promise<PricedRun[]> {
-  const seqs = () => agent.session.history().map((t) => t.seq);
+  const seqs = () => agent.session.turns().map((t) => t.seq);
   const runs: PricedRun[] = [];
   const take = async (label: string, action: PricedAction, act: () => Promise<unknown>) => {
     const price = await agent.priceOf(action);

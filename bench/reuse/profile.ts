@@ -7,7 +7,7 @@
  * hygiene, the reply reader between tokens.
  */
 import type { SessionDeps } from '../../main/core/session/session.js';
-import type { RequestRow } from '../../main/core/session/types.js';
+import type { RequestRow } from '../../main/core/state/types.js';
 import { ToolRegistry } from '../../main/core/tools/registry.js';
 import type { Tool } from '../../main/core/tools/types.js';
 import { fmt, secs } from './numbers.js';

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ChatModelFunctions } from 'node-llama-cpp';
 import { diffHunks } from '../../main/core/hygiene/diff.js';
-import { builtinSpecs } from '../../main/core/session/toolList.js';
+import { builtinSpecs } from '../../main/core/state/toolList.js';
 import { ToolRegistry } from '../../main/core/tools/registry.js';
 import { bashTool } from '../../main/core/tools/bash.js';
 import { editTool } from '../../main/core/tools/edit.js';

@@ -1,7 +1,7 @@
 import type { KeelEvent } from '../contract.js';
 import { loopConfig } from '../core/config.js';
 import { Session, type SessionDeps } from '../core/session/session.js';
-import type { AgentLoop, LoopEvent, Script } from '../core/session/loop.js';
+import type { AgentLoop, LoopEvent, Script } from '../core/turn/loop.js';
 import type { ExternalTools } from '../core/tools/external.js';
 import type { Engine } from '../core/engine/types.js';
 import type { LoadedModel } from '../llm/model.js';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { ChangedFile, ChangesView, PutBackFile, RewindPlanView } from '../contract.js';
-import { SessionError } from '../core/session/deps.js';
+import { SessionError } from '../core/state/deps.js';
 import type { Session } from '../core/session/session.js';
 
 /**
@@ -26,12 +26,12 @@ export function revertShownHunk(session: Session, rel: string, hunk: number, sho
     const why = !file ? 'the session\'s changes no longer include it' : now === undefined ? `it has ${file.hunks.length} hunk${file.hunks.length === 1 ? '' : 's'} now` : `hunk ${hunk + 1} reads otherwise now`;
     throw new SessionError(`${path.join(session.root, rel)} changed since its diff was shown (${why}); nothing was taken back. Look at its diff again.`);
   }
-  session.revertHunk(rel, hunk, since);
+  session.history.revertHunk(rel, hunk, since);
 }
 
 /** What a rewind to turn `seq` (by default the turn Undo takes back) with files would do. */
 export function rewindPlanView(session: Session, seq?: number): RewindPlanView {
-  const target = seq ?? session.undoTarget().seq;
+  const target = seq ?? session.history.lastDone().seq;
   const got = refusal(() => ({ plan: session.files.plan(target), changes: session.files.changes(target) }));
   if (typeof got === 'string') return { seq: target, canRewindFiles: false, unavailable: got, putBack: [], left: [], large: [] };
   const { plan, changes } = got;
@@ -49,7 +49,7 @@ function howPutBack(rel: string, changes: ChangedFile[]): PutBackFile['how'] {
 /** The turns a view can start from: those in the history now (not taken back) whose files were recorded. */
 function pickableTurns(session: Session): ChangesView['turns'] {
   const recorded = new Set(session.files.recordedTurns());
-  return session.history().filter((t) => t.status !== 'undone' && recorded.has(t.seq)).map((t) => ({ seq: t.seq, ...(t.words ? { words: t.words } : {}) }));
+  return session.turns().filter((t) => t.status !== 'undone' && recorded.has(t.seq)).map((t) => ({ seq: t.seq, ...(t.words ? { words: t.words } : {}) }));
 }
 
 /** The checkpoints' refusal (files not recorded) as its message; anything else is a real failure. */

@@ -99,7 +99,7 @@ describe('history control through the service', { timeout: 90_000 }, () => {
     const { id } = await service.createSession({ workspace: path.join(dir, 'ws'), kind: 'agent', mode: 'auto' });
     const other = Session.open({ store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, now: () => new Date() }, id);
     other.userMessage('cut off');
-    await other.callTool('read', { path: 'a.txt' });
+    await other.calls.run('read', { path: 'a.txt' });
     expect(store.listTurns(id).map((t) => t.status)).toEqual(['open']);
     // Its reply was never stored, so no request carries the result; recall still shows it.
     expect(await service.recall(id, '#1')).toMatchObject({ inRequest: false, lines: ['1: one', '2: two'] });

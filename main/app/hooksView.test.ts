@@ -106,7 +106,7 @@ describe('what a call\'s hooks did, on its result', () => {
     const made = [];
     const live = [];
     for (const [name, args] of calls) {
-      const result = await session.callTool(name, args);
+      const result = await session.calls.run(name, args);
       made.push({ name, args, number: result.number, raw: `<${name}>` });
       live.push(callView(result, name, args));
     }

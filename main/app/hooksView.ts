@@ -49,7 +49,7 @@ export function hookRunsView(stored: string | undefined): HookRunView[] | undefi
 /** A call's hook runs as its result shows them (from the value a call just handed on, or as stored). */
 export function runsView(runs: readonly HookRun[]): HookRunView[] {
   return runs.map((r) => ({
-    // A call's runs are its PreToolUse and PostToolUse hooks' only (Session.callTool).
+    // A call's runs are its PreToolUse and PostToolUse hooks' only (Session.calls.run).
     event: r.event as HookRunView['event'],
     command: r.command, file: r.file, exit: r.exit, stdout: r.stdout, stderr: r.stderr,
     ...(r.problem === undefined ? {} : { problem: r.problem }),

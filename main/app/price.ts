@@ -1,6 +1,6 @@
 import type { ActionToPrice, PriceView } from '../contract.js';
 import { asksFirst, describePrice, type BreakPrice } from '../core/price/price.js';
-import type { PricedAction } from '../core/session/loop.js';
+import type { PricedAction } from '../core/turn/loop.js';
 import type { Session } from '../core/session/session.js';
 
 /**
@@ -12,7 +12,7 @@ export function pricedAction(session: Session, asked: ActionToPrice): PricedActi
     if (asked.turn !== undefined) throw new Error(`A ${asked.kind} names no turn.`);
     return { kind: asked.kind };
   }
-  const turns = session.history();
+  const turns = session.turns();
   if (asked.turn === undefined) {
     if (asked.kind === 'delete') throw new Error('A delete names its turn.');
     const last = turns.at(-1)?.seq;

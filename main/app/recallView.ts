@@ -3,7 +3,7 @@ import { loopConfig } from '../core/config.js';
 import { elidedMark } from '../core/hygiene/cap.js';
 import { formatId, parseId } from '../core/hygiene/ids.js';
 import type { Session } from '../core/session/session.js';
-import type { SessionStore } from '../core/session/types.js';
+import type { SessionStore } from '../core/state/types.js';
 
 /** A stored result for the inspector: its metadata, whether the next request carries it, one page of its body. */
 export function recallView(session: Session, store: SessionStore, result: string, offset = 1, running = false): RecallView {
@@ -11,8 +11,8 @@ export function recallView(session: Session, store: SessionStore, result: string
   const row = number === undefined ? undefined : store.getResult(session.id, number);
   if (!row || number === undefined) throw new Error(`No stored result ${label} in session ${session.id}.`);
   const lines = row.body === '' ? [] : row.body.split('\n');
-  const turn = session.history().find((t) => t.id === row.turnId);
-  const last = session.history().at(-1);
+  const turn = session.turns().find((t) => t.id === row.turnId);
+  const last = session.turns().at(-1);
   const page = loopConfig.recallPage;
   const elided = elidedMark(row.inserted, row.body, formatId(number));
   return {

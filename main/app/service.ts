@@ -5,8 +5,8 @@ import { lockSession } from '../db/sessionLock.js';
 import type { ActionToPrice, ChangesView, FilesPutBack, PriceView, RewindPlanView } from '../contract.js';
 import { changesView, revertShownHunk, rewindPlanView } from './changes.js';
 import { Session, type SessionDeps } from '../core/session/session.js';
-import type { Script } from '../core/session/loop.js';
-import type { Mode, RequestRow, SessionKind } from '../core/session/types.js';
+import type { Script } from '../core/turn/loop.js';
+import type { Mode, RequestRow, SessionKind } from '../core/state/types.js';
 import type { CommandRunner } from '../core/tools/commandRunner.js';
 import type { SqliteStore } from '../db/store.js';
 import { connectServer, listModels } from '../remote/connect.js';
@@ -262,7 +262,7 @@ export class KeelService implements KeelApi {
   async revertFile(id: number, rel: string, since?: number): Promise<ChangesView> {
     this.pool.idle(id);
     const session = this.pool.session(id);
-    session.revertFile(rel, since);
+    session.history.revertFile(rel, since);
     return changesView(session, since);
   }
 

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { SessionRow, TurnRow } from '../core/session/types.js';
+import type { SessionRow, TurnRow } from '../core/state/types.js';
 
 /** The longest title made from a message, in characters (a word longer than that is cut). */
 export const TITLE_LENGTH = 48;

@@ -27,12 +27,12 @@ describe('a call as the transcript shows it', () => {
     const s = Session.create({ store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, now: () => new Date() }, { root: path.join(tmp, 'ws'), kind: 'agent', mode: 'auto' });
     const countTokens = async (text: string) => text.split(/\s+/).length;
     for (const command of ['seq 1 1000', 'echo short']) {
-      const result = await s.callTool('bash', { command }, { countTokens });
+      const result = await s.calls.run('bash', { command }, { countTokens });
       const live = callView(result, 'bash', { command });
       expect(live).toEqual(toolView(store.getResult(s.id, result.number), 'bash', { command }, result.number));
       expect(live.tokens).toBe(await countTokens(result.text));
     }
-    const capped = callView(await s.callTool('bash', { command: 'seq 1 500' }, { countTokens }), 'bash', {});
+    const capped = callView(await s.calls.run('bash', { command: 'seq 1 500' }, { countTokens }), 'bash', {});
     expect(capped.elided).toEqual({ line: 201, count: 200 });
     expect(capped.text.split('\n')[201]).toBe('[200 lines elided, full output #0003]');
   });

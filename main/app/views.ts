@@ -2,9 +2,9 @@ import type { AppState, NoteView, SessionSummary, SessionView, ToolView, TurnVie
 import { elidedMark } from '../core/hygiene/cap.js';
 import { formatId } from '../core/hygiene/ids.js';
 import { sha256 } from '../core/workspace/files.js';
-import { messageWithNotes } from '../core/session/notes.js';
+import { messageWithNotes } from '../core/state/notes.js';
 import type { CallResult, Session } from '../core/session/session.js';
-import type { ResultRow, SessionRow, SessionStore } from '../core/session/types.js';
+import type { ResultRow, SessionRow, SessionStore } from '../core/state/types.js';
 import type { SqliteStore } from '../db/store.js';
 import { sessionTitle } from './sessionTitle.js';
 import { describeSandbox, type CommandRunner } from '../core/tools/commandRunner.js';
@@ -25,7 +25,7 @@ export function sessionView(session: Session, store: SessionStore & Pick<SqliteS
   const row = store.getSession(session.id)!;
   const stopped = store.stoppedTurns(session.id);
   const results = new Map<number, ResultRow>(store.listResults(session.id).map((r) => [r.number, r]));
-  const turns: TurnView[] = session.history().map((turn) => ({
+  const turns: TurnView[] = session.turns().map((turn) => ({
     seq: turn.seq,
     status: turn.status,
     ...(stopped.has(turn.seq) ? { stopped: true } : {}),
@@ -38,7 +38,7 @@ export function sessionView(session: Session, store: SessionStore & Pick<SqliteS
   }));
   return {
     summary: summaryOf(row, store),
-    compacted: session.compactedHistory(),
+    compacted: session.history.compacted(),
     turns,
     plan: row.plan,
     planPending: row.planNotePending,

@@ -30,11 +30,11 @@ afterEach(() => {
 it('keel changes lists what the session changed with its diff (and as JSON); keel revert puts a file back, and delete removes the checkpoints', async () => {
   const s = Session.create(deps, { root, kind: 'agent', mode: 'auto' });
   s.userMessage('edit');
-  await s.callTool('edit', { path: 'a.ts', old_string: 'two', new_string: 'TWO' });
-  await s.callTool('write', { path: 'b.ts', content: 'new\n' });
+  await s.calls.run('edit', { path: 'a.ts', old_string: 'two', new_string: 'TWO' });
+  await s.calls.run('write', { path: 'b.ts', content: 'new\n' });
   s.endReply();
   s.userMessage('more');
-  await s.callTool('write', { path: 'c.ts', content: 'c\n' });
+  await s.calls.run('write', { path: 'c.ts', content: 'c\n' });
   s.endReply();
 
   const all = await cli('changes', String(s.id));

@@ -54,8 +54,8 @@ describe('history and plan commands in `keel chat`', { timeout: 120_000 }, () =>
     const store = new SqliteStore(databasePath());
     try {
       const s = Session.open({ store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, now: () => new Date() }, 1);
-      expect(s.history().map((t) => [t.seq, t.words])).toEqual([[4, 'Alpha edited'], [5, 'Delta message']]);
-      expect(s.history()[1].notes).toEqual([{ kind: 'plan', body: '1. [x] Write the tests' }]);
+      expect(s.turns().map((t) => [t.seq, t.words])).toEqual([[4, 'Alpha edited'], [5, 'Delta message']]);
+      expect(s.turns()[1].notes).toEqual([{ kind: 'plan', body: '1. [x] Write the tests' }]);
       expect(s.planNotePending).toBe(false);
       expect(store.listRequests(1).filter((q) => q.cause).map((q) => q.cause)).toEqual(['rewind']);
     } finally {
@@ -82,7 +82,7 @@ describe('history and plan commands in `keel chat`', { timeout: 120_000 }, () =>
     const store = new SqliteStore(databasePath());
     try {
       const s = Session.open({ store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, now: () => new Date() }, 1);
-      expect(s.history()).toEqual([]);
+      expect(s.turns()).toEqual([]);
     } finally {
       store.close();
     }

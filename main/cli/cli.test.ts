@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_PROMPTS_DIR } from '../core/prompts/buildSystemPrompt.js';
 import { Session, type SessionDeps } from '../core/session/session.js';
-import type { RequestRow } from '../core/session/types.js';
+import type { RequestRow } from '../core/state/types.js';
 import { ToolRegistry } from '../core/tools/registry.js';
 import { SqliteStore } from '../db/store.js';
 import { databasePath, keelHome, stateFile } from '../keelHome.js';
@@ -37,8 +37,8 @@ afterEach(() => {
 /** A session with one completed turn: a read of a.ts (#0001) and a list (#0002). */
 async function sessionWithResults(): Promise<Session> {
   const s = Session.create(deps, { root, kind: 'agent', mode: 'auto', title: 'Fix the parser', model: '/models/m.gguf' });
-  await s.callTool('read', { path: 'a.ts' });
-  await s.callTool('list', {});
+  await s.calls.run('read', { path: 'a.ts' });
+  await s.calls.run('list', {});
   s.endReply();
   return s;
 }
@@ -283,7 +283,7 @@ describe('keel doctor', { timeout: 60_000 }, () => {
 describe('the reply as shown', () => {
   it('streams text, shows each tool call with its result text exactly, then the cache figures', async () => {
     const s = await sessionWithResults();
-    const result = await s.callTool('read', { path: 'a.ts', limit: 1 });
+    const result = await s.calls.run('read', { path: 'a.ts', limit: 1 });
     const out = collector();
     const printer = new ReplyPrinter(out, out);
     printer.event({ type: 'text', delta: 'Let me ' });

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolConfig } from '../core/config.js';
-import { MODES, type Mode } from '../core/session/types.js';
+import { MODES, type Mode } from '../core/state/types.js';
 import { snapshotTree, type TreeEntry } from '../../test/outsideTree.js';
 import { EXEC_EXIT } from './commands/exec.js';
 import { runCli } from './index.js';

@@ -32,7 +32,7 @@ afterEach(() => {
 /** One model reply as the engine makes it: its calls run, then the reply is stored with them. */
 async function reply(s: Session, words: string, ...calls: [string, unknown][]): Promise<void> {
   const made = [];
-  for (const [name, args] of calls) made.push({ name, args, number: (await s.callTool(name, args)).number, raw: `<call ${name}>` });
+  for (const [name, args] of calls) made.push({ name, args, number: (await s.calls.run(name, args)).number, raw: `<call ${name}>` });
   s.recordReply(words, made, `RAW ${words}`);
 }
 
@@ -49,8 +49,8 @@ async function richSession(): Promise<Session> {
   s.endReply();
   s.userMessage('Taken back later');
   s.endReply();
-  s.undo();
-  s.compact('Summary: a.ts was read and changed.');
+  s.history.undo();
+  s.history.compact('Summary: a.ts was read and changed.');
   s.userMessage('After the summary');
   await reply(s, 'Again.', ['read', { path: 'a.ts' }], ['read', { path: 'a.ts', offset: 2 }], ['recall', { id: '#1' }]);
   s.endReply();
@@ -89,10 +89,10 @@ describe('keel export and keel import', () => {
 
     // The imported session goes on as the original would: same history, same dedupe table, ids after the last.
     const copy = Session.open(deps, newId);
-    expect(copy.history().map((t) => t.words)).toEqual(['After the summary']);
+    expect(copy.turns().map((t) => t.words)).toEqual(['After the summary']);
     expect(copy.systemPromptForRequest()).toBe(s.systemPrompt);
-    expect((await copy.callTool('read', { path: 'a.ts', offset: 3 })).text).toMatch(/^\[#0008 a\.ts lines 3-3 of 3 sha \w+\]\nUnchanged since #0005/);
-    expect((await copy.callTool('recall', { id: '#2' })).text).toBe(`[#0009 recall #0002 lines 1-1 of 1]\n${root}/a.ts`);
+    expect((await copy.calls.run('read', { path: 'a.ts', offset: 3 })).text).toMatch(/^\[#0008 a\.ts lines 3-3 of 3 sha \w+\]\nUnchanged since #0005/);
+    expect((await copy.calls.run('recall', { id: '#2' })).text).toBe(`[#0009 recall #0002 lines 1-1 of 1]\n${root}/a.ts`);
   });
 
   it('writes into a file only when it does not exist yet, and holds nothing but the session', async () => {

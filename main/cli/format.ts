@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { RequestRow } from '../core/session/types.js';
+import type { RequestRow } from '../core/state/types.js';
 import type { Writer } from './io.js';
 
 export interface Column {

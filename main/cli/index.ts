@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { SessionError } from '../core/session/session.js';
-import { MODES, type Mode, type SessionKind } from '../core/session/types.js';
+import { MODES, type Mode, type SessionKind } from '../core/state/types.js';
 import { StoreError, type SqliteStore } from '../db/store.js';
 import { databasePath, KeelHomeError } from '../keelHome.js';
 import { ServerError } from '../remote/errors.js';

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { SqliteStore } from '../db/store.js';
-import type { SessionRow } from '../core/session/types.js';
+import type { SessionRow } from '../core/state/types.js';
 
 /** Where a command writes: process.stdout and process.stderr, or a collector in tests. */
 export interface Writer {

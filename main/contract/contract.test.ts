@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { CONTRACT, METHODS } from '../contract.js';
 import { APPROVAL_ANSWERS } from '../core/approvalAnswers.js';
 import { PRICED_ACTIONS } from '../core/price/actions.js';
-import { SESSION_KINDS } from '../core/session/types.js';
+import { SESSION_KINDS } from '../core/state/types.js';
 import { MODES, PLAN_STATUSES } from '../core/types.js';
 import { optional, takes } from './shape.js';
 
@@ -30,7 +30,7 @@ describe('the contract', () => {
     const rel = [...files].map((f) => path.relative(path.resolve(import.meta.dirname, '..'), f)).sort();
     expect(rel).toEqual([
       'contract.ts', 'contract/args.ts', 'contract/checkpoints.ts', 'contract/hooks.ts', 'contract/price.ts', 'contract/shape.ts', 'contract/transport.ts', 'core/approvalAnswers.ts', 'core/engine/breaks.ts', 'core/permissions/visible.ts',
-      'core/price/actions.ts', 'core/session/types.ts', 'core/types.ts',
+      'core/price/actions.ts', 'core/state/types.ts', 'core/types.ts',
     ]);
   });
 

@@ -1,6 +1,6 @@
 /** Everything main pushes to the UI, over either transport. Types only. */
 import type { ApprovalAnswer } from '../core/approvalAnswers.js';
-import type { RequestRow } from '../core/session/types.js';
+import type { RequestRow } from '../core/state/types.js';
 import type { ApprovalView, ToolView } from './views.js';
 
 /** Everything main pushes. */

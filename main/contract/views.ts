@@ -4,7 +4,7 @@
  */
 import type { ElidedMark } from '../core/hygiene/cap.js';
 import type { ApprovalRequest } from '../core/permissions/approval.js';
-import type { Mode, SessionKind } from '../core/session/types.js';
+import type { Mode, SessionKind } from '../core/state/types.js';
 import type { PlanItem } from '../core/tools/types.js';
 import type { LocalSetup } from '../llm/localSettings.js';
 import type { HookRunView } from './hooks.js';

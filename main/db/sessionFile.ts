@@ -1,4 +1,4 @@
-import { BREAK_CAUSES, MODES, type CompactionRow, type ReplyRow, type RequestRow, type ResultRow, type SessionRow, type TurnRow } from '../core/session/types.js';
+import { BREAK_CAUSES, MODES, type CompactionRow, type ReplyRow, type RequestRow, type ResultRow, type SessionRow, type TurnRow } from '../core/state/types.js';
 import type { SqliteStore } from './store.js';
 
 /**

@@ -3,7 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import type {
   CompactionRow, ReplyRow, RequestRow, ResultRow, SessionRow, SessionStore, TurnRow,
-} from '../core/session/types.js';
+} from '../core/state/types.js';
 import type { Attachment } from '../core/tools/types.js';
 import { MIGRATIONS } from './schema.js';
 

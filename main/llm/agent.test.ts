@@ -4,7 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MODES, type RequestRow } from '../core/session/types.js';
+import { MODES, type RequestRow } from '../core/state/types.js';
 import { snapshotTree } from '../../test/outsideTree.js';
 import { createSandboxRunner } from '../sandbox/runner.js';
 import { engineFixture, type EngineFixture } from '../engineFixture.js';

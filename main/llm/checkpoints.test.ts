@@ -6,7 +6,7 @@
  * node-llama-cpp's verdict from the GGUF (never a name): the assertions read it from the sequence.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RequestRow } from '../core/session/types.js';
+import type { RequestRow } from '../core/state/types.js';
 import { engineFixture, type EngineFixture } from '../engineFixture.js';
 import type { LlamaEngine } from './engine.js';
 import { openEngine } from '../openEngine.js';
@@ -133,7 +133,7 @@ describe('checkpoints where the next request can depart', { timeout: 180_000 }, 
     f.replies.push('Back.');
     expect(await f.agent.send('And now?')).toBe('Back.');
     expect(last(f).checkpoint).toBeUndefined();
-    expect(f.agent.session.history().map((t) => t.words)).toEqual(['Read a.txt.', 'Something else.', 'And now?']);
+    expect(f.agent.session.turns().map((t) => t.words)).toEqual(['Read a.txt.', 'Something else.', 'And now?']);
   });
 
   it('a plain transformer takes none and departs in place', async () => {

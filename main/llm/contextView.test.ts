@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { contextView, type ContextView } from '../core/context/contextView.js';
 import type { Conversation } from '../core/engine/types.js';
 import { formatId } from '../core/hygiene/ids.js';
-import type { RequestRow } from '../core/session/types.js';
+import type { RequestRow } from '../core/state/types.js';
 import { engineFixture, type EngineFixture } from '../engineFixture.js';
 import { generationOpensThought } from './generationPrompt.js';
 import { tokenTexts } from './promptMap.js';

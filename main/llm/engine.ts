@@ -4,7 +4,7 @@ import { HarmonyChatWrapper, type ChatWrapper, type LlamaContextSequence } from 
 import type {
   Conversation, ConversationMessage, Engine, GenerateOptions, Generation, PromptMap, SaveOptions, StateMeta, StateRestore,
 } from '../core/engine/types.js';
-import { ContextFullError } from '../core/session/loop.js';
+import { ContextFullError } from '../core/turn/loop.js';
 import { SequenceCheckpoints, sequenceCheckpointOptions } from './checkpoints.js';
 import { chatHistory, toolFunctions } from './history.js';
 import type { LoadedModel } from './model.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseHooks } from '../core/hooks/settings.js';
-import type { RequestRow } from '../core/session/types.js';
+import type { RequestRow } from '../core/state/types.js';
 import { unsandboxedRunner } from '../core/tools/commandRunner.js';
 import { engineFixture, type EngineFixture } from '../engineFixture.js';
 import { formatCall } from './toolCalls.js';

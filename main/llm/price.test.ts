@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { engineFixture, type EngineFixture } from '../engineFixture.js';
 import { architectureModel } from './testModel/architectureModels.js';
-import { NEXT_MESSAGE } from '../core/session/loop.js';
-import type { RequestRow } from '../core/session/types.js';
+import { NEXT_MESSAGE } from '../core/turn/loop.js';
+import type { RequestRow } from '../core/state/types.js';
 import { describePrice } from '../core/price/price.js';
 import { prefillCost, prefillSeconds, prefillSpeed } from '../core/price/prefillSpeed.js';
 
@@ -18,7 +18,7 @@ async function threeTurns(fx: EngineFixture): Promise<number[]> {
   await fx.agent.send('Alpha message about the first thing');
   await fx.agent.send('Bravo message about the second thing');
   await fx.agent.send('Charlie message about the third thing');
-  return fx.agent.session.history().map((t) => t.seq);
+  return fx.agent.session.turns().map((t) => t.seq);
 }
 
 // The price is told before the action; then the action is taken and the next message sent is the very
@@ -41,7 +41,7 @@ describe('the price of a cache break, before it is paid (real engine)', { timeou
     expect(f.agent.requests().at(-1)!.newTokens).toBe(del.nextTokens);
 
     // Taking back the last turn (undo) costs no more than its own message on a transformer.
-    const undo = await f.agent.priceOf({ kind: 'take back', turn: f.agent.session.history().at(-1)!.seq });
+    const undo = await f.agent.priceOf({ kind: 'take back', turn: f.agent.session.turns().at(-1)!.seq });
     if (!family) expect(undo.tokens).toBe(0);
     f.agent.undo();
     f.replies.push('Five.');

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RequestRow } from '../core/session/types.js';
+import type { RequestRow } from '../core/state/types.js';
 import { engineFixture, type EngineFixture } from '../engineFixture.js';
 import { formatCall } from './toolCalls.js';
 
@@ -39,7 +39,7 @@ describe('history control on a real model', { timeout: 120_000 }, () => {
     const prompt = f.agent.promptText();
     expect(prompt).toContain('Alpha message');
     expect(prompt).not.toMatch(/Bravo|Charlie|Two\.|\[#0002 b\.ts/);
-    expect(f.agent.session.history().map((t) => t.words)).toEqual(['Alpha message', 'Something else entirely']);
+    expect(f.agent.session.turns().map((t) => t.words)).toEqual(['Alpha message', 'Something else entirely']);
   });
 
   it('deleting an earlier turn keeps the later ones and records the break as "turn deleted"', async () => {
@@ -54,6 +54,6 @@ describe('history control on a real model', { timeout: 120_000 }, () => {
     expect(breaks(rows)).toEqual(['turn deleted']);
     expect(rows.at(-1)!.reusedTokens).toBeLessThan(firstOf(rows, 1).promptTokens);
     expect(f.agent.promptText()).not.toMatch(/Alpha|One\.|\[#0001 a\.ts/);
-    expect(f.agent.session.history().map((t) => t.words)).toEqual(['Bravo message', 'Charlie message']);
+    expect(f.agent.session.turns().map((t) => t.words)).toEqual(['Bravo message', 'Charlie message']);
   });
 });

@@ -82,7 +82,7 @@ describe('the same scripted session on a model of each shared template', { timeo
       // An empty reply is stored and shown as what it is, and the next prompt carries it (no merged user messages).
       f.replies.push('');
       expect(await f.agent.send('Say nothing.')).toBe('');
-      expect(f.agent.session.history().at(-1)?.replies.length).toBe(1);
+      expect(f.agent.session.turns().at(-1)?.replies.length).toBe(1);
       f.setNow(new Date('2031-03-05T08:00:00'));
       f.replies.push(call('edit', { path: 'a.txt', old_string: 'beta', new_string: 'gamma' }), answer('Changed.'));
       await f.agent.send('Change beta to gamma.');

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RequestRow } from '../core/session/types.js';
+import type { RequestRow } from '../core/state/types.js';
 import { engineFixture, type EngineFixture } from '../engineFixture.js';
 import { formatCall } from '../llm/toolCalls.js';
 import { McpHub } from './hub.js';

@@ -6,7 +6,7 @@ import { SqliteStore } from '../db/store.js';
 import type { ApprovalRequest } from '../core/permissions/approval.js';
 import { DEFAULT_PROMPTS_DIR } from '../core/prompts/buildSystemPrompt.js';
 import { Session, type SessionDeps } from '../core/session/session.js';
-import type { Mode } from '../core/session/types.js';
+import type { Mode } from '../core/state/types.js';
 import { ToolRegistry } from '../core/tools/registry.js';
 import { McpHub, type HubOptions } from './hub.js';
 import { entry, EVERYTHING, GROWING, nodeServer, writeConfig } from '../../test/mcp/servers.js';
@@ -110,13 +110,13 @@ describe('a session on MCP servers', { timeout: 120_000 }, () => {
     const s = newSession(deps(h), 'auto');
     const tools = JSON.stringify(s.tools);
     const prompt = s.systemPromptForRequest();
-    expect((await s.callTool('mcp__everything__echo', { message: 'one' })).text).toBe('[#0001]\nEcho: one');
+    expect((await s.calls.run('mcp__everything__echo', { message: 'one' })).text).toBe('[#0001]\nEcho: one');
     s.endReply();
 
     process.kill(h.connection('everything')!.pid!, 'SIGKILL');
     await until(() => h.connection('everything')!.state === 'disconnected');
     s.userMessage('go on');
-    expect((await s.callTool('mcp__everything__echo', { message: 'two' })).text).toBe(
+    expect((await s.calls.run('mcp__everything__echo', { message: 'two' })).text).toBe(
       "[#0002]\nError: mcp__everything__echo is unavailable: the MCP server everything is not connected (disconnected). Its tools stay in this session's list and answer again once it is back.",
     );
     expect(JSON.stringify(s.tools)).toBe(tools);
@@ -128,11 +128,11 @@ describe('a session on MCP servers', { timeout: 120_000 }, () => {
     await h.restart('everything');
     s.endReply();
     s.userMessage('again');
-    expect((await s.callTool('mcp__everything__echo', { message: 'three' })).text).toBe('[#0003]\nEcho: three');
+    expect((await s.calls.run('mcp__everything__echo', { message: 'three' })).text).toBe('[#0003]\nEcho: three');
     expect(JSON.stringify(Session.open(deps(h), s.id).tools)).toBe(tools);
     expect(Session.open(deps(h), s.id).systemPromptForRequest()).toBe(prompt);
     // The server's instructions were in the prompt from the start: no note repeats them.
-    expect(s.history().flatMap((t) => t.notes).filter((n) => n.kind === 'server')).toEqual([]);
+    expect(s.turns().flatMap((t) => t.notes).filter((n) => n.kind === 'server')).toEqual([]);
   });
 
   it('leaves tools added mid-session for the next session, and says which are waiting', async () => {
@@ -142,12 +142,12 @@ describe('a session on MCP servers', { timeout: 120_000 }, () => {
     await h.start();
     const s = newSession(deps(h), 'auto');
     const tools = JSON.stringify(s.tools);
-    await s.callTool('mcp__growing__grow', {});
+    await s.calls.run('mcp__growing__grow', {});
     await until(() => h.specs().some((t) => t.name === 'mcp__growing__grown'));
     expect(changed).toContain('growing');
     expect(JSON.stringify(s.tools)).toBe(tools);
     expect(h.waiting(s.tools)).toEqual([{ name: 'mcp__growing__grown', change: 'new' }]);
-    expect((await s.callTool('mcp__growing__grown', {})).text).toMatch(/^\[#0002\]\nError: there is no tool "mcp__growing__grown"/);
+    expect((await s.calls.run('mcp__growing__grown', {})).text).toMatch(/^\[#0002\]\nError: there is no tool "mcp__growing__grown"/);
     const next = newSession(deps(h), 'auto');
     expect(next.tools.map((t) => t.name)).toContain('mcp__growing__grown');
     expect(h.waiting(next.tools)).toEqual([]);
@@ -167,7 +167,7 @@ describe('a session on MCP servers', { timeout: 120_000 }, () => {
     expect(s.systemPromptForRequest()).toBe(prompt);
     // A compaction rebuilds the prompt: still not there, the session still lacks the tools.
     s.endReply();
-    s.compact('Summary.');
+    s.history.compact('Summary.');
     expect(s.systemPrompt).not.toContain('Always grow');
     expect(s.userMessage('after').notes.filter((n) => n.kind === 'server')).toEqual([]);
     const next = newSession(deps(h), 'auto');
@@ -180,7 +180,7 @@ describe('a session on MCP servers', { timeout: 120_000 }, () => {
     await h.start();
     const asked: ApprovalRequest[] = [];
     const s = newSession(deps(h, asked, 'deny'), 'ask');
-    const r = await s.callTool('mcp__growing__write_note', { text: 'hi' });
+    const r = await s.calls.run('mcp__growing__write_note', { text: 'hi' });
     expect(asked).toHaveLength(1);
     expect(asked[0]).toMatchObject({ tool: 'mcp__growing__write_note', server: 'growing', serverTool: 'write_note', args: { text: 'hi' } });
     expect(asked[0].preview).toBe('MCP server: growing\nTool: write_note\nArguments: {\n  "text": "hi"\n}');
@@ -189,15 +189,15 @@ describe('a session on MCP servers', { timeout: 120_000 }, () => {
     expect(fs.existsSync(path.join(root, 'note.txt'))).toBe(false);
 
     // A read-only tool asks too, until the person trusts the server; then it passes without asking.
-    await s.callTool('mcp__growing__look_around', {});
+    await s.calls.run('mcp__growing__look_around', {});
     expect(asked).toHaveLength(2);
     h.setTrusted('growing', true);
-    expect((await s.callTool('mcp__growing__look_around', {})).text).toBe(`[#0003]\ncwd ${root}`);
+    expect((await s.calls.run('mcp__growing__look_around', {})).text).toBe(`[#0003]\ncwd ${root}`);
     expect(asked).toHaveLength(2);
 
     // Plan mode: only read-only tools, and a writer is denied without asking.
     s.setMode('plan');
-    expect((await s.callTool('mcp__growing__write_note', { text: 'x' })).text).toMatch(/^\[#0004\]\nError: denied: the MCP call mcp__growing__write_note: plan mode runs only MCP tools that growing marks read-only/);
+    expect((await s.calls.run('mcp__growing__write_note', { text: 'x' })).text).toMatch(/^\[#0004\]\nError: denied: the MCP call mcp__growing__write_note: plan mode runs only MCP tools that growing marks read-only/);
     expect(asked).toHaveLength(2);
     expect(fs.existsSync(path.join(root, 'note.txt'))).toBe(false);
   });
@@ -207,11 +207,11 @@ describe('a session on MCP servers', { timeout: 120_000 }, () => {
     const h = hub();
     await h.start();
     const s = newSession(deps(h), 'auto');
-    const r = await s.callTool('mcp__everything__get-tiny-image', {});
+    const r = await s.calls.run('mcp__everything__get-tiny-image', {});
     const [png] = store.listAttachments(s.id, r.number);
     expect(png.mimeType).toBe('image/png');
     expect(r.text).toBe(`[#0001]\nHere's the image you requested:\n[image image/png, ${png.data.length} bytes, stored with this result]\nThe image above is the MCP logo.`);
-    expect((await s.callTool('recall', { id: '#1' })).text).toMatch(/^\[#0002 recall #0001 lines 1-3 of 3\]\nHere's the image/);
+    expect((await s.calls.run('recall', { id: '#1' })).text).toMatch(/^\[#0002 recall #0001 lines 1-3 of 3\]\nHere's the image/);
   });
 
   it('answers a listed tool without a hub (another front end) with the unavailable text, asking no one', async () => {
@@ -221,11 +221,11 @@ describe('a session on MCP servers', { timeout: 120_000 }, () => {
     const s = newSession(deps(h), 'ask');
     const asked: ApprovalRequest[] = [];
     const reopened = Session.open(deps(undefined, asked), s.id);
-    expect((await reopened.callTool('mcp__everything__echo', { message: 'x' })).text).toBe(
+    expect((await reopened.calls.run('mcp__everything__echo', { message: 'x' })).text).toBe(
       "[#0001]\nError: mcp__everything__echo is unavailable: the MCP server everything is not connected (not configured here). Its tools stay in this session's list and answer again once it is back.",
     );
     expect(asked).toEqual([]);
-    expect((await reopened.callTool('mcp__everything__echo', 'x')).text).toBe('[#0002]\nError: the arguments of mcp__everything__echo must be a JSON object.');
+    expect((await reopened.calls.run('mcp__everything__echo', 'x')).text).toBe('[#0002]\nError: the arguments of mcp__everything__echo must be a JSON object.');
   });
 });
 

@@ -156,8 +156,8 @@ describe('a stdio MCP server in the command sandbox', { timeout: 60_000 }, () =>
       const s = Session.create(deps, { root, kind: 'agent', mode: 'auto' });
       expect(s.tools.map((t) => t.name)).toEqual(expect.arrayContaining(['mcp__fs__read_text_file', 'mcp__fs__write_file']));
       s.userMessage('read the notes, then write one');
-      expect((await s.callTool('mcp__fs__read_text_file', { path: path.join(root, 'notes.txt') })).text).toBe('[#0001]\nworkspace notes\n');
-      const write = await s.callTool('mcp__fs__write_file', { path: path.join(root, 'made.txt'), content: 'x' });
+      expect((await s.calls.run('mcp__fs__read_text_file', { path: path.join(root, 'notes.txt') })).text).toBe('[#0001]\nworkspace notes\n');
+      const write = await s.calls.run('mcp__fs__write_file', { path: path.join(root, 'made.txt'), content: 'x' });
       expect(write.text).toMatch(/^\[#0002\]\nError: .*(EROFS|read-only)/is);
       expect(fs.existsSync(path.join(root, 'made.txt'))).toBe(false);
     } finally {

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextView, type ContextView } from '../core/context/contextView.js';
 import type { Conversation } from '../core/engine/types.js';
 import { DEFAULT_PROMPTS_DIR } from '../core/prompts/buildSystemPrompt.js';
-import type { LoopEvent } from '../core/session/loop.js';
+import type { LoopEvent } from '../core/turn/loop.js';
 import { Session } from '../core/session/session.js';
 import { ToolRegistry } from '../core/tools/registry.js';
 import { SqliteStore } from '../db/store.js';

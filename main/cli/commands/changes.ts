@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { withReverted } from '../../core/session/notes.js';
+import { withReverted } from '../../core/state/notes.js';
 import { CheckpointError, type ChangedFile, type Checkpoints } from '../../core/checkpoints/types.js';
 import type { SqliteStore } from '../../db/store.js';
 import { checkpointsIn } from '../../checkpoints/open.js';

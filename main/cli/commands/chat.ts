@@ -1,7 +1,7 @@
 import readline from 'node:readline';
 import { SessionError } from '../../core/session/session.js';
-import { MODES, type Mode } from '../../core/session/types.js';
-import { ContextFullError } from '../../core/session/loop.js';
+import { MODES, type Mode } from '../../core/state/types.js';
+import { ContextFullError } from '../../core/turn/loop.js';
 import { describeApproval } from './describeApproval.js';
 import { CliError, parseCount, type Io } from '../io.js';
 import type { Conversation } from './conversation.js';

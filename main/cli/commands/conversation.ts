@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AgentLoop, LoopEvent, Script } from '../../core/session/loop.js';
+import type { AgentLoop, LoopEvent, Script } from '../../core/turn/loop.js';
 import { Session } from '../../core/session/session.js';
-import type { Mode, SessionKind, SessionRow } from '../../core/session/types.js';
+import type { Mode, SessionKind, SessionRow } from '../../core/state/types.js';
 import { lockSession, SessionBusy, type SessionLock } from '../../db/sessionLock.js';
 import type { SqliteStore } from '../../db/store.js';
 import { keelHome, stateFile } from '../../keelHome.js';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import type { Approver } from '../../core/permissions/approval.js';
 import { Session } from '../../core/session/session.js';
-import type { Mode } from '../../core/session/types.js';
+import type { Mode } from '../../core/state/types.js';
 import type { CommandRunner } from '../../core/tools/commandRunner.js';
 import type { SqliteStore } from '../../db/store.js';
 import { requireFolder, type Io } from '../io.js';
@@ -34,7 +34,7 @@ export async function execCommand(store: SqliteStore, o: ExecOptions, io: Io & {
   deps.commands = watched(deps.commands!, seen);
   await sandboxNotice(deps, io.err);
   const session = Session.create(deps, { root, kind: 'agent', mode: o.mode, title: `keel exec: ${o.command}` });
-  const inserted = await session.callTool('bash', { command: o.command });
+  const inserted = await session.calls.run('bash', { command: o.command });
   session.endReply();
   io.out.write(`${inserted.text}\n`);
   if (seen.ran && !inserted.text.endsWith(inserted.body)) {

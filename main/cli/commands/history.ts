@@ -1,7 +1,7 @@
 import { formatPlan, STATUSES } from '../../core/tools/planWrite.js';
 import type { PlanItem } from '../../core/tools/types.js';
 import type { Session } from '../../core/session/session.js';
-import type { Turn } from '../../core/session/types.js';
+import type { Turn } from '../../core/state/types.js';
 import { clip } from '../format.js';
 import { CliError, type Writer } from '../io.js';
 import type { Conversation } from './conversation.js';
@@ -18,7 +18,7 @@ const resultsOf = (turns: readonly Turn[]) => turns.flatMap((t) => t.replies.fla
 
 /** `/history`: the turns the next request carries, each with its number, words and results. */
 export function showHistory(session: Session, out: Writer): void {
-  const turns = session.history();
+  const turns = session.turns();
   if (turns.length === 0) {
     out.write(session.epoch > 0 ? 'No turns since the last compaction.\n' : 'No turns yet.\n');
     return;
@@ -40,7 +40,7 @@ function whatWent(turns: readonly Turn[], files = false): string {
 /** A reply cut off by a quit or crash is over: at the prompt nothing is running. */
 function idle(c: Conversation): Turn[] {
   c.session.endReply();
-  return c.session.history();
+  return c.session.turns();
 }
 
 /**
@@ -78,7 +78,7 @@ export async function edit(c: Conversation, line: string, send: (text: string) =
     else throw new CliError(`/edit needs the new text: ${draft}`);
     return;
   }
-  const gone = c.session.history().filter((t) => t.seq >= seq);
+  const gone = c.session.turns().filter((t) => t.seq >= seq);
   c.agent.rewindTo(seq);
   out.write(`${whatWent(gone)}\n`);
   await send(text);
@@ -88,7 +88,7 @@ export async function edit(c: Conversation, line: string, send: (text: string) =
 export function deleteTurn(c: Conversation, args: string[], out: Writer): void {
   const seq = parseTurn(args[0], '/delete');
   idle(c);
-  const turn = c.session.history().find((t) => t.seq === seq);
+  const turn = c.session.turns().find((t) => t.seq === seq);
   c.agent.deleteTurn(seq);
   out.write(`${whatWent(turn ? [turn] : [])}\n`);
 }

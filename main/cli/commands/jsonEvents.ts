@@ -4,9 +4,9 @@
  * progress and notices go to standard error.
  */
 import { formatId } from '../../core/hygiene/ids.js';
-import type { LoopEvent } from '../../core/session/loop.js';
+import type { LoopEvent } from '../../core/turn/loop.js';
 import { z } from 'zod';
-import type { RequestRow } from '../../core/session/types.js';
+import type { RequestRow } from '../../core/state/types.js';
 import type { Writer } from '../io.js';
 
 export const JsonItem = z.discriminatedUnion('type', [

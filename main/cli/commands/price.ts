@@ -1,7 +1,7 @@
 import { keelHome } from '../../keelHome.js';
 import { readSettings } from '../../app/settings.js';
 import { asksFirst, describePrice } from '../../core/price/price.js';
-import type { PricedAction } from '../../core/session/loop.js';
+import type { PricedAction } from '../../core/turn/loop.js';
 import type { Io } from '../io.js';
 import type { Conversation } from './conversation.js';
 
@@ -16,7 +16,7 @@ export type Ask = (question: string) => Promise<string>;
 export function pricedAction(c: Conversation, line: string): PricedAction | undefined {
   const [command, ...args] = line.split(/\s+/);
   const turn = /^\d+$/.test(args.find((a) => a !== '--files') ?? '') ? Number(args.find((a) => a !== '--files')) : undefined;
-  const last = c.session.history().at(-1)?.seq;
+  const last = c.session.turns().at(-1)?.seq;
   switch (command) {
     case '/undo':
     case '/regenerate':

@@ -1,5 +1,5 @@
-import type { RequestRow } from '../../core/session/types.js';
-import type { LoopEvent } from '../../core/session/loop.js';
+import type { RequestRow } from '../../core/state/types.js';
+import type { LoopEvent } from '../../core/turn/loop.js';
 import { cacheLine } from '../format.js';
 import type { Writer } from '../io.js';
 

@@ -1,7 +1,7 @@
 /**
  * The Engine the agent loop drives (types only). An engine renders a conversation with its model's
  * own format, generates the next reply with streaming, and reports what each request cost: how much
- * of the prompt came from the cache and how much was read anew. The loop (core/session/loop.ts)
+ * of the prompt came from the cache and how much was read anew. The loop (core/turn/loop.ts)
  * owns everything else — steps, repeats, compaction, approvals, causes — so a second engine (a model
  * server) fits without touching it. main/llm implements it on node-llama-cpp in process.
  */

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveReal } from '../workspace/paths.js';
-import type { Mode } from '../session/types.js';
+import type { Mode } from '../state/types.js';
 import { externalAccess, READS_PATH, WRITES_PATH } from '../tools/access.js';
 import { bashTool } from '../tools/bash.js';
 import { decide, type GateInput, type Rule } from './gate.js';

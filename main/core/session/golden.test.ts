@@ -15,7 +15,7 @@ import { SqliteStore } from '../../db/store.js';
 import { callLine, ScriptedEngine } from '../../../test/scriptedEngine.js';
 import { DEFAULT_PROMPTS_DIR } from '../prompts/buildSystemPrompt.js';
 import { ToolRegistry } from '../tools/registry.js';
-import { AgentLoop } from './loop.js';
+import { AgentLoop } from '../turn/loop.js';
 import { Session } from './session.js';
 
 const FIXTURE = path.join(import.meta.dirname, 'fixtures', 'requests.golden.txt');

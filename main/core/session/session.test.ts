@@ -29,12 +29,12 @@ afterEach(() => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-const text = async (s: Session, tool: string, args: unknown) => (await s.callTool(tool, args)).text;
+const text = async (s: Session, tool: string, args: unknown) => (await s.calls.run(tool, args)).text;
 
 /** One model reply as the engine makes it: its calls run, then the reply is stored with them. */
 async function reply(s: Session, ...calls: [string, unknown][]): Promise<number[]> {
   const made = [];
-  for (const [name, args] of calls) made.push({ name, args, number: (await s.callTool(name, args)).number, raw: `<${name}>` });
+  for (const [name, args] of calls) made.push({ name, args, number: (await s.calls.run(name, args)).number, raw: `<${name}>` });
   s.recordReply('', made);
   return made.map((c) => c.number);
 }
@@ -59,31 +59,31 @@ describe('the dedupe table follows the request being built', () => {
     s.endReply();
     await reply(s, ['read', { path: 'a.ts' }]);
     s.endReply();
-    s.undo();
+    s.history.undo();
     expect(await text(s, 'read', { path: 'a.ts' })).toMatch(/^\[#0003 a.ts lines 1-3 of 3 sha \w+\]\n1: one/);
     expect(await text(s, 'read', { path: 'b.ts' })).toMatch(/Unchanged since #0001/);
     s.recordReply('', [{ name: 'read', args: { path: 'a.ts' }, number: 3, raw: '' }, { name: 'read', args: { path: 'b.ts' }, number: 4, raw: '' }]);
     s.endReply();
-    s.undo();
-    const table = s.compact('Summary.');
+    s.history.undo();
+    const table = s.history.compact('Summary.');
     expect(table).toContain('| b.ts | 1-1 of 1 |');
     expect(table).not.toContain('a.ts');
   });
 
   it('refuses an undo while a reply is open or when nothing is left to undo', async () => {
     const s = Session.create(deps, { root, kind: 'agent', mode: 'auto' });
-    expect(() => s.undo()).toThrow(SessionError);
-    await s.callTool('list', {});
-    expect(() => s.undo()).toThrow(/still running/);
+    expect(() => s.history.undo()).toThrow(SessionError);
+    await s.calls.run('list', {});
+    expect(() => s.history.undo()).toThrow(/still running/);
   });
 });
 
 describe('compaction (§7)', () => {
   it('empties the dedupe table, keeps ids going, and recall still reaches earlier results', async () => {
     const s = Session.create(deps, { root, kind: 'agent', mode: 'auto' });
-    await s.callTool('read', { path: 'a.ts' });
-    await s.callTool('list', {});
-    const replaced = s.compact('Read a.ts.\n');
+    await s.calls.run('read', { path: 'a.ts' });
+    await s.calls.run('list', {});
+    const replaced = s.history.compact('Read a.ts.\n');
     expect(replaced.split('\n\n')[0]).toBe('Read a.ts.');
     expect(await text(s, 'read', { path: 'a.ts' })).toMatch(/^\[#0003 a.ts lines 1-3 of 3 sha \w+\]\n1: one/);
     expect(await text(s, 'list', {})).toMatch(/^\[#0004\]\n/);
@@ -92,9 +92,9 @@ describe('compaction (§7)', () => {
 
   it('fails on an empty summary and changes nothing', async () => {
     const s = Session.create(deps, { root, kind: 'agent', mode: 'auto' });
-    await s.callTool('read', { path: 'a.ts' });
+    await s.calls.run('read', { path: 'a.ts' });
     const prompt = s.systemPrompt;
-    expect(() => s.compact(' \n ')).toThrow(/summary is empty/);
+    expect(() => s.history.compact(' \n ')).toThrow(/summary is empty/);
     expect(s.epoch).toBe(0);
     expect(s.systemPrompt).toBe(prompt);
     expect(await text(s, 'read', { path: 'a.ts' })).toMatch(/Unchanged since #0001/);
@@ -108,7 +108,7 @@ describe('notes (§10.3)', () => {
     expect(s.userMessage('again').sent).toBe('again');
     today = new Date('2026-12-01T00:01:00');
     expect(s.userMessage('later').sent).toBe("later\n\nToday's date is 2026-12-01.");
-    s.compact('Summary.');
+    s.history.compact('Summary.');
     expect(s.userMessage('next').sent).toBe("next\n\nToday's date is 2026-12-01.");
   });
 
@@ -116,7 +116,7 @@ describe('notes (§10.3)', () => {
     const s = Session.create(deps, { root, kind: 'agent', mode: 'auto' });
     s.userMessage('hi');
     s.endReply();
-    s.undo();
+    s.history.undo();
     expect(s.userMessage('hi again').notes.map((n) => n.kind)).toEqual(['date']);
   });
 
@@ -181,11 +181,11 @@ describe('notes (§10.3)', () => {
     s.userMessage('switch to spaces');
     await reply(s, ['edit', { path: 'AGENTS.md', old_string: 'tabs', new_string: 'spaces' }]);
     s.endReply();
-    s.undo();
+    s.history.undo();
     // The file stays as the model left it, but no request carries that diff any more.
     expect(s.userMessage('and now?').sent).toBe('and now?\n\nThe person edited AGENTS.md. It now reads:\nUse spaces.');
     s.endReply();
-    await s.callTool('edit', { path: 'AGENTS.md', old_string: 'spaces', new_string: 'tabs' });
+    await s.calls.run('edit', { path: 'AGENTS.md', old_string: 'spaces', new_string: 'tabs' });
     s.endReply();
     expect(s.userMessage('back?').notes.map((n) => n.kind)).toEqual(['instructions']);
   });
@@ -196,7 +196,7 @@ describe('notes (§10.3)', () => {
     s.userMessage('hi', { mode: 'plan' });
     fs.writeFileSync(path.join(root, 'AGENTS.md'), 'New rules.\n');
     today = new Date('2027-01-01T00:00:00');
-    await s.callTool('read', { path: 'a.ts' });
+    await s.calls.run('read', { path: 'a.ts' });
     expect(s.systemPromptForRequest()).toBe(first);
     expect(s.systemPromptUnchanged()).toBe(true);
     expect(Session.open(deps, s.id).systemPromptForRequest()).toBe(first);
@@ -220,11 +220,11 @@ describe('a session resumed from its store', () => {
   it('gives back each reply with its words, its exact text where that differs, and its calls', async () => {
     const s = Session.create(deps, { root, kind: 'agent', mode: 'auto' });
     s.userMessage('go');
-    const call = { name: 'read', args: { path: 'a.ts' }, number: (await s.callTool('read', { path: 'a.ts' })).number, raw: '<call>' };
+    const call = { name: 'read', args: { path: 'a.ts' }, number: (await s.calls.run('read', { path: 'a.ts' })).number, raw: '<call>' };
     s.recordReply('Reading.', [call], '<|channel|>commentary<|message|>Reading.<|end|>');
     s.recordReply('Done.', []);
     s.endReply();
-    const replies = Session.open(deps, s.id).history()[0].replies;
+    const replies = Session.open(deps, s.id).turns()[0].replies;
     expect(replies.map(({ text, raw, calls }) => ({ text, raw, calls }))).toEqual([
       { text: 'Reading.', raw: '<|channel|>commentary<|message|>Reading.<|end|>', calls: [call] },
       { text: 'Done.', raw: undefined, calls: [] },
@@ -233,7 +233,7 @@ describe('a session resumed from its store', () => {
 
   it('stores every result in full before it is handed on', async () => {
     const s = Session.create(deps, { root, kind: 'agent', mode: 'auto' });
-    const inserted = await s.callTool('bash', { command: 'seq 1 1000' });
+    const inserted = await s.calls.run('bash', { command: 'seq 1 1000' });
     expect(inserted.text).toContain('[700 lines elided, full output #0001]');
     const other = new SqliteStore(store.file);
     try {

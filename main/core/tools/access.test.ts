@@ -12,7 +12,7 @@ import { SqliteStore } from '../../db/store.js';
 import type { ApprovalRequest } from '../permissions/approval.js';
 import { DEFAULT_PROMPTS_DIR } from '../prompts/buildSystemPrompt.js';
 import { Session } from '../session/session.js';
-import type { Mode } from '../session/types.js';
+import type { Mode } from '../state/types.js';
 import { externalAccess, type ToolAccess } from './access.js';
 import { ToolRegistry } from './registry.js';
 import { toolParameters } from './schema.js';
@@ -85,14 +85,14 @@ describe('tool access declarations', () => {
         permissions: { approve: async (r) => { asked.push(r); return 'deny'; } },
       }, { root, kind: 'agent', mode });
     };
-    const denied = await session('ask').callTool('stamp', { target: 'a.txt' });
+    const denied = await session('ask').calls.run('stamp', { target: 'a.txt' });
     expect(denied.text).toMatch(/the person denied stamp of .*a\.txt/);
     expect(asked).toHaveLength(1);
     expect(asked[0]).toMatchObject({ tool: 'stamp', paths: [path.join(root, 'a.txt')], reason: 'ask mode asks before edits' });
     expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('one\n');
     // plan mode refuses it outright; accept-edits lets an edit through.
-    expect((await session('plan').callTool('stamp', { target: 'a.txt' })).text).toMatch(/denied: stamp/);
-    await session('accept-edits').callTool('stamp', { target: 'a.txt' });
+    expect((await session('plan').calls.run('stamp', { target: 'a.txt' })).text).toMatch(/denied: stamp/);
+    await session('accept-edits').calls.run('stamp', { target: 'a.txt' });
     expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('one\nstamped\n');
     expect(asked).toHaveLength(1);
   });

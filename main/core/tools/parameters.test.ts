@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { builtinSpecs } from '../session/toolList.js';
+import { builtinSpecs } from '../state/toolList.js';
 import { DEFAULT_PROMPTS_DIR } from '../prompts/buildSystemPrompt.js';
 import { ToolRegistry } from './registry.js';
 

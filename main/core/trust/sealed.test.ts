@@ -2,7 +2,7 @@
  * Trust, 1: a sealed workspace. Every way out that a model could name — `../`, absolute paths, a
  * sibling whose name starts with the workspace's, symlinks (file, folder, dangling, chained,
  * relative, an ancestor of a path being created) — is refused through the real tools and through a
- * Session's callTool, naming the absolute path, with nothing outside touched. Then 10,000 seeded
+ * Session.calls.run, naming the absolute path, with nothing outside touched. Then 10,000 seeded
  * random paths go through resolveInWorkspace, read and write (and a Session for a share of them),
  * and the tree outside the workspace is compared byte for byte, mtime for mtime, before and after.
  */
@@ -229,10 +229,10 @@ describe('a sealed workspace: every way out is refused, naming the absolute path
     unchanged();
   });
 
-  it.each(ESCAPES)('$name (Session.callTool)', async (c) => {
+  it.each(ESCAPES)('$name (Session.calls.run)', async (c) => {
     const named = c.names(E);
     const s = autoSession();
-    const inserted = await s.callTool(c.tool, c.args(E));
+    const inserted = await s.calls.run(c.tool, c.args(E));
     expect(inserted.kind).toBe('error');
     expect(inserted.text).toContain(`${named} is outside the workspace ${E.root}`);
     expect(inserted.text).not.toContain(SENTINEL);
@@ -316,7 +316,7 @@ describe(".git internals and Keel's own data folder are never written without as
 
   it.each(GUARDED)('$name: refused in auto mode when no one can approve, nothing changed', async (c) => {
     const inside = snapshotTree(E.root);
-    const inserted = await guardedSession().callTool(c.tool, c.args);
+    const inserted = await guardedSession().calls.run(c.tool, c.args);
     expect(inserted.kind).toBe('error');
     expect(inserted.text).toContain(c.target(E));
     expect(inserted.text).toMatch(/needs the person's approval/);
@@ -325,11 +325,11 @@ describe(".git internals and Keel's own data folder are never written without as
 
   it.each(GUARDED)('$name: asked with the resolved path; a deny changes nothing, an allow writes', async (c) => {
     const inside = snapshotTree(E.root);
-    const denied = await guardedSession('deny').callTool(c.tool, c.args);
+    const denied = await guardedSession('deny').calls.run(c.tool, c.args);
     expect(denied.kind).toBe('error');
     expect(asked.map((r) => r.paths)).toEqual([[c.target(E)]]);
     expect(snapshotTree(E.root)).toEqual(inside);
-    const allowed = await guardedSession('allow').callTool(c.tool, c.args);
+    const allowed = await guardedSession('allow').calls.run(c.tool, c.args);
     expect(allowed.kind).toBe('change');
   });
 
@@ -340,7 +340,7 @@ describe(".git internals and Keel's own data folder are never written without as
   ])('bash in auto mode: $name asks first, and nothing runs when no one can approve', async (c) => {
     const inside = snapshotTree(E.root);
     const command = c.command || `rm -rf ${E.data}`;
-    const inserted = await guardedSession().callTool('bash', { command });
+    const inserted = await guardedSession().calls.run('bash', { command });
     expect(inserted.text).toMatch(/needs the person's approval/);
     expect(fs.existsSync(c.target(E))).toBe(true);
     expect(snapshotTree(E.root)).toEqual(inside);
@@ -463,7 +463,7 @@ describe('random paths never leave the workspace', () => {
       }
       if (i % 25 === 0) {
         for (const [tool, args] of [['read', { path: p }], ['write', { path: p, content: `session write ${i}\n` }], ['list', { path: p }]] as const) {
-          const inserted = await session.callTool(tool, args);
+          const inserted = await session.calls.run(tool, args);
           figures.sessionCalls++;
           if (inserted.text.includes(SENTINEL)) problem(p, `session ${tool} showed an outside file`);
           for (const f of inserted.wrote ?? []) if (!isInside(E.root, f.absPath)) problem(p, `session wrote outside: ${f.absPath}`);

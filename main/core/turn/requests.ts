@@ -1,7 +1,7 @@
 import type { Conversation, Engine, Generation } from '../engine/types.js';
 import { sha256 } from '../hash.js';
-import type { Session } from './session.js';
-import type { BreakCause, RequestRow, SessionStore } from './types.js';
+import type { Session } from '../session/session.js';
+import type { BreakCause, RequestRow, SessionStore } from '../state/types.js';
 
 /**
  * The record of a session's requests: each with its cache use and, where it reused less than the
@@ -41,7 +41,7 @@ export class RequestLog {
       toolsSha: sha256(JSON.stringify(conversation.tools)),
       firstDiff: cause ? u.reusedTokens : undefined,
       cause,
-      turn: this.session.history().at(-1)?.seq,
+      turn: this.session.turns().at(-1)?.seq,
       answers,
       contextSize: engine.contextSize,
       createdAt: new Date().toISOString(),

@@ -1,9 +1,9 @@
 import type { Engine } from '../engine/types.js';
 import type { HookEventName } from '../hooks/settings.js';
 import type { HookRun } from '../hooks/run.js';
-import type { CallResult } from './toolCalls.js';
-import type { Session } from './session.js';
-import type { RequestRow, SessionStore } from './types.js';
+import type { CallResult } from '../calls/calls.js';
+import type { Session } from '../session/session.js';
+import type { RequestRow, SessionStore } from '../state/types.js';
 
 /** What the agent loop tells its caller (the app, the CLI, a bench) as it goes. */
 export type LoopEvent =

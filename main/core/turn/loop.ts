@@ -1,20 +1,20 @@
 import { hooksConfig, loopConfig } from '../config.js';
 import type { Conversation, Engine, Generation, SaveOptions } from '../engine/types.js';
 import { readPrompt } from '../prompts/buildSystemPrompt.js';
-import { RepeatCheck } from './calls.js';
+import { RepeatCheck } from '../calls/repeat.js';
 import { buildConversation } from './conversation.js';
 import { contextView, type ContextView } from '../context/contextView.js';
 import type { RewindPlan } from '../checkpoints/types.js';
-import type { Session } from './session.js';
+import type { Session } from '../session/session.js';
 import { PromptSize } from './promptSize.js';
 import { RequestLog, unfinished } from './requests.js';
 import type { LoopEvent, LoopOptions } from './loopTypes.js';
-import type { BreakCause, Mode, ReplyCall, RequestRow } from './types.js';
+import type { BreakCause, Mode, ReplyCall, RequestRow } from '../state/types.js';
 import { breakPrice, describePrice, type BreakAction, type BreakPrice } from '../price/price.js';
-import { SessionError } from './deps.js';
+import { SessionError } from '../state/deps.js';
 import { prefillSpeed } from '../price/prefillSpeed.js';
 import { compactionText } from '../hygiene/compactionTable.js';
-import { messageWithNotes } from './notes.js';
+import { messageWithNotes } from '../state/notes.js';
 
 /** An action to price; a compaction's summary is estimated by the loop. */
 export type PricedAction = Exclude<BreakAction, { kind: 'compact' }> | { kind: 'compact' };
@@ -43,7 +43,7 @@ export class AgentLoop {
   constructor(private o: LoopOptions) {
     this.log = new RequestLog(o.store, o.session);
     this.size = new PromptSize(o, (words) => this.o.engine.promptTokens(this.conversation(words)));
-    if (o.session.history().length > 0 || o.session.epoch > 0) this.log.pendingCause = 'resumed without cache';
+    if (o.session.turns().length > 0 || o.session.epoch > 0) this.log.pendingCause = 'resumed without cache';
   }
 
   get session(): Session {
@@ -135,8 +135,8 @@ export class AgentLoop {
       for (const call of reply.calls) {
         const problem = repeats.problem(call);
         const result = problem === undefined
-          ? await this.o.session.callTool(call.name, call.args, o)
-          : await this.o.session.rejectCall(call.name, call.args ?? null, problem, o);
+          ? await this.o.session.calls.run(call.name, call.args, o)
+          : await this.o.session.calls.reject(call.name, call.args ?? null, problem, o);
         calls.push({ name: call.name, args: call.args ?? null, number: result.number, raw: call.raw });
         this.emit({ type: 'tool', name: call.name, args: call.args, result });
         this.fileNotices();
@@ -158,7 +158,7 @@ export class AgentLoop {
     if (r.stoppedBy === 'stopped' || r.stoppedBy === 'limit') {
       throw new Error(`Compaction was ${r.stoppedBy === 'stopped' ? 'stopped' : 'cut off at the token limit'}; the session is unchanged.`);
     }
-    const text = this.o.session.compact(r.reply.words);
+    const text = this.o.session.history.compact(r.reply.words);
     this.changed('compaction');
     this.emit({ type: 'compacted', text });
     return text;
@@ -175,14 +175,14 @@ export class AgentLoop {
 
   /** Takes back the last turn; with `files`, what it changed in the workspace too (the plan says what). */
   undo(o: { files?: boolean } = {}): RewindPlan | undefined {
-    const plan = o.files ? this.o.session.undoWithFiles().plan : (this.o.session.undo(), undefined);
+    const plan = o.files ? this.o.session.history.undoWithFiles().plan : (this.o.session.history.undo(), undefined);
     this.changed('undo');
     return plan;
   }
 
   /** A rewind to turn `seq`, with its files or not: the KV cache is reused up to there either way. */
   rewindTo(seq: number, o: { files?: boolean } = {}): RewindPlan | undefined {
-    const plan = o.files ? this.o.session.rewindWithFiles(seq).plan : (this.o.session.rewindTo(seq), undefined);
+    const plan = o.files ? this.o.session.history.rewindWithFiles(seq).plan : (this.o.session.history.rewindTo(seq), undefined);
     this.changed('rewind');
     return plan;
   }
@@ -194,13 +194,13 @@ export class AgentLoop {
 
   /** Takes back one turn where spec §7 allows; the next request re-reads from there. */
   deleteTurn(seq: number): void {
-    this.o.session.deleteTurn(seq);
+    this.o.session.history.deleteTurn(seq);
     this.changed('turn deleted');
   }
 
   /** Takes back the last turn and sends its message again. */
   async regenerate(opts: { signal?: AbortSignal } = {}): Promise<string> {
-    const turn = this.o.session.undo();
+    const turn = this.o.session.history.undo();
     this.changed('regenerate');
     return this.send(turn.words ?? '', { signal: opts.signal });
   }
@@ -236,7 +236,7 @@ export class AgentLoop {
    */
   priceOf(action: PricedAction): Promise<BreakPrice> {
     const full: BreakAction = action.kind === 'compact'
-      ? { kind: 'compact', summaryText: compactionText(this.o.store.lastCompaction(this.o.session.id)?.summary ?? '', this.o.session.history().flatMap((t) => t.reads)) }
+      ? { kind: 'compact', summaryText: compactionText(this.o.store.lastCompaction(this.o.session.id)?.summary ?? '', this.o.session.turns().flatMap((t) => t.reads)) }
       : action;
     const nextMessage = (keep: (turn: number) => boolean) => messageWithNotes(NEXT_MESSAGE, this.o.session.notesAfter(keep));
     return breakPrice(this.o.engine, this.nextConversation(), nextMessage, full, prefillSpeed(this.requests()));

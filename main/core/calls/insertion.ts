@@ -2,8 +2,8 @@ import type { HookRun } from '../hooks/run.js';
 import { insertResult } from '../hygiene/insert.js';
 import type { Inserted, TableEntry } from '../hygiene/types.js';
 import type { RawOutput } from '../types.js';
-import { SessionError } from './deps.js';
-import type { SessionStore, Turn } from './types.js';
+import { SessionError } from '../state/deps.js';
+import type { SessionStore, Turn } from '../state/types.js';
 
 /**
  * Insertion (spec §1–§6): a tool's raw output becomes its numbered result — against the dedupe

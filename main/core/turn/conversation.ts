@@ -1,7 +1,7 @@
 import type { Conversation, ConversationMessage, ConversationReply, MessageSection, ToolSpec } from '../engine/types.js';
-import { messageSections, messageWithNotes } from './notes.js';
-import type { Session } from './session.js';
-import type { Turn } from './types.js';
+import { messageSections, messageWithNotes } from '../state/notes.js';
+import type { Session } from '../session/session.js';
+import type { Turn } from '../state/types.js';
 
 /**
  * The conversation a request carries: the kept system prompt, the session's tools, the summary of
@@ -15,8 +15,8 @@ export function buildConversation(
   session: Session, tools: readonly ToolSpec[], extraUser?: string, extraKind: 'task' | 'next' = 'task',
 ): Conversation {
   const messages: ConversationMessage[] = [];
-  const turns = session.history();
-  let pendingUser = session.compactedHistory();
+  const turns = session.turns();
+  let pendingUser = session.history.compacted();
   const flushUser = (text?: string, own: MessageSection[] = [], turn?: number) => {
     const sections: MessageSection[] = [...(pendingUser ? [{ kind: 'summary' as const, text: pendingUser }] : []), ...own];
     const joined = [pendingUser, text].filter((t) => t !== undefined && t !== '').join('\n\n');

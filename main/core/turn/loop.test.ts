@@ -7,8 +7,8 @@ import { callLine, ScriptedEngine } from '../../../test/scriptedEngine.js';
 import { DEFAULT_PROMPTS_DIR } from '../prompts/buildSystemPrompt.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { AgentLoop, type LoopEvent, type LoopOptions } from './loop.js';
-import { Session, type SessionDeps } from './session.js';
-import type { Mode, RequestRow } from './types.js';
+import { Session, type SessionDeps } from '../session/session.js';
+import type { Mode, RequestRow } from '../state/types.js';
 
 let tmp: string;
 let store: SqliteStore;
@@ -92,7 +92,7 @@ describe('the agent loop on a scripted engine (no model)', () => {
     };
     engine.replies.push(callLine('read', { path: 'a.txt' }));
     await expect(loop.send('read it')).rejects.toThrow('tokenize failed: 503');
-    expect(loop.session.history().at(-1)?.status).toBe('done');
+    expect(loop.session.turns().at(-1)?.status).toBe('done');
     engine.replies.push(callLine('read', { path: 'a.txt' }), 'It says alpha.');
     expect(await loop.send('again')).toBe('It says alpha.');
     const results = events.flatMap((e) => (e.type === 'tool' ? [e.result.text] : []));
@@ -100,7 +100,7 @@ describe('the agent loop on a scripted engine (no model)', () => {
     // No request carries #0001; it is stored (the tool ran), without a length, and recall shows it.
     expect(engine.prompts.some((p) => p.includes('[#0001'))).toBe(false);
     expect(store.getResult(loop.session.id, 1)).toMatchObject({ kind: 'full', tokens: undefined });
-    expect((await loop.session.callTool('recall', { id: '#1' })).text).toBe('[#0003 recall #0001 lines 1-1 of 1]\n1: alpha');
+    expect((await loop.session.calls.run('recall', { id: '#1' })).text).toBe('[#0003 recall #0001 lines 1-1 of 1]\n1: alpha');
   });
 
   it('refuses the same call the fourth time in a row and ends the turn at the eighth', async () => {
@@ -231,7 +231,7 @@ describe('the agent loop on a scripted engine (no model)', () => {
     for (let i = 0; i < 5; i++) engine.replies.push(callLine('list', { path: String(i) }));
     await loop.send('go', { signal: controller.signal });
     expect(loop.requests()).toHaveLength(2);
-    expect(loop.session.history().at(-1)?.status).toBe('done');
+    expect(loop.session.turns().at(-1)?.status).toBe('done');
   });
 
   it('keeps the cause a saved state owes, and says why a state was not used', async () => {

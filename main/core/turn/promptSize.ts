@@ -41,7 +41,7 @@ export class PromptSize {
 
   /** Which history a measure was taken on: the epoch, the engine, the last turn and its replies. */
   private historyKey(): string {
-    const history = this.o.session.history();
+    const history = this.o.session.turns();
     const last = history.at(-1);
     return `${this.o.engine.id} ${this.o.session.epoch} ${history.length} ${last?.seq} ${last?.replies.length}`;
   }

@@ -4,32 +4,83 @@ import { parseExternalName, unavailable } from '../tools/external.js';
 import type { Tool, ToolContext } from '../tools/types.js';
 import { ToolError, type RawOutput, type ToolSpec } from '../types.js';
 import { hiddenFrom, passExternalGate, passGate, recallRefusal } from '../permissions/approval.js';
-import { parseId } from '../hygiene/ids.js';
+import { formatId, parseId } from '../hygiene/ids.js';
+import type { Inserted } from '../hygiene/types.js';
 import type { Hooks } from '../hooks/hooks.js';
 import type { HookRun } from '../hooks/run.js';
-import type { SessionDeps } from './deps.js';
-import type { SessionRecord } from './record.js';
+import type { SessionDeps } from '../state/deps.js';
+import type { SessionFiles } from '../state/files.js';
+import { instructionsNow } from '../state/notes.js';
+import type { KeptPrompt } from '../state/prompt.js';
+import type { SessionRecord } from '../state/record.js';
+import type { Turns } from '../state/turns.js';
+import type { Turn } from '../state/types.js';
+import type { Insertion } from './insertion.js';
 
 /**
- * Tool dispatch: a call the model made, as far as its raw output — never inserted here. Each call
- * goes, in order: resolve (a tool of the session's list: built-in or an MCP server's), validate
- * (its arguments against the tool's schema), gate (the person's rules, the mode, an approval), run.
- * A step that must see each call before it runs (with its arguments known good, before the gate)
- * belongs in `run` between validate and `gated`; a step on the result before it is inserted
- * belongs in Session.callTool, between `run` and insertion.
+ * A call's result as the model got it, with its length in the engine's tokens where that was
+ * counted, and the hooks that ran for it (shown to the person; the model got only `text`). The
+ * one value a caller needs: nothing is read back from the store for it.
  */
-export class Dispatch {
+export type CallResult = Inserted & { tokens?: number; hooks?: HookRun[] };
+
+/** What a caller hands a call besides the call itself. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** The engine's count of a text's tokens: the result is stored with it, in the one write. */
+  countTokens?: (text: string) => Promise<number>;
+}
+
+/**
+ * The one call pipeline: every tool call the model makes, built-in or an MCP server's, goes through
+ * `run`, and nothing else runs a tool. In order: resolve (a tool of the session's fixed list, spec
+ * §10.4) → its arguments checked against the schema the model was sent → PreToolUse hooks → the
+ * gate (the person's rules, the mode, an approval; the tool's declared access) → the tool → the
+ * result inserted against the dedupe table (insertion.ts) → PostToolUse hooks → stored once, counted,
+ * and added to its turn and to the session's file changes. The result waits in its turn for the
+ * reply that carries it (state/turns.ts): only then does it join the dedupe table, so a failure
+ * before that leaves it in neither the request nor the table.
+ */
+export class Calls {
   /** "Always for this session" approvals: tool and target. */
   private readonly grants = new Set<string>();
 
   constructor(
     private readonly deps: SessionDeps,
     private readonly record: SessionRecord,
-    private readonly knownHash: (absPath: string) => string | undefined,
+    private readonly turns: Turns,
+    private readonly prompt: KeptPrompt,
+    private readonly insertion: Insertion,
     private readonly hooks: Hooks,
-    /** A command the gate let write, or an MCP tool, is about to run: what it changes is found by a walk. */
-    private readonly beforeWrite: () => void = () => {},
+    private readonly files: SessionFiles,
   ) {}
+
+  /** A tool call as the model made it, from its raw output to its stored result. */
+  async run(name: string, args: unknown, o: CallOptions = {}): Promise<CallResult> {
+    const runs: HookRun[] = [];
+    // The instruction file now (state/notes.ts): a call that changes it is the session's change, whatever tool made it.
+    const before = instructionsNow(this.record.row.root);
+    const raw = await this.output(name, args, runs, o.signal);
+    const turn = this.turns.current();
+    let inserted = this.compute(name, args, raw);
+    // PostToolUse sees the result as it will be inserted; its feedback joins it before it is first sent (contract.md, Hooks).
+    if (raw.kind !== 'error' && !this.hooks.empty) {
+      const post = await this.hooks.postToolUse(name, args, inserted.text, formatId(inserted.number), o.signal);
+      runs.push(...post.runs);
+      if (post.text) inserted = { ...inserted, text: inserted.text + post.text };
+    }
+    const after = instructionsNow(this.record.row.root);
+    const shown = inserted.wrote?.some((f) => f.absPath === after.absPath && f.hash === after.hash);
+    if (after.hash !== before.hash && !shown) inserted = { ...inserted, touched: [after] };
+    return this.store(turn, name, args, raw, inserted, runs, o.countTokens);
+  }
+
+  /** A call the model made that could not be read (malformed arguments), or is not run (a repeat): answered with an error. */
+  async reject(name: string, args: unknown, problem: string, o: CallOptions = {}): Promise<CallResult> {
+    const raw: RawOutput = { kind: 'error', message: `Error: ${problem}` };
+    const turn = this.turns.current();
+    return this.store(turn, name, args, raw, this.compute(name, args, raw), [], o.countTokens);
+  }
 
   /** The session's tool list (spec §10.4): only these can be called. */
   private get tools(): readonly ToolSpec[] {
@@ -41,7 +92,7 @@ export class Dispatch {
    * PreToolUse hooks see every call whose arguments are good, before the gate asks anyone; their
    * runs are added to `runs`.
    */
-  async run(name: string, args: unknown, signal?: AbortSignal, runs: HookRun[] = []): Promise<RawOutput> {
+  private async output(name: string, args: unknown, runs: HookRun[], signal?: AbortSignal): Promise<RawOutput> {
     const listed = this.tools.some((t) => t.name === name);
     const external = listed ? parseExternalName(name) : undefined;
     if (external) {
@@ -76,7 +127,8 @@ export class Dispatch {
       const recalled = tool.name === 'recall' ? this.recalled(String(args.id)) : undefined;
       const refused = recalled && recallRefusal(rules, row.root, String(args.id), recalled);
       if (refused) return refused;
-      if (tool.name === 'bash' && gate.access !== undefined && gate.access !== 'read-only') this.beforeWrite();
+      // A command the gate let write: what it changes is found by a walk (state/files.ts).
+      if (tool.name === 'bash' && gate.access !== undefined && gate.access !== 'read-only') this.files.beforeWrite(this.turns.current().seq);
       return await tool.run(args, { ...ctx, access: gate.access });
     } catch (err) {
       if (err instanceof ToolError) return { kind: 'error', message: err.message };
@@ -103,7 +155,7 @@ export class Dispatch {
     const row = this.record.row;
     const gate = await passExternalGate({ sessionId: row.id, mode: row.mode, root: row.root }, name, info, args as Record<string, unknown>, this.deps.permissions ?? {}, this.grants);
     if (gate.kind === 'refused') return gate.output;
-    this.beforeWrite();
+    this.files.beforeWrite(this.turns.current().seq);
     return external.call(name, args as Record<string, unknown>, { sessionId: row.id, signal });
   }
 
@@ -111,7 +163,7 @@ export class Dispatch {
     const row = this.record.row;
     return {
       root: row.root,
-      knownHash: this.knownHash,
+      knownHash: (absPath) => this.insertion.knownHash(absPath),
       storedBody: (number) => this.deps.store.getResult(row.id, number)?.body,
       plan: row.plan,
       setPlan: (items) => this.record.update({ plan: items }),
@@ -124,5 +176,34 @@ export class Dispatch {
       },
       setMode: (mode) => this.record.setMode(mode),
     };
+  }
+
+  private compute(name: string, args: unknown, raw: RawOutput): Inserted {
+    this.prompt.forRequest();
+    return this.insertion.compute(this.turns.table(), name, args, raw);
+  }
+
+  /**
+   * Counts the text, then stores the result in one write and hands the value on. A count that
+   * fails still leaves the result stored (the tool ran), without its length, and then throws:
+   * the reply that would carry the result is never stored, so it joins no table.
+   */
+  private async store(
+    turn: Turn, name: string, args: unknown, raw: RawOutput, inserted: Inserted, runs: HookRun[], count?: (text: string) => Promise<number>,
+  ): Promise<CallResult> {
+    let tokens: number | undefined;
+    let failed: { error: unknown } | undefined;
+    if (count) {
+      try {
+        tokens = await count(inserted.text);
+      } catch (error) {
+        failed = { error };
+      }
+    }
+    const stored = this.insertion.commit(turn, name, args, raw, inserted, { tokens, hooks: runs });
+    this.turns.ran(turn, stored);
+    this.files.afterCall(turn.seq, stored);
+    if (failed) throw failed.error;
+    return { ...stored, ...(tokens === undefined ? {} : { tokens }), ...(runs.length === 0 ? {} : { hooks: runs }) };
   }
 }

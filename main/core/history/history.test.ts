@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../db/store.js';
 import { DEFAULT_PROMPTS_DIR } from '../prompts/buildSystemPrompt.js';
 import { ToolRegistry } from '../tools/registry.js';
-import { Session, SessionError, type SessionDeps } from './session.js';
+import { Session, SessionError, type SessionDeps } from '../session/session.js';
 
 let tmp: string;
 let root: string;
@@ -30,7 +30,7 @@ afterEach(() => {
 async function reply(s: Session, ...calls: [string, unknown][]): Promise<string[]> {
   const made = [];
   for (const [name, args] of calls) {
-    const inserted = await s.callTool(name, args);
+    const inserted = await s.calls.run(name, args);
     made.push({ name, args, number: inserted.number, raw: `<${name}>`, text: inserted.text });
   }
   s.recordReply('', made.map(({ text: _text, ...call }) => call));
@@ -54,7 +54,7 @@ describe('after a quit or crash mid-reply (spec §2)', () => {
     s.userMessage('look');
     await reply(s, read('a.ts'));
     // The next reply's call ran and its result was stored; the process died before the reply was.
-    await s.callTool('read', { path: 'b.ts' });
+    await s.calls.run('read', { path: 'b.ts' });
 
     const resumed = Session.open(deps, s.id);
     resumed.userMessage('go on');
@@ -62,7 +62,7 @@ describe('after a quit or crash mid-reply (spec §2)', () => {
     expect(b).toMatch(/^\[#0003 b\.ts lines 1-2 of 2 sha \w+\]\n1: b one/);
     expect(a).toMatch(/\nUnchanged since #0001/);
     expect(recalled).toBe('[#0005 recall #0002 lines 1-2 of 2]\n1: b one\n2: b two');
-    const table = resumed.compact('Summary.');
+    const table = resumed.history.compact('Summary.');
     expect(table).toContain('| #0001 |');
     expect(table).toContain('| #0003 |');
     expect(table).not.toContain('#0002');
@@ -73,7 +73,7 @@ describe('after a quit or crash mid-reply (spec §2)', () => {
     s.userMessage('look');
     await reply(s, read('a.ts'), ['glob', { pattern: '*.ts' }]);
     const resumed = Session.open(deps, s.id);
-    expect((await resumed.callTool('glob', { pattern: '*.ts' })).text).toBe('[#0003] Same result as #0002.');
+    expect((await resumed.calls.run('glob', { pattern: '*.ts' })).text).toBe('[#0003] Same result as #0002.');
   });
 });
 
@@ -100,9 +100,9 @@ describe("the person's plan (spec §10.3)", () => {
     s.endReply();
     s.userMessage('after');
     s.endReply();
-    s.deleteTurn(3);
+    s.history.deleteTurn(3);
     expect(s.planNotePending).toBe(false);
-    s.rewindTo(2);
+    s.history.rewindTo(2);
     expect(Session.open(deps, s.id).planNotePending).toBe(true);
     expect(s.userMessage('again').notes.map((n) => n.kind)).toEqual(['plan']);
   });
@@ -114,17 +114,17 @@ describe('rewind to an earlier message', () => {
     await turn(s, 'first', read('a.ts'));
     await turn(s, 'second', read('b.ts'), ['list', {}]);
     await turn(s, 'third', read('c.ts'));
-    const gone = s.rewindTo(2);
+    const gone = s.history.rewindTo(2);
     expect(gone.map((t) => [t.seq, t.words])).toEqual([[2, 'second'], [3, 'third']]);
-    expect(s.history().map((t) => t.seq)).toEqual([1]);
-    expect(Session.open(deps, s.id).history().map((t) => t.seq)).toEqual([1]);
+    expect(s.turns().map((t) => t.seq)).toEqual([1]);
+    expect(Session.open(deps, s.id).turns().map((t) => t.seq)).toEqual([1]);
 
     s.userMessage('second, asked otherwise');
-    expect((await s.callTool('read', { path: 'b.ts' })).text).toMatch(/^\[#0005 b\.ts lines 1-2/);
-    expect((await s.callTool('read', { path: 'c.ts' })).text).toMatch(FULL);
-    expect((await s.callTool('list', {})).text).not.toMatch(/Same result/);
-    expect((await s.callTool('read', { path: 'a.ts' })).text).toMatch(/\nUnchanged since #0001/);
-    const table = s.compact('Summary.');
+    expect((await s.calls.run('read', { path: 'b.ts' })).text).toMatch(/^\[#0005 b\.ts lines 1-2/);
+    expect((await s.calls.run('read', { path: 'c.ts' })).text).toMatch(FULL);
+    expect((await s.calls.run('list', {})).text).not.toMatch(/Same result/);
+    expect((await s.calls.run('read', { path: 'a.ts' })).text).toMatch(/\nUnchanged since #0001/);
+    const table = s.history.compact('Summary.');
     expect(table).not.toMatch(/#000[234] \|/);
   });
 
@@ -132,27 +132,27 @@ describe('rewind to an earlier message', () => {
     const s = Session.create(deps, { root, kind: 'agent', mode: 'auto' });
     await turn(s, 'first', read('a.ts'));
     await turn(s, 'second');
-    s.rewindTo(2);
+    s.history.rewindTo(2);
     expect(s.userMessage('second, edited')).toEqual({ sent: 'second, edited', notes: [] });
     s.endReply();
-    s.rewindTo(1);
+    s.history.rewindTo(1);
     // The message that told the date is gone, so the new first message tells it again.
     expect(s.userMessage('first, edited').sent).toBe("first, edited\n\nToday's date is 2026-11-30.");
-    expect(s.history().map((t) => [t.seq, t.words])).toEqual([[4, 'first, edited']]);
+    expect(s.turns().map((t) => [t.seq, t.words])).toEqual([[4, 'first, edited']]);
   });
 
   it('refuses a turn that is not in the history, and a reply still running', async () => {
     const s = Session.create(deps, { root, kind: 'agent', mode: 'auto' });
     await turn(s, 'first');
     await turn(s, 'second');
-    s.undo();
-    expect(() => s.rewindTo(2)).toThrow('There is no turn 2 in the history since the session began or was last compacted (they are 1).');
-    s.compact('Summary.');
-    expect(() => s.rewindTo(1)).toThrow(/no turn 1 .* \(there are none\)/);
+    s.history.undo();
+    expect(() => s.history.rewindTo(2)).toThrow('There is no turn 2 in the history since the session began or was last compacted (they are 1).');
+    s.history.compact('Summary.');
+    expect(() => s.history.rewindTo(1)).toThrow(/no turn 1 .* \(there are none\)/);
     s.userMessage('third');
-    await s.callTool('list', {});
-    expect(() => s.rewindTo(3)).toThrow(SessionError);
-    expect(() => s.rewindTo(3)).toThrow('A reply is still running');
+    await s.calls.run('list', {});
+    expect(() => s.history.rewindTo(3)).toThrow(SessionError);
+    expect(() => s.history.rewindTo(3)).toThrow('A reply is still running');
   });
 });
 
@@ -162,14 +162,14 @@ describe('delete a turn', () => {
     await turn(s, 'first', read('a.ts'));
     await turn(s, 'second', read('b.ts'));
     await turn(s, 'third', read('c.ts'));
-    s.deleteTurn(2);
-    expect(Session.open(deps, s.id).history().map((t) => t.words)).toEqual(['first', 'third']);
+    s.history.deleteTurn(2);
+    expect(Session.open(deps, s.id).turns().map((t) => t.words)).toEqual(['first', 'third']);
     s.userMessage('fourth');
-    expect((await s.callTool('read', { path: 'b.ts' })).text).toMatch(/^\[#0004 b\.ts lines 1-2 of 2 sha \w+\]\n1: b one/);
-    expect((await s.callTool('read', { path: 'c.ts' })).text).toMatch(/\nUnchanged since #0003/);
+    expect((await s.calls.run('read', { path: 'b.ts' })).text).toMatch(/^\[#0004 b\.ts lines 1-2 of 2 sha \w+\]\n1: b one/);
+    expect((await s.calls.run('read', { path: 'c.ts' })).text).toMatch(/\nUnchanged since #0003/);
     s.endReply();
-    s.undo();
-    const table = s.compact('Summary.');
+    s.history.undo();
+    const table = s.history.compact('Summary.');
     expect(table).toContain('| #0001 |');
     expect(table).toContain('| #0003 |');
     expect(table).not.toContain('#0002');
@@ -181,19 +181,19 @@ describe('delete a turn', () => {
     await turn(s, 'second', read('b.ts'));
     const [stub] = await turn(s, 'third', ['read', { path: 'a.ts', offset: 2 }]);
     expect(stub).toMatch(/\nUnchanged since #0001, which already shows lines 1-2\.$/);
-    expect(() => s.deleteTurn(1)).toThrow("Turn 1 cannot be deleted: turn 3's #0004 stands for #0001 from it, and a stub may name only a result the request carries; rewind to turn 1 instead.");
-    expect(s.history().map((t) => t.seq)).toEqual([1, 2, 3]);
-    s.undo();
+    expect(() => s.history.deleteTurn(1)).toThrow("Turn 1 cannot be deleted: turn 3's #0004 stands for #0001 from it, and a stub may name only a result the request carries; rewind to turn 1 instead.");
+    expect(s.turns().map((t) => t.seq)).toEqual([1, 2, 3]);
+    s.history.undo();
     await turn(s, 'fourth', ['glob', { pattern: '*.ts' }]);
-    expect(() => s.deleteTurn(1)).toThrow("turn 4's #0005 stands for #0002 from it");
-    s.deleteTurn(2);
-    expect(s.history().map((t) => t.seq)).toEqual([1, 4]);
+    expect(() => s.history.deleteTurn(1)).toThrow("turn 4's #0005 stands for #0002 from it");
+    s.history.deleteTurn(2);
+    expect(s.turns().map((t) => t.seq)).toEqual([1, 4]);
   });
 
   it('refuses an open turn and a turn not in the history', async () => {
     const s = Session.create(deps, { root, kind: 'agent', mode: 'auto' });
     s.userMessage('first');
-    expect(() => s.deleteTurn(1)).toThrow('A reply is still running');
-    expect(() => s.deleteTurn(7)).toThrow('There is no turn 7');
+    expect(() => s.history.deleteTurn(1)).toThrow('A reply is still running');
+    expect(() => s.history.deleteTurn(7)).toThrow('There is no turn 7');
   });
 });

@@ -1,9 +1,9 @@
 import { compactionText } from '../hygiene/compactionTable.js';
-import { SessionError } from './deps.js';
-import type { KeptPrompt } from './prompt.js';
-import type { SessionRecord } from './record.js';
-import type { Turns } from './turns.js';
-import type { SessionStore } from './types.js';
+import { SessionError } from '../state/deps.js';
+import type { KeptPrompt } from '../state/prompt.js';
+import type { SessionRecord } from '../state/record.js';
+import type { Turns } from '../state/turns.js';
+import type { SessionStore } from '../state/types.js';
 
 /** Compaction (spec §7): the model's summary and the table of the reads it covers replace the history. */
 export class Compaction {

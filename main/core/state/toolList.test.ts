@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../db/store.js';
 import { DEFAULT_PROMPTS_DIR } from '../prompts/buildSystemPrompt.js';
 import { ToolRegistry } from '../tools/registry.js';
-import { Session, type SessionDeps } from './session.js';
+import { Session, type SessionDeps } from '../session/session.js';
 import { sessionToolList } from './toolList.js';
 
 let tmp: string;
@@ -57,8 +57,8 @@ describe("a session's tool list", () => {
 
   it('answers a call to a tool it does not list, naming the tools it has', async () => {
     const s = Session.create({ ...deps, tools: new ToolRegistry(['read', 'list']) }, { root, kind: 'agent', mode: 'auto' });
-    expect((await s.callTool('bash', { command: 'true' })).text).toBe('[#0001]\nError: there is no tool "bash". The tools are: read, list.');
-    expect((await s.callTool('mcp__x__y', {})).text).toBe('[#0002]\nError: there is no tool "mcp__x__y". The tools are: read, list.');
+    expect((await s.calls.run('bash', { command: 'true' })).text).toBe('[#0001]\nError: there is no tool "bash". The tools are: read, list.');
+    expect((await s.calls.run('mcp__x__y', {})).text).toBe('[#0002]\nError: there is no tool "mcp__x__y". The tools are: read, list.');
   });
 
   it('puts the built-ins first, then external tools sorted by name; an external name equal to a built-in is left out', () => {
