@@ -5,7 +5,7 @@ import type { SessionView } from '../../main/contract.js';
 import { App } from './App.js';
 import { fakeApi, requestRow, resetStores, sessionView, summary } from './test/fakeApi.js';
 import { fakeLayout } from './test/layout.js';
-import { useUi } from './stores/useUi.js';
+import { useKeel } from './stores/store.js';
 
 afterEach(cleanup);
 beforeEach(() => {
@@ -86,10 +86,10 @@ describe('App', () => {
     api();
     render(<App />);
     await screen.findByTestId('session-item-1');
-    act(() => useUi.getState().setSidebar(false));
+    act(() => useKeel.getState().ui.setSidebar(false));
     expect(screen.getByTestId('no-session').textContent).toContain('Open the sessions list');
     fireEvent.click(screen.getByTestId('open-sessions-list'));
-    expect(useUi.getState().sidebarOpen).toBe(true);
+    expect(useKeel.getState().ui.sidebarOpen).toBe(true);
     expect(screen.getByTestId('no-session').textContent).toContain('Choose a session on the left');
   });
 

@@ -2,28 +2,32 @@ import { useEffect } from 'react';
 import { getApi } from './api.js';
 import { ErrorBanner } from './components/common/ErrorBanner.js';
 import { ErrorBoundary } from './components/common/ErrorBoundary.js';
-import { CacheView } from './components/cache/CacheView.js';
-import { ChangesView } from './components/changes/ChangesView.js';
 import { PutBackNotice } from './components/changes/PutBackNotice.js';
-import { ServersView } from './components/servers/ServersView.js';
 import { FirstRun } from './components/FirstRun.js';
-import { SettingsButton } from './components/settings/SettingsButton.js';
-import { Inspector } from './components/inspector/Inspector.js';
-import { PlanPanel } from './components/plan/PlanPanel.js';
+import { panels, type Panel } from './components/panels.js';
 import { Sidebar } from './components/sidebar/Sidebar.js';
 import { StatusBar } from './components/StatusBar.js';
 import { ModelChip } from './components/topbar/ModelChip.js';
 import { TopBar } from './components/topbar/TopBar.js';
 import { Approvals } from './components/transcript/ApprovalCard.js';
 import { Composer } from './components/transcript/Composer.js';
-import { Transcript } from './components/transcript/Transcript.js';
 import { dispatch } from './events.js';
 import { MOD, useNarrowWindow, useShortcuts } from './shortcuts.js';
-import { useConnection } from './stores/useConnection.js';
-import { useModel } from './stores/useModel.js';
 import { useKeel } from './stores/store.js';
-import { useTranscript } from './stores/useTranscript.js';
-import { useUi } from './stores/useUi.js';
+
+const tabs = panels.filter((p) => p.place === 'tab');
+const side = panels.filter((p) => p.place === 'side');
+const titleBar = panels.filter((p) => p.place === 'title');
+
+/** A panel's component, behind its own error boundary where it has one. */
+function Shown({ panel }: { panel: Panel }) {
+  if (panel.what === undefined) return <panel.Component />;
+  return (
+    <ErrorBoundary label={panel.what}>
+      <panel.Component />
+    </ErrorBoundary>
+  );
+}
 
 /** Reads everything main knows again (at start, and after the link comes back). */
 async function sync(): Promise<void> {
@@ -40,7 +44,7 @@ function useMain(): void {
     const offEvent = api.onEvent(dispatch);
     let wasDown = false;
     const offConnection = api.onConnection?.((state, detail) => {
-      useConnection.getState().set(state, detail);
+      useKeel.getState().connection.set(state, detail);
       if (state === 'disconnected') wasDown = true;
       else if (state === 'connected' && wasDown) {
         wasDown = false;
@@ -57,7 +61,7 @@ function useMain(): void {
 
 /** No session open: where the sessions list is, or a button that opens it when it is collapsed. */
 function NoSession() {
-  const listShown = useUi((s) => s.sidebarOpen);
+  const listShown = useKeel((s) => s.ui.sidebarOpen);
   return (
     <div className="placeholder muted" data-testid="no-session">
       {listShown ? (
@@ -65,7 +69,7 @@ function NoSession() {
       ) : (
         <>
           Open the sessions list to choose a session or start a new one.{' '}
-          <button type="button" onClick={() => useUi.getState().setSidebar(true)} data-testid="open-sessions-list">
+          <button type="button" onClick={() => useKeel.getState().ui.setSidebar(true)} data-testid="open-sessions-list">
             Open the sessions list
           </button>
         </>
@@ -75,52 +79,23 @@ function NoSession() {
 }
 
 function Main() {
-  const app = useModel((s) => s.app);
-  const tab = useUi((s) => s.tab);
-  const sessionId = useTranscript((s) => s.sessionId);
-  const hasSession = sessionId !== undefined;
+  const app = useKeel((s) => s.model.app);
+  const tab = useKeel((s) => s.ui.tab);
+  const hasSession = useKeel((s) => s.transcript.sessionId !== undefined);
   if (!hasSession && app && !app.loadedModel && !app.lastModel) return <FirstRun />;
   if (!hasSession) return <NoSession />;
-  if (tab === 'plan') {
-    return (
-      <ErrorBoundary label="The plan">
-        <PlanPanel key={sessionId} />
-      </ErrorBoundary>
-    );
-  }
-  if (tab === 'changes') {
-    return (
-      <ErrorBoundary label="The Changes view">
-        <ChangesView />
-      </ErrorBoundary>
-    );
-  }
-  if (tab === 'servers') {
-    return (
-      <ErrorBoundary label="The Servers panel">
-        <ServersView />
-      </ErrorBoundary>
-    );
-  }
-  return tab === 'cache' ? (
-    <ErrorBoundary label="The cache view">
-      <CacheView />
-    </ErrorBoundary>
-  ) : (
-    <ErrorBoundary label="The transcript">
-      <Transcript />
-    </ErrorBoundary>
-  );
+  // Any other tab shows the first, the transcript.
+  return <Shown panel={tabs.find((p) => p.id === tab) ?? tabs[0]!} />;
 }
 
 export function App() {
   useMain();
-  useShortcuts();
+  useShortcuts(panels);
   useNarrowWindow();
-  const inspectorOpen = useUi((s) => s.inspectorOpen);
-  const sidebarOpen = useUi((s) => s.sidebarOpen);
-  const problem = useModel((s) => s.app?.problem);
-  const title = useTranscript((s) => s.view?.summary);
+  const inspectorOpen = useKeel((s) => s.ui.inspectorOpen);
+  const sidebarOpen = useKeel((s) => s.ui.sidebarOpen);
+  const problem = useKeel((s) => s.model.app?.problem);
+  const title = useKeel((s) => s.transcript.view?.summary);
   return (
     <div className={`app${inspectorOpen ? ' with-inspector' : ''}${sidebarOpen ? '' : ' sidebar-closed'}`}>
       {/* Collapsed, the sidebar is hidden, not unmounted: a half-filled new-session form stays. */}
@@ -131,7 +106,7 @@ export function App() {
         <button
           type="button"
           className="ghost sidebar-toggle"
-          onClick={() => useUi.getState().setSidebar(!sidebarOpen)}
+          onClick={() => useKeel.getState().ui.setSidebar(!sidebarOpen)}
           title={`${sidebarOpen ? 'Hide' : 'Show'} the sessions (${MOD}+B)`}
           aria-expanded={sidebarOpen}
           aria-label="Sessions"
@@ -150,7 +125,7 @@ export function App() {
         </span>
         <span className="grow" />
         <ModelChip />
-        <SettingsButton />
+        {titleBar.map((p) => <Shown key={p.id} panel={p} />)}
       </div>
       <main className="main">
         <TopBar />
@@ -167,11 +142,7 @@ export function App() {
         <Approvals />
         <Composer />
       </main>
-      {inspectorOpen && (
-        <ErrorBoundary label="The Recall inspector">
-          <Inspector />
-        </ErrorBoundary>
-      )}
+      {inspectorOpen && side.map((p) => <Shown key={p.id} panel={p} />)}
       <StatusBar />
     </div>
   );

@@ -1,8 +1,6 @@
 import { useEffect } from 'react';
-import { useApprovals } from './stores/useApprovals.js';
-import { useTranscript } from './stores/useTranscript.js';
+import { useKeel } from './stores/store.js';
 import { NARROW_QUERY } from './stores/slices/ui.js';
-import { useUi } from './stores/useUi.js';
 
 const isMac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.userAgent);
 /** The modifier as tooltips name it. */
@@ -11,52 +9,53 @@ export const MOD = isMac ? 'Cmd' : 'Ctrl';
 /** Whether a key event carries the platform's command modifier. */
 export const withMod = (e: { ctrlKey: boolean; metaKey: boolean }) => e.ctrlKey || e.metaKey;
 
+/** A panel's key: Ctrl/Cmd with `key` (lower case) runs `run` (components/panels.ts). */
+export interface Shortcut {
+  key: string;
+  run(): void;
+}
+
 /**
  * App-wide keys. Escape closes the Settings panel or the model picker, else denies the open session's waiting approval,
- * else stops the model. Ctrl/Cmd+I opens the Recall inspector with its id field focused (with a
- * session open). Ctrl/Cmd+, opens and closes the Settings panel. Ctrl/Cmd+B shows or hides the
- * sidebar (collapsed by itself in a narrow window).
+ * else stops the model. Ctrl/Cmd+B shows or hides the sidebar (collapsed by itself in a narrow window).
+ * Ctrl/Cmd with a panel's key runs its shortcut (components/panels.ts: I, the Recall inspector with its
+ * id field focused; comma, the Settings panel).
  * Enter (send; Ctrl/Cmd+Enter too), Shift+Enter and Up belong to the message box (Composer.tsx).
  */
-export function useShortcuts(): void {
+export function useShortcuts(panels: readonly { shortcut?: Shortcut }[]): void {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.key === 'Escape') {
-        if (useUi.getState().settingsOpen) {
-          useUi.getState().setSettings(false);
+        if (useKeel.getState().ui.settingsOpen) {
+          useKeel.getState().ui.setSettings(false);
           return;
         }
-        if (useUi.getState().pickerOpen) {
-          useUi.getState().setPicker(false);
+        if (useKeel.getState().ui.pickerOpen) {
+          useKeel.getState().ui.setPicker(false);
           return;
         }
-        const sessionId = useTranscript.getState().sessionId;
-        const waiting = useApprovals.getState().items.find((a) => a.sessionId === sessionId);
+        const sessionId = useKeel.getState().transcript.sessionId;
+        const waiting = useKeel.getState().approvals.items.find((a) => a.sessionId === sessionId);
         if (waiting) {
           e.preventDefault();
-          void useApprovals.getState().answer(waiting.approvalId, 'deny');
+          void useKeel.getState().approvals.answer(waiting.approvalId, 'deny');
           return;
         }
-        if (useTranscript.getState().running) {
+        if (useKeel.getState().transcript.running) {
           e.preventDefault();
-          void useTranscript.getState().stop();
+          void useKeel.getState().transcript.stop();
         }
-        return;
-      }
-      if (withMod(e) && !e.shiftKey && !e.altKey && e.key === ',') {
-        e.preventDefault();
-        useUi.getState().setSettings(!useUi.getState().settingsOpen);
         return;
       }
       if (withMod(e) && !e.shiftKey && !e.altKey && e.key.toLowerCase() === 'b') {
         e.preventDefault();
-        useUi.getState().setSidebar(!useUi.getState().sidebarOpen);
+        useKeel.getState().ui.setSidebar(!useKeel.getState().ui.sidebarOpen);
         return;
       }
-      if (withMod(e) && !e.shiftKey && !e.altKey && e.key.toLowerCase() === 'i') {
+      const shortcut = withMod(e) && !e.shiftKey && !e.altKey ? panels.find((p) => p.shortcut?.key === e.key.toLowerCase())?.shortcut : undefined;
+      if (shortcut) {
         e.preventDefault();
-        // Like the Recall button: results belong to a session, so without one it does nothing.
-        if (useTranscript.getState().sessionId !== undefined) useUi.getState().openInspector(true);
+        shortcut.run();
       }
     };
     window.addEventListener('keydown', onKey);
@@ -69,7 +68,7 @@ export function useNarrowWindow(): void {
   useEffect(() => {
     if (typeof window.matchMedia !== 'function') return;
     const query = window.matchMedia(NARROW_QUERY);
-    const update = () => useUi.getState().setNarrow(query.matches);
+    const update = () => useKeel.getState().ui.setNarrow(query.matches);
     update();
     query.addEventListener('change', update);
     return () => query.removeEventListener('change', update);

@@ -1,10 +1,10 @@
-import { useModel } from '../stores/useModel.js';
+import { useKeel } from '../stores/store.js';
 import { ModelPicker } from './topbar/ModelPicker.js';
 
 /** No model loaded and none remembered: choose a GGUF, or download the recommended one. */
 export function FirstRun() {
-  const download = useModel((s) => s.download);
-  const busy = useModel((s) => s.progress !== undefined);
+  const download = useKeel((s) => s.model.download);
+  const busy = useKeel((s) => s.model.progress !== undefined);
   return (
     <div className="first-run-pane" data-testid="first-run">
       <div className="first-run">

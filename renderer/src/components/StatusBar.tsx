@@ -1,20 +1,17 @@
 import { n, percent, seconds, setupLine } from '../lib/format.js';
-import { useConnection } from '../stores/useConnection.js';
-import { useModel } from '../stores/useModel.js';
-import { useRequests } from '../stores/useRequests.js';
-import { useTranscript } from '../stores/useTranscript.js';
+import { useKeel } from '../stores/store.js';
 
 /** One line of state: the link, whether the model is working, what the model runs on, the last request's figures. */
 export function StatusBar() {
-  const connection = useConnection((s) => s.state);
-  const running = useTranscript((s) => s.running);
-  const sha = useTranscript((s) => s.view?.systemPromptSha);
-  const rows = useRequests((s) => s.rows);
+  const connection = useKeel((s) => s.connection.state);
+  const running = useKeel((s) => s.transcript.running);
+  const sha = useKeel((s) => s.transcript.view?.systemPromptSha);
+  const rows = useKeel((s) => s.requests.rows);
   const last = rows.at(-1);
-  const app = useModel((s) => s.app);
-  const sessionModel = useTranscript((s) => s.view?.summary.model);
+  const app = useKeel((s) => s.model.app);
+  const sessionModel = useKeel((s) => s.transcript.view?.summary.model);
   const setup = app?.loadedSetups?.[sessionModel || app.loadedModel || ''];
-  const sandbox = useModel((s) => s.app?.sandbox);
+  const sandbox = useKeel((s) => s.model.app?.sandbox);
   return (
     <footer className="statusbar small" data-testid="status-bar">
       <span>

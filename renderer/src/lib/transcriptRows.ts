@@ -1,5 +1,5 @@
 import type { ReplyPart, SessionView, ToolView, TurnView } from '../../../main/contract.js';
-import type { Live } from '../stores/useTranscript.js';
+import type { Live } from '../stores/slices/transcript.js';
 
 /** One virtualized row of the transcript. Keys are stable across reloads and streaming. */
 export type Row =

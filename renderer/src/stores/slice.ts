@@ -16,6 +16,14 @@ export type Outcome<T> = { ok: true; value: T } | { ok: false; error: string };
  */
 export type Call = <T>(work: (api: KeelClient) => Promise<T>, o?: { quiet?: boolean; about?: string }) => Promise<Outcome<T>>;
 
+/**
+ * The slices that panels bring (components/panels.ts gives the store their makers): empty here,
+ * each panel's slice file adds its own key (`declare module` … `interface PanelSlices { hooks: HooksSlice }`),
+ * so the store's type knows every panel's slice without importing the panels (which import the store).
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging, one key a panel slice
+export interface PanelSlices {}
+
 export interface SliceContext<S, R = object> {
   get(): S;
   /** Merges into this slice's state (a new slice object, so its subscribers see the change). */

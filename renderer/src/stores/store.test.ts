@@ -1,7 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { fakeApi, resetStores, sessionView, summary } from '../test/fakeApi.js';
-import { callMain, useKeel } from './store.js';
-import { useTranscript } from './useTranscript.js';
+import { callMain, setSlice, useKeel } from './store.js';
 
 beforeEach(resetStores);
 
@@ -45,7 +44,7 @@ describe('the one store', () => {
     await s.sessions.open(1);
     s.ui.openInspector();
     useKeel.setState((st) => ({ inspector: { ...st.inspector, tabs: ['#0001'], active: '#0001' } }));
-    expect(useTranscript.getState().sessionId).toBe(1);
+    expect(useKeel.getState().transcript.sessionId).toBe(1);
     await useKeel.getState().sessions.remove(1);
     const after = useKeel.getState();
     expect([after.sessions.currentId, after.transcript.sessionId, after.requests.sessionId, after.inspector.tabs, after.ui.inspectorOpen])
@@ -54,9 +53,9 @@ describe('the one store', () => {
   });
 
   it('a slice hook reads and patches only its own slice', () => {
-    useTranscript.setState({ sessionId: 7 });
+    setSlice('transcript', { sessionId: 7 });
     expect(useKeel.getState().transcript.sessionId).toBe(7);
     expect(useKeel.getState().requests.sessionId).toBeUndefined();
-    expect(typeof useTranscript.getState().reload).toBe('function');
+    expect(typeof useKeel.getState().transcript.reload).toBe('function');
   });
 });

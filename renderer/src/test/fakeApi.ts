@@ -1,6 +1,7 @@
 import type { ContextView, DoctorReport, KeelEvent, PriceView, RecallView, RequestRow, SessionSummary, SessionView } from '../../../main/contract.js';
 import { setApi, type KeelClient } from '../api.js';
-import { useKeel } from '../stores/store.js';
+import { panelSlices } from '../components/panels.js';
+import { resetKeel, startKeel } from '../stores/store.js';
 import type { EventListener } from '../transport/types.js';
 
 /** A KeelClient whose methods tests override; `emit` plays main pushing an event. */
@@ -119,7 +120,8 @@ export function doctorReport(o: Partial<DoctorReport> = {}): DoctorReport {
   };
 }
 
-/** Puts the store back to its first state (it is a module singleton). */
+/** Puts the store, with the panels' slices, back to its first state (it is a module singleton). */
 export function resetStores(): void {
-  useKeel.setState(useKeel.getInitialState(), true);
+  startKeel(panelSlices);
+  resetKeel();
 }

@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import { n, percent, seconds } from '../../lib/format.js';
-import { useRequests } from '../../stores/useRequests.js';
+import { useKeel } from '../../stores/store.js';
 import { CacheChart } from './CacheChart.js';
 import { ContextPanel } from './ContextPanel.js';
 import { RequestTable } from './RequestTable.js';
@@ -16,7 +16,7 @@ function Card({ label, children, className = '' }: { label: string; children: Re
 
 /** How much of each request came from the KV cache, over the session, and the next request by part (the figures are main's). */
 export function CacheView() {
-  const rows = useRequests((s) => s.rows);
+  const rows = useKeel((s) => s.requests.rows);
   if (rows.length === 0) {
     return (
       <div className="cache-view" data-testid="cache-view">
@@ -64,4 +64,10 @@ export function CacheView() {
       <RequestTable rows={rows} />
     </div>
   );
+}
+
+/** Beside the Cache tab's name: the requests whose cache broke. */
+export function CacheBadge() {
+  const breaks = useKeel((s) => s.requests.rows.filter((r) => r.cause).length);
+  return breaks > 0 ? <span className="tag amber">{breaks} {breaks === 1 ? 'break' : 'breaks'}</span> : null;
 }

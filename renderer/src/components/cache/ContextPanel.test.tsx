@@ -1,8 +1,7 @@
 // @vitest-environment jsdom
 import { cleanup, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { useRequests } from '../../stores/useRequests.js';
-import { useTranscript } from '../../stores/useTranscript.js';
+import { setSlice } from '../../stores/store.js';
 import { contextView, fakeApi, resetStores } from '../../test/fakeApi.js';
 import { ContextPanel } from './ContextPanel.js';
 
@@ -15,7 +14,7 @@ describe('ContextPanel', () => {
   it('shows main\'s view of the next request: a bar of the parts to scale, cached then new, and each part in the table', async () => {
     const asked: number[] = [];
     fakeApi({ context: async (id: number) => (asked.push(id), contextView()) });
-    useRequests.setState({ sessionId: 7 } as never);
+    setSlice('requests', { sessionId: 7 } as never);
     render(<ContextPanel />);
     await waitFor(() => expect(screen.getByTestId('context-summary').textContent).toBe('400 prompt tokens: 360 cached, 40 new · context 8,192'));
     expect(asked).toEqual([7]);
@@ -31,19 +30,19 @@ describe('ContextPanel', () => {
   it('asks nothing while the session answers, and asks again once the reply ends', async () => {
     const asked: number[] = [];
     fakeApi({ context: async (id: number) => (asked.push(id), contextView()) });
-    useRequests.setState({ sessionId: 2 } as never);
-    useTranscript.setState({ running: true } as never);
+    setSlice('requests', { sessionId: 2 } as never);
+    setSlice('transcript', { running: true } as never);
     render(<ContextPanel />);
     expect(screen.getByTestId('context-panel').textContent).toContain('Shown once the reply ends.');
     expect(asked).toEqual([]);
-    useTranscript.setState({ running: false } as never);
+    setSlice('transcript', { running: false } as never);
     await waitFor(() => expect(asked).toEqual([2]));
     await screen.findByTestId('context-table');
   });
 
   it('says why main could not measure it', async () => {
     fakeApi({ context: async () => { throw new Error('No model is loaded: choose a GGUF file or a server first.'); } });
-    useRequests.setState({ sessionId: 3 } as never);
+    setSlice('requests', { sessionId: 3 } as never);
     render(<ContextPanel />);
     await waitFor(() => expect(screen.getByTestId('context-panel').textContent).toContain('No model is loaded'));
   });

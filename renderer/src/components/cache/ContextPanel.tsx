@@ -1,8 +1,7 @@
 import { useEffect } from 'react';
 import type { ContextPart } from '../../../../main/contract.js';
 import { n, percent } from '../../lib/format.js';
-import { useRequests } from '../../stores/useRequests.js';
-import { useTranscript } from '../../stores/useTranscript.js';
+import { useKeel } from '../../stores/store.js';
 
 /**
  * The next message's request by part (main's context view): a bar of the parts to scale, each
@@ -10,13 +9,13 @@ import { useTranscript } from '../../stores/useTranscript.js';
  * they are asked again after each turn, never while the session answers.
  */
 export function ContextPanel() {
-  const sessionId = useRequests((s) => s.sessionId);
-  const requests = useRequests((s) => s.rows.length);
-  const view = useRequests((s) => s.context);
-  const error = useRequests((s) => s.contextError);
-  const running = useTranscript((s) => s.running);
+  const sessionId = useKeel((s) => s.requests.sessionId);
+  const requests = useKeel((s) => s.requests.rows.length);
+  const view = useKeel((s) => s.requests.context);
+  const error = useKeel((s) => s.requests.contextError);
+  const running = useKeel((s) => s.transcript.running);
   useEffect(() => {
-    if (sessionId !== undefined && !running) void useRequests.getState().loadContext(sessionId);
+    if (sessionId !== undefined && !running) void useKeel.getState().requests.loadContext(sessionId);
   }, [sessionId, requests, running]);
 
   return (

@@ -2,8 +2,7 @@
 import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChangedFile, ChangesView as View } from '../../../../main/contract.js';
-import { useTranscript } from '../../stores/useTranscript.js';
-import { useUi } from '../../stores/useUi.js';
+import { setSlice, useKeel } from '../../stores/store.js';
 import { dispatch } from '../../events.js';
 import { fakeApi, resetStores, sessionView } from '../../test/fakeApi.js';
 import { ChangesView } from './ChangesView.js';
@@ -38,7 +37,7 @@ function setup(answers: Partial<Record<'changes' | 'revertFile' | 'revertHunk', 
       return view({ files: [file({ ...edited, hunks: [hunkB], diff: hunkB }), created] });
     },
   });
-  useTranscript.setState({ sessionId: 1 });
+  setSlice('transcript', { sessionId: 1 });
   render(<ChangesView />);
   return calls;
 }
@@ -106,7 +105,7 @@ describe('the Changes tab', () => {
 
   it('offers no revert while the model is answering', async () => {
     setup();
-    act(() => useTranscript.setState({ running: true }));
+    act(() => setSlice('transcript', { running: true }));
     await waitFor(() => expect(screen.getAllByTestId('changed-file')).toHaveLength(2));
     for (const b of [...screen.getAllByTestId('revert-hunk'), ...screen.getAllByTestId('revert-file')]) expect((b as HTMLButtonElement).disabled).toBe(true);
   });
@@ -114,7 +113,7 @@ describe('the Changes tab', () => {
   it('follows the session: a turn that ends reads the files again while the tab is shown', async () => {
     const calls = setup();
     await waitFor(() => expect(calls).toHaveLength(1));
-    useUi.getState().setTab('changes');
+    useKeel.getState().ui.setTab('changes');
     await act(async () => dispatch({ type: 'turn-ended', sessionId: 1 }));
     await act(async () => dispatch({ type: 'turn-ended', sessionId: 2 }));
     expect(calls.filter((c) => c[0] === 'changes')).toHaveLength(2);

@@ -1,21 +1,20 @@
 import { useEffect } from 'react';
 import type { ChangedFile, ChangesView as View } from '../../../../main/contract.js';
-import { useChanges } from '../../stores/useChanges.js';
-import { useTranscript } from '../../stores/useTranscript.js';
+import { setSlice, useKeel } from '../../stores/store.js';
 import { changeWords, FileDiff } from './FileDiff.js';
 
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
 /** The base picker: the session's start, or the start of any turn whose files were recorded. */
 function SincePicker({ view, since }: { view: View | undefined; since: number | undefined }) {
-  const sessionId = useTranscript((s) => s.sessionId);
+  const sessionId = useKeel((s) => s.transcript.sessionId);
   const turns = view?.turns ?? [];
   return (
     <label className="small">
       since{' '}
       <select
         value={since === undefined ? '' : String(since)}
-        onChange={(e) => sessionId !== undefined && void useChanges.getState().load(sessionId, e.target.value === '' ? undefined : Number(e.target.value))}
+        onChange={(e) => sessionId !== undefined && void useKeel.getState().changes.load(sessionId, e.target.value === '' ? undefined : Number(e.target.value))}
         data-testid="changes-since"
       >
         <option value="">the session began</option>
@@ -30,7 +29,7 @@ function SincePicker({ view, since }: { view: View | undefined; since: number | 
 }
 
 function ChangedFileCard({ file, busy }: { file: ChangedFile; busy: boolean }) {
-  const { revertFile, revertHunk } = useChanges.getState();
+  const { revertFile, revertHunk } = useKeel.getState().changes;
   const notes = [file.binary && 'binary', file.large && 'over the size limit', file.link && 'a link'].filter(Boolean);
   return (
     <section className="panel changed-file" data-testid="changed-file" data-path={file.path}>
@@ -64,14 +63,14 @@ function ChangedFileCard({ file, busy }: { file: ChangedFile; busy: boolean }) {
  * session's own change, so a later rewind with files still works. The files are main's.
  */
 export function ChangesView() {
-  const sessionId = useTranscript((s) => s.sessionId);
-  const { view, since, busy, error, loading } = useChanges();
+  const sessionId = useKeel((s) => s.transcript.sessionId);
+  const { view, since, busy, error, loading } = useKeel((s) => s.changes);
   // Main refuses a revert while the model works (it could be changing the same file): the buttons wait.
-  const running = useTranscript((s) => s.running);
+  const running = useKeel((s) => s.transcript.running);
   const mine = view && view.sessionId === sessionId ? view : undefined;
   useEffect(() => {
     if (sessionId === undefined) return;
-    const s = useChanges.getState();
+    const s = useKeel.getState().changes;
     void s.load(sessionId, s.sessionId === sessionId ? s.since : undefined);
   }, [sessionId]);
   const from = since === undefined ? 'since the session began' : `since turn ${since} began`;
@@ -88,7 +87,7 @@ export function ChangesView() {
       {error && (
         <div className="banner banner-error" role="alert" data-testid="changes-error">
           <span className="banner-text">{error}</span>
-          <button type="button" className="ghost small" onClick={() => useChanges.setState({ error: undefined })}>
+          <button type="button" className="ghost small" onClick={() => setSlice('changes', { error: undefined })}>
             Dismiss
           </button>
         </div>

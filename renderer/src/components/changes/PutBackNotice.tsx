@@ -1,5 +1,4 @@
-import { useChanges } from '../../stores/useChanges.js';
-import { useTranscript } from '../../stores/useTranscript.js';
+import { useKeel } from '../../stores/store.js';
 
 const list = (paths: string[]) => paths.join(', ');
 
@@ -8,8 +7,8 @@ const list = (paths: string[]) => paths.join(', ');
  * they are (changed from outside after the session's last change to them, or never copied).
  */
 export function PutBackNotice() {
-  const notice = useChanges((s) => s.notice);
-  const sessionId = useTranscript((s) => s.sessionId);
+  const notice = useKeel((s) => s.changes.notice);
+  const sessionId = useKeel((s) => s.transcript.sessionId);
   if (!notice || notice.sessionId !== sessionId) return null;
   const { restored, left, large } = notice.result;
   return (
@@ -23,7 +22,7 @@ export function PutBackNotice() {
         )}
         {large.length > 0 && <span data-testid="put-back-large"> Left as they are, over the size limit (never copied): {list(large)}.</span>}
       </span>
-      <button type="button" className="ghost small" onClick={() => useChanges.getState().dismissNotice()} data-testid="put-back-dismiss">
+      <button type="button" className="ghost small" onClick={() => useKeel.getState().changes.dismissNotice()} data-testid="put-back-dismiss">
         Dismiss
       </button>
     </div>

@@ -1,12 +1,11 @@
-import { useConnection } from '../../stores/useConnection.js';
-import { useErrors } from '../../stores/useErrors.js';
+import { useKeel } from '../../stores/store.js';
 
 /** Failed calls and main's error events, readable, each dismissable; the link's state when down. */
 export function ErrorBanner() {
-  const items = useErrors((s) => s.items);
-  const dismiss = useErrors((s) => s.dismiss);
-  const connection = useConnection((s) => s.state);
-  const detail = useConnection((s) => s.detail);
+  const items = useKeel((s) => s.errors.items);
+  const dismiss = useKeel((s) => s.errors.dismiss);
+  const connection = useKeel((s) => s.connection.state);
+  const detail = useKeel((s) => s.connection.detail);
   return (
     <div className="banners">
       {connection !== 'connected' && (

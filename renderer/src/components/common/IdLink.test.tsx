@@ -1,9 +1,7 @@
 // @vitest-environment jsdom
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { useInspector } from '../../stores/useInspector.js';
-import { useTranscript } from '../../stores/useTranscript.js';
-import { useUi } from '../../stores/useUi.js';
+import { setSlice, useKeel } from '../../stores/store.js';
 import { fakeApi, recallView, resetStores } from '../../test/fakeApi.js';
 import { Linkified } from './IdLink.js';
 
@@ -21,11 +19,11 @@ describe('Linkified', () => {
   it('opens the clicked id in the inspector', async () => {
     const calls: unknown[][] = [];
     fakeApi({ recall: async (...args) => (calls.push(args), recallView({ id: '#0012' })) });
-    useTranscript.setState({ sessionId: 4 });
+    setSlice('transcript', { sessionId: 4 });
     render(<Linkified text="Same result as #0012." />);
     fireEvent.click(screen.getByTestId('id-link'));
-    expect(useUi.getState().inspectorOpen).toBe(true);
-    await waitFor(() => expect(useInspector.getState().view?.id).toBe('#0012'));
+    expect(useKeel.getState().ui.inspectorOpen).toBe(true);
+    await waitFor(() => expect(useKeel.getState().inspector.view?.id).toBe('#0012'));
     expect(calls).toEqual([[4, '#0012', 1]]);
   });
 });

@@ -1,4 +1,4 @@
-import { useInspector } from '../../stores/useInspector.js';
+import { useKeel } from '../../stores/store.js';
 import { splitIds } from '../../lib/linkify.js';
 
 /** A result id as a link: opens that result in the Recall inspector. */
@@ -10,7 +10,7 @@ export function IdLink({ id }: { id: string }) {
       data-testid="id-link"
       data-id={id}
       title={`Open ${id} in the Recall inspector (Ctrl/Cmd+I focuses it)`}
-      onClick={() => void useInspector.getState().show(id)}
+      onClick={() => void useKeel.getState().inspector.show(id)}
     >
       {id}
     </button>

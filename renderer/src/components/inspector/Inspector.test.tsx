@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { useTranscript } from '../../stores/useTranscript.js';
+import { setSlice } from '../../stores/store.js';
 import { fakeApi, recallView, resetStores } from '../../test/fakeApi.js';
 import { Inspector } from './Inspector.js';
 
@@ -19,7 +19,7 @@ function pagedApi() {
       return recallView({ id, tool: 'bash', args: { command: 'npm test' }, pathGiven: undefined, pathResolved: undefined, fileHash: undefined, inRequest: false, elided: { line: 101, count: 4300 }, offset, lines: body.slice(offset - 1, offset - 1 + 2000), totalLines: body.length });
     },
   });
-  useTranscript.setState({ sessionId: 1 });
+  setSlice('transcript', { sessionId: 1 });
   return asked;
 }
 
@@ -59,7 +59,7 @@ describe('Inspector', () => {
 
   it('shows a read’s stored body as it is: its own `N: ` numbers, none added', async () => {
     fakeApi({ recall: async (_session, id) => recallView({ id, lines: ['1: one', '2: two'], totalLines: 2 }) });
-    useTranscript.setState({ sessionId: 1 });
+    setSlice('transcript', { sessionId: 1 });
     render(<Inspector />);
     fireEvent.change(screen.getByTestId('inspector-id-input'), { target: { value: '#0001' } });
     fireEvent.click(screen.getByTestId('inspector-open'));

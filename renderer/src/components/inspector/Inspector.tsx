@@ -1,14 +1,13 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { useInspector } from '../../stores/useInspector.js';
-import { useUi } from '../../stores/useUi.js';
+import { useKeel } from '../../stores/store.js';
 import { MOD } from '../../shortcuts.js';
 import { RecallMeta } from './RecallMeta.js';
 import { StoredBody } from './StoredBody.js';
 
 /** The Recall inspector: any result by id, metadata first, then the stored body, paged. */
 export function Inspector() {
-  const focus = useUi((s) => s.inspectorFocus);
-  const { tabs, active, view, loading, error } = useInspector();
+  const focus = useKeel((s) => s.ui.inspectorFocus);
+  const { tabs, active, view, loading, error } = useKeel((s) => s.inspector);
   const [given, setGiven] = useState('');
   const field = useRef<HTMLInputElement>(null);
 
@@ -24,7 +23,7 @@ export function Inspector() {
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    if (given.trim()) void useInspector.getState().show(given);
+    if (given.trim()) void useKeel.getState().inspector.show(given);
   };
 
   return (
@@ -46,7 +45,7 @@ export function Inspector() {
             Open
           </button>
         </form>
-        <button type="button" className="ghost" onClick={() => useUi.getState().closeInspector()} aria-label="Close the inspector" data-testid="inspector-close">
+        <button type="button" className="ghost" onClick={() => useKeel.getState().ui.closeInspector()} aria-label="Close the inspector" data-testid="inspector-close">
           ×
         </button>
       </header>
@@ -54,10 +53,10 @@ export function Inspector() {
         <nav className="inspector-tabs">
           {tabs.map((id) => (
             <span key={id} className={`itab${id === active ? ' on' : ''}`}>
-              <button type="button" className="ghost mono" onClick={() => void useInspector.getState().show(id)}>
+              <button type="button" className="ghost mono" onClick={() => void useKeel.getState().inspector.show(id)}>
                 {id}
               </button>
-              <button type="button" className="ghost small" aria-label={`Close ${id}`} onClick={() => useInspector.getState().closeTab(id)}>
+              <button type="button" className="ghost small" aria-label={`Close ${id}`} onClick={() => useKeel.getState().inspector.closeTab(id)}>
                 ×
               </button>
             </span>
@@ -81,4 +80,10 @@ export function Inspector() {
       </div>
     </aside>
   );
+}
+
+/** Ctrl/Cmd+I: the inspector, its id field focused. Like the Recall button: results belong to a session, so without one nothing. */
+export function openInspectorByKey(): void {
+  const { transcript, ui } = useKeel.getState();
+  if (transcript.sessionId !== undefined) ui.openInspector(true);
 }

@@ -1,6 +1,6 @@
 import type { RecallView } from '../../../../main/contract.js';
 import { n } from '../../lib/format.js';
-import { useInspector } from '../../stores/useInspector.js';
+import { useKeel } from '../../stores/store.js';
 import { Linkified } from '../common/IdLink.js';
 
 /**
@@ -21,10 +21,10 @@ export function StoredBody({ view }: { view: RecallView }) {
           {view.totalLines === 0 ? 'empty' : `lines ${n(first)}-${n(last)} of ${n(view.totalLines)}`}
         </span>
         <span className="grow" />
-        <button type="button" disabled={!hasPrev} onClick={() => void useInspector.getState().prev()} data-testid="inspector-prev">
+        <button type="button" disabled={!hasPrev} onClick={() => void useKeel.getState().inspector.prev()} data-testid="inspector-prev">
           ‹ Prev
         </button>
-        <button type="button" disabled={!hasNext} onClick={() => void useInspector.getState().next()} data-testid="inspector-next">
+        <button type="button" disabled={!hasNext} onClick={() => void useKeel.getState().inspector.next()} data-testid="inspector-next">
           Next ›
         </button>
       </header>

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { useTranscript } from '../../stores/useTranscript.js';
+import { setSlice } from '../../stores/store.js';
 import { fakeApi, resetStores, sessionView } from '../../test/fakeApi.js';
 import { PlanPanel } from './PlanPanel.js';
 
@@ -19,7 +19,7 @@ describe('PlanPanel', () => {
         view = sessionView({ plan: items as typeof view.plan, planPending: true });
       },
     });
-    useTranscript.setState({ sessionId: 1, view });
+    setSlice('transcript', { sessionId: 1, view });
     render(<PlanPanel />);
     expect(screen.queryByTestId('plan-pending')).toBeNull();
     expect((screen.getByTestId('plan-save') as HTMLButtonElement).disabled).toBe(true);
@@ -41,7 +41,7 @@ describe('PlanPanel', () => {
 
   it('discards unsaved changes', () => {
     fakeApi();
-    useTranscript.setState({ sessionId: 1, view: sessionView({ plan: [{ text: 'One', status: 'todo' }] }) });
+    setSlice('transcript', { sessionId: 1, view: sessionView({ plan: [{ text: 'One', status: 'todo' }] }) });
     render(<PlanPanel />);
     fireEvent.change(screen.getByTestId('plan-text-1'), { target: { value: 'Changed' } });
     fireEvent.click(screen.getByTestId('plan-discard'));

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import type { SessionView } from '../../../../main/contract.js';
-import { useTranscript } from '../../stores/useTranscript.js';
+import { useKeel } from '../../stores/store.js';
 
 type Item = SessionView['plan'][number];
 
@@ -12,9 +12,9 @@ const STATUSES = Object.keys(STATUS_LABEL) as Item['status'][];
  * status), and on Save main keeps it and tells the model with the next message.
  */
 export function PlanPanel() {
-  const plan = useTranscript((s) => s.view?.plan);
-  const pending = useTranscript((s) => s.view?.planPending ?? false);
-  const running = useTranscript((s) => s.running);
+  const plan = useKeel((s) => s.transcript.view?.plan);
+  const pending = useKeel((s) => s.transcript.view?.planPending ?? false);
+  const running = useKeel((s) => s.transcript.running);
   const [draft, setDraft] = useState<Item[]>();
   if (!plan) return null;
   const items = draft ?? plan;
@@ -28,7 +28,7 @@ export function PlanPanel() {
   const canSave = draft !== undefined && draft.every((item) => item.text.trim() !== '');
   const save = async () => {
     if (!canSave) return;
-    await useTranscript.getState().setPlan(draft.map((item) => ({ ...item, text: item.text.trim() })));
+    await useKeel.getState().transcript.setPlan(draft.map((item) => ({ ...item, text: item.text.trim() })));
     setDraft(undefined);
   };
   return (
@@ -84,4 +84,16 @@ export function PlanPanel() {
       </footer>
     </div>
   );
+}
+
+/** The Plan tab: the open session's plan; a draft is dropped when another session opens. */
+export function PlanTab() {
+  const sessionId = useKeel((s) => s.transcript.sessionId);
+  return <PlanPanel key={sessionId} />;
+}
+
+/** Beside the Plan tab's name: how many steps. */
+export function PlanBadge() {
+  const steps = useKeel((s) => s.transcript.view?.plan.length ?? 0);
+  return steps > 0 ? <span className="tag">{steps}</span> : null;
 }

@@ -2,9 +2,7 @@
 import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ActionToPrice, McpServerView, PriceView, TurnView } from '../../../../main/contract.js';
-import { useModel } from '../../stores/useModel.js';
-import { useServers } from '../../stores/useServers.js';
-import { useTranscript } from '../../stores/useTranscript.js';
+import { setSlice, useKeel } from '../../stores/store.js';
 import { fakeApi, priceView, resetStores, sessionView } from '../../test/fakeApi.js';
 import { fakeLayout } from '../../test/layout.js';
 import { ServersView } from '../servers/ServersView.js';
@@ -35,8 +33,8 @@ function setUp(price: (action: ActionToPrice) => Promise<PriceView>, limit?: num
     compact: log('compact'), undo: log('undo'), regenerate: log('regenerate'), rewind: log('rewind'), deleteTurn: log('deleteTurn'),
     editAndResend: log('editAndResend'), switchModel: log('switchModel'), createSession: async (o) => (calls.push(['createSession', o]), sessionView().summary),
   });
-  useTranscript.setState({ sessionId: 1, view: sessionView({ turns }) });
-  useModel.setState({ app: { modelsFolder: '/models', dataFolder: '/data', askAboveSeconds: limit } });
+  setSlice('transcript', { sessionId: 1, view: sessionView({ turns }) });
+  setSlice('model', { app: { modelsFolder: '/models', dataFolder: '/data', askAboveSeconds: limit } });
   return calls;
 }
 const acted = (calls: unknown[][]) => calls.filter((c) => c[0] !== 'price').map((c) => c[0]);
@@ -96,7 +94,7 @@ describe('the top bar: Compact, Undo and Regenerate say what they re-read, and a
       'Keel could not work out what this re-reads (No model is loaded: choose a GGUF file or a server first.), and you asked to be asked above 5 s. Go on?',
     );
     expect(acted(calls)).toEqual([]);
-    act(() => useModel.setState({ app: { modelsFolder: '/models', dataFolder: '/data' } }));
+    act(() => setSlice('model', { app: { modelsFolder: '/models', dataFolder: '/data' } }));
     expect(screen.queryByTestId('price-ask')).toBeNull();
     await act(async () => fireEvent.click(screen.getByTestId('compact-button')));
     await waitFor(() => expect(acted(calls)).toEqual(['compact']));
@@ -188,8 +186,8 @@ describe('a model switch and a new session with other tools', () => {
       price: async (id, action) => (calls.push(['price', id, action]), dear({ action: 'new tool list', text: 're-reads about 2100 tokens, about 12 s on this machine' })),
       createSession: async (o) => (calls.push(['createSession', o]), sessionView().summary),
     });
-    await useTranscript.getState().load(1);
-    await useServers.getState().load('/code/ledger-api', 1);
+    await useKeel.getState().transcript.load(1);
+    await useKeel.getState().servers.load('/code/ledger-api', 1);
     render(<ServersView />);
     await waitFor(() => expect(screen.getByTestId('mcp-new-session-price').textContent).toBe(
       'Its first message re-reads about 2100 tokens, about 12 s on this machine: more than your limit of 10 s.',

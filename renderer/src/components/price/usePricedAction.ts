@@ -1,9 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ActionToPrice, PriceView } from '../../../../main/contract.js';
 import type { Outcome } from '../../stores/slice.js';
-import { useModel } from '../../stores/useModel.js';
-import { useRequests } from '../../stores/useRequests.js';
-import { useTranscript } from '../../stores/useTranscript.js';
+import { useKeel } from '../../stores/store.js';
 
 /** An action held back above the person's limit, until they answer the question. */
 export interface PriceQuestionState {
@@ -36,10 +34,10 @@ export interface PricedAction {
  * limit. Nothing is asked while the session answers (main refuses then) or with no action.
  */
 export function usePricedAction(action: ActionToPrice | undefined, eager = false): PricedAction {
-  const sessionId = useTranscript((s) => s.sessionId);
-  const view = useTranscript((s) => s.view);
-  const running = useTranscript((s) => s.running);
-  const limit = useModel((s) => s.app?.askAboveSeconds);
+  const sessionId = useKeel((s) => s.transcript.sessionId);
+  const view = useKeel((s) => s.transcript.view);
+  const running = useKeel((s) => s.transcript.running);
+  const limit = useKeel((s) => s.model.app?.askAboveSeconds);
   const key = action && sessionId !== undefined ? `${sessionId} ${action.kind} ${action.turn ?? ''} ${limit ?? ''}` : undefined;
   // An answer belongs to the session as main showed it (its view) and to the limit: any change asks again.
   const [answer, setAnswer] = useState<{ key: string; view: unknown; got: Outcome<PriceView> }>();
@@ -51,7 +49,7 @@ export function usePricedAction(action: ActionToPrice | undefined, eager = false
     if (running) return Promise.resolve({ ok: false, error: 'The session is answering.' });
     const current = asking.current;
     if (current && current.key === key && current.view === view) return current.promise;
-    const promise = useRequests.getState().price(sessionId, { kind: action.kind, ...(action.turn !== undefined && { turn: action.turn }) });
+    const promise = useKeel.getState().requests.price(sessionId, { kind: action.kind, ...(action.turn !== undefined && { turn: action.turn }) });
     asking.current = { key, view, promise };
     void promise.then((got) => {
       if (asking.current?.promise === promise) setAnswer({ key, view, got });

@@ -2,8 +2,7 @@
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HookFileView, HooksView } from '../../../../main/contract.js';
-import { useErrors } from '../../stores/useErrors.js';
-import { useTranscript } from '../../stores/useTranscript.js';
+import { setSlice, useKeel } from '../../stores/store.js';
 import { fakeApi, resetStores, sessionView } from '../../test/fakeApi.js';
 import { TopBar } from '../topbar/TopBar.js';
 import { HooksPanel } from './HooksPanel.js';
@@ -37,7 +36,7 @@ function setUp(view: HooksView, approved = view, approve: (workspace: string, ha
       current = approved;
     },
   });
-  useTranscript.setState({ sessionId: 1, view: sessionView() });
+  setSlice('transcript', { sessionId: 1, view: sessionView() });
   render(<><TopBar /><HooksPanel /></>);
   return calls;
 }
@@ -75,7 +74,7 @@ describe('the hooks in the Servers tab', () => {
     });
     fireEvent.click(await screen.findByTestId('hooks-approve'));
     await waitFor(() => expect(calls.filter((c) => c[0] === 'approveHooksFile')).toHaveLength(1));
-    await waitFor(() => expect(useErrors.getState().items.map((e) => e.message)).toEqual([expect.stringContaining('changed since it was shown')]));
+    await waitFor(() => expect(useKeel.getState().errors.items.map((e) => e.message)).toEqual([expect.stringContaining('changed since it was shown')]));
     expect(screen.getByTestId('hook-state').textContent).toBe('not approved');
     expect(screen.getByTestId('hooks-approve')).toBeTruthy();
   });

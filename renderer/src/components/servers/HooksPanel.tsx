@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { visibleText, type HookEntryView, type HookFileView } from '../../../../main/contract.js';
-import { useHooks } from '../../stores/useHooks.js';
+import { useKeel } from '../../stores/store.js';
 
 /** A file's state in words: whether its hooks run, and why not. */
 function stateOf(file: HookFileView): { text: string; tag: string } {
@@ -21,7 +21,7 @@ function Hook({ hook }: { hook: HookEntryView }) {
 }
 
 function HookFile({ file }: { file: HookFileView }) {
-  const approving = useHooks((s) => s.approving);
+  const approving = useKeel((s) => s.hooks.approving);
   const state = stateOf(file);
   return (
     <section className="panel hook-file" data-testid="hook-file" data-source={file.source}>
@@ -48,7 +48,7 @@ function HookFile({ file }: { file: HookFileView }) {
         </ul>
       )}
       {file.needsApproval && (
-        <button type="button" className="ok" disabled={approving} onClick={() => void useHooks.getState().approve(file.hash)} data-testid="hooks-approve">
+        <button type="button" className="ok" disabled={approving} onClick={() => void useKeel.getState().hooks.approve(file.hash)} data-testid="hooks-approve">
           Approve its hooks
         </button>
       )}
@@ -58,10 +58,10 @@ function HookFile({ file }: { file: HookFileView }) {
 
 /** The Servers tab's hooks: each settings file with hooks, where it is, whether they run, and the approval a workspace's needs. */
 export function HooksPanel() {
-  const view = useHooks((s) => s.view);
+  const view = useKeel((s) => s.hooks.view);
   // Opening the tab reads the files again: one edited since shows as it is now (and asks again).
   useEffect(() => {
-    void useHooks.getState().refresh();
+    void useKeel.getState().hooks.refresh();
   }, []);
   if (!view) return null;
   return (

@@ -3,7 +3,7 @@ import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/re
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { McpServersView, McpServerView } from '../../../../main/contract.js';
 import { dispatch } from '../../events.js';
-import { useTranscript } from '../../stores/useTranscript.js';
+import { setSlice } from '../../stores/store.js';
 import { fakeApi, resetStores, sessionView } from '../../test/fakeApi.js';
 import { TopBar } from '../topbar/TopBar.js';
 import { ServersView } from './ServersView.js';
@@ -29,7 +29,7 @@ function setUp(views: McpServersView[]) {
     trustMcpServer: async (...args) => { calls.push(['trustMcpServer', ...args]); },
     createSession: async (o) => { calls.push(['createSession', o]); return { ...sessionView().summary, id: 2 }; },
   });
-  useTranscript.setState({ sessionId: 1, view: sessionView() });
+  setSlice('transcript', { sessionId: 1, view: sessionView() });
   render(<><TopBar /><ServersView /></>);
   return calls;
 }

@@ -1,7 +1,8 @@
+import { useEffect } from 'react';
 import type { McpFileView, McpServerView } from '../../../../main/contract.js';
-import { useServers } from '../../stores/useServers.js';
-import { useSessions } from '../../stores/useSessions.js';
-import { useTranscript } from '../../stores/useTranscript.js';
+import { hooksAttention } from '../../stores/slices/hooks.js';
+import { attention } from '../../stores/slices/servers.js';
+import { useKeel } from '../../stores/store.js';
 import { PriceLine } from '../price/PriceLine.js';
 import { PriceQuestion } from '../price/PriceQuestion.js';
 import { usePricedAction } from '../price/usePricedAction.js';
@@ -13,7 +14,7 @@ const STATE_TAG: Record<McpServerView['state'], string> = {
 
 /** A workspace file whose servers wait for the person: what would run, and the one button that lets it. */
 function Approval({ file, servers }: { file: McpFileView; servers: McpServerView[] }) {
-  const busy = useServers((s) => Boolean(s.busy.approve));
+  const busy = useKeel((s) => Boolean(s.servers.busy.approve));
   return (
     <section className="panel servers-approval" data-testid="mcp-approval">
       <header className="row">
@@ -31,7 +32,7 @@ function Approval({ file, servers }: { file: McpFileView; servers: McpServerView
           </li>
         ))}
       </ul>
-      <button type="button" className="ok" disabled={busy} onClick={() => void useServers.getState().approve(file.hash)} data-testid="mcp-approve">
+      <button type="button" className="ok" disabled={busy} onClick={() => void useKeel.getState().servers.approve(file.hash)} data-testid="mcp-approve">
         Approve and start
       </button>
     </section>
@@ -56,10 +57,10 @@ function Outside({ server }: { server: McpServerView }) {
  * is paid and asked about above the person's limit.
  */
 function NewSessionButton() {
-  const summary = useTranscript((s) => s.view?.summary);
+  const summary = useKeel((s) => s.transcript.view?.summary);
   const priced = usePricedAction(summary && { kind: 'new tool list' }, true);
   if (!summary) return null;
-  const start = () => void useSessions.getState().create({ workspace: summary.workspace, kind: summary.kind, mode: summary.mode });
+  const start = () => void useKeel.getState().sessions.create({ workspace: summary.workspace, kind: summary.kind, mode: summary.mode });
   return (
     <>
       <button type="button" className="small" onClick={() => void priced.attempt(start)} data-testid="mcp-new-session" title="The open session stays as it is; the new one starts in the same workspace and mode">
@@ -72,8 +73,8 @@ function NewSessionButton() {
 }
 
 function Server({ server }: { server: McpServerView }) {
-  const busy = useServers((s) => Boolean(s.busy[server.name]));
-  const { restart, trust } = useServers.getState();
+  const busy = useKeel((s) => Boolean(s.servers.busy[server.name]));
+  const { restart, trust } = useKeel.getState().servers;
   return (
     <section className="panel server" data-testid="mcp-server" data-server={server.name}>
       <header className="row">
@@ -135,9 +136,9 @@ function Server({ server }: { server: McpServerView }) {
 
 /** The Servers tab: the open session's workspace's MCP servers, their state, tools and errors. */
 export function ServersView() {
-  const summary = useTranscript((s) => s.view?.summary);
-  const view = useServers((s) => s.view);
-  const progress = useServers((s) => (summary ? s.progress[summary.id] : undefined));
+  const summary = useKeel((s) => s.transcript.view?.summary);
+  const view = useKeel((s) => s.servers.view);
+  const progress = useKeel((s) => (summary ? s.servers.progress[summary.id] : undefined));
   // The top bar loads the view for the open session (its tab badge needs it too).
   if (!view) return <div className="servers-view empty muted" data-testid="servers-view">Reading the MCP configuration…</div>;
   return (
@@ -167,5 +168,27 @@ export function ServersView() {
       )}
       <HooksPanel />
     </div>
+  );
+}
+
+/**
+ * Beside the Servers tab's name: what to see (servers and hooks files in trouble or waiting for
+ * approval) and what waits for the next session. The badge needs their state before the tab is
+ * opened: it loads them for the open session.
+ */
+export function ServersBadge() {
+  const summary = useKeel((s) => s.transcript.view?.summary);
+  const hooks = useKeel((s) => hooksAttention(s.hooks.view));
+  const problems = useKeel((s) => attention(s.servers.view).problems) + hooks;
+  const waiting = useKeel((s) => attention(s.servers.view).waiting);
+  useEffect(() => {
+    if (summary) void useKeel.getState().servers.load(summary.workspace, summary.id);
+    if (summary) void useKeel.getState().hooks.load(summary.workspace);
+  }, [summary?.workspace, summary?.id]);
+  return (
+    <>
+      {problems > 0 && <span className="tag amber">{problems} to see</span>}
+      {waiting > 0 && <span className="tag">{waiting} for the next session</span>}
+    </>
   );
 }

@@ -1,6 +1,5 @@
 import { useEffect, useId, useState, type FormEvent } from 'react';
-import { callMain } from '../../stores/store.js';
-import { useModel } from '../../stores/useModel.js';
+import { callMain, useKeel } from '../../stores/store.js';
 
 /**
  * "Ask before a cache break that takes longer than [ ] s": settings.json `askAboveSeconds`, as main
@@ -8,7 +7,7 @@ import { useModel } from '../../stores/useModel.js';
  * beside the field until the next save. Empty: never ask.
  */
 export function AskAboveField() {
-  const saved = useModel((s) => s.app?.askAboveSeconds);
+  const saved = useKeel((s) => s.model.app?.askAboveSeconds);
   const [text, setText] = useState(saved === undefined ? '' : String(saved));
   const [error, setError] = useState<string>();
   const [done, setDone] = useState(false);
@@ -23,7 +22,7 @@ export function AskAboveField() {
     setBusy(false);
     setError(got.ok ? undefined : got.error);
     setDone(got.ok);
-    if (got.ok) await useModel.getState().refreshState();
+    if (got.ok) await useKeel.getState().model.refreshState();
   };
   return (
     <form className="ask-above" onSubmit={(e) => void submit(e)} data-testid="ask-above-form">

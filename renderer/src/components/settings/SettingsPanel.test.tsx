@@ -3,8 +3,7 @@ import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/re
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LocalSettings, LocalSettingsText, LocalSetup, ModelPlan } from '../../../../main/contract.js';
 import { App } from '../../App.js';
-import { useModel } from '../../stores/useModel.js';
-import { useUi } from '../../stores/useUi.js';
+import { setSlice, useKeel } from '../../stores/store.js';
 import { doctorReport, fakeApi, resetStores } from '../../test/fakeApi.js';
 import { fakeLayout } from '../../test/layout.js';
 import { StatusBar } from '../StatusBar.js';
@@ -53,7 +52,7 @@ function withModel() {
 describe('Settings panel', () => {
   it('shows the machine, what Keel would use for the model and why, and what is in use now', async () => {
     fakeApi({ localSettings: async () => saved, doctor: async () => withModel() });
-    useModel.setState({ app: { modelsFolder: '/models', dataFolder: '/data', loadedModel: MODEL, loadedSetups: { [MODEL]: setup } } });
+    setSlice('model', { app: { modelsFolder: '/models', dataFolder: '/data', loadedModel: MODEL, loadedSetups: { [MODEL]: setup } } });
     render(<SettingsPanel onClose={() => undefined} />);
     await waitFor(() => expect(screen.getByTestId('doctor-plan')).toBeTruthy(), SOON);
     expect(screen.getByTestId('doctor-backend').textContent).toBe('CPUnode-llama-cpp looked for CUDA and Vulkan and found no usable GPU; the CPU runs the model.');
@@ -132,7 +131,7 @@ describe('Settings panel', () => {
         return kept;
       },
     });
-    await useModel.getState().refreshState();
+    await useKeel.getState().model.refreshState();
     render(<SettingsPanel onClose={() => undefined} />);
     const field = screen.getByRole('textbox', { name: /Ask before a cache break that takes longer than/ }) as HTMLInputElement;
     expect(field).toBe(screen.getByTestId('settings-ask-above'));
@@ -146,21 +145,21 @@ describe('Settings panel', () => {
     expect(field.getAttribute('aria-invalid')).toBe('true');
     expect(field.getAttribute('aria-describedby')).toBe(error.id);
     expect(field.value).toBe('-5');
-    expect(useModel.getState().app?.askAboveSeconds).toBe(30);
+    expect(useKeel.getState().model.app?.askAboveSeconds).toBe(30);
 
     fireEvent.change(field, { target: { value: '12.5' } });
     fireEvent.submit(screen.getByTestId('ask-above-form'));
     await screen.findByTestId('settings-ask-above-saved');
     expect(screen.queryByTestId('settings-ask-above-error')).toBeNull();
     expect(field.getAttribute('aria-invalid')).toBe('false');
-    await waitFor(() => expect(useModel.getState().app?.askAboveSeconds).toBe(12.5));
+    await waitFor(() => expect(useKeel.getState().model.app?.askAboveSeconds).toBe(12.5));
     expect(field.value).toBe('12.5');
 
     // Empty: never ask.
     fireEvent.change(field, { target: { value: '' } });
     expect(screen.queryByTestId('settings-ask-above-saved')).toBeNull();
     fireEvent.click(screen.getByTestId('settings-ask-above-save'));
-    await waitFor(() => expect(useModel.getState().app?.askAboveSeconds).toBeUndefined());
+    await waitFor(() => expect(useKeel.getState().model.app?.askAboveSeconds).toBeUndefined());
     expect(field.value).toBe('');
     expect(field.placeholder).toBe('never');
     expect(sent).toEqual(['-5', '12.5', '']);
@@ -171,7 +170,7 @@ describe('Settings panel', () => {
     render(<App />);
     fireEvent.keyDown(window, { key: ',', ctrlKey: true });
     await waitFor(() => expect(screen.getByTestId('settings-panel')).toBeTruthy(), SOON);
-    expect(useUi.getState().settingsOpen).toBe(true);
+    expect(useKeel.getState().ui.settingsOpen).toBe(true);
     fireEvent.keyDown(window, { key: 'Escape' });
     expect(screen.queryByTestId('settings-panel')).toBeNull();
     fireEvent.click(screen.getByTestId('settings-button'));
@@ -182,7 +181,7 @@ describe('Settings panel', () => {
 describe('Status bar', () => {
   it('shows the backend and context of the model in use', () => {
     fakeApi();
-    useModel.setState({ app: { modelsFolder: '/models', dataFolder: '/data', loadedModel: MODEL, loadedSetups: { [MODEL]: setup } } });
+    setSlice('model', { app: { modelsFolder: '/models', dataFolder: '/data', loadedModel: MODEL, loadedSetups: { [MODEL]: setup } } });
     render(<StatusBar />);
     expect(screen.getByTestId('status-engine').textContent).toBe('CUDA · 32,768 ctx');
     expect(screen.getByTestId('status-engine').title).toContain('29 of 29 layers on the GPU (NVIDIA RTX 4070 Laptop GPU)');
@@ -190,7 +189,7 @@ describe('Status bar', () => {
 
   it('shows nothing for a model that is not loaded', () => {
     fakeApi();
-    useModel.setState({ app: { modelsFolder: '/models', dataFolder: '/data', lastModel: MODEL } });
+    setSlice('model', { app: { modelsFolder: '/models', dataFolder: '/data', lastModel: MODEL } });
     render(<StatusBar />);
     expect(screen.queryByTestId('status-engine')).toBeNull();
   });

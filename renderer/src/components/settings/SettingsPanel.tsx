@@ -2,8 +2,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import type { Choice, DoctorReport, LocalSettings, LocalSetup, ModelPlan } from '../../../../main/contract.js';
 import { basename, bytes, n, setupLine } from '../../lib/format.js';
 import { MOD } from '../../shortcuts.js';
-import { useLocalEngine } from '../../stores/useLocalEngine.js';
-import { useModel } from '../../stores/useModel.js';
+import { useKeel } from '../../stores/store.js';
 import { AskAboveField } from './AskAboveField.js';
 
 type Form = Record<keyof LocalSettings, string>;
@@ -19,12 +18,12 @@ const textOf = (s: LocalSettings): Form => ({
  * sends them as typed; main checks them, loads the model again, and refuses in words what it cannot use.
  */
 export function SettingsPanel({ onClose }: { onClose(): void }) {
-  const { settings, report, loading, saving, error } = useLocalEngine();
-  const app = useModel((s) => s.app);
+  const { settings, report, loading, saving, error } = useKeel((s) => s.localEngine);
+  const app = useKeel((s) => s.model.app);
   const [form, setForm] = useState<Form>();
 
   useEffect(() => {
-    void useLocalEngine.getState().load();
+    void useKeel.getState().localEngine.load();
   }, []);
   useEffect(() => {
     if (settings) setForm(textOf(settings));
@@ -36,7 +35,7 @@ export function SettingsPanel({ onClose }: { onClose(): void }) {
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    if (form) void useLocalEngine.getState().save(form);
+    if (form) void useKeel.getState().localEngine.save(form);
   };
   const inUse = app?.loadedModel ? app.loadedSetups?.[app.loadedModel] : undefined;
 

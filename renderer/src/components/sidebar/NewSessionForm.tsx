@@ -1,8 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { MODES, type Mode, type SessionKind } from '../../../../main/contract.js';
-import { callMain } from '../../stores/store.js';
-import { useModel } from '../../stores/useModel.js';
-import { useSessions } from '../../stores/useSessions.js';
+import { callMain, useKeel } from '../../stores/store.js';
 
 /** Starts a session: a workspace folder (the agent's root), agent or chat, and a mode. */
 export function NewSessionForm({ onDone }: { onDone(): void }) {
@@ -11,7 +9,7 @@ export function NewSessionForm({ onDone }: { onDone(): void }) {
   const [mode, setMode] = useState<Mode>('ask');
   const [title, setTitle] = useState('');
   const [busy, setBusy] = useState(false);
-  const canPick = useModel((s) => Boolean(s.app?.canPickFolder));
+  const canPick = useKeel((s) => Boolean(s.model.app?.canPickFolder));
   const pick = async () => {
     const got = await callMain((api) => api.pickFolder());
     if (got.ok && got.value) setWorkspace(got.value);
@@ -20,7 +18,7 @@ export function NewSessionForm({ onDone }: { onDone(): void }) {
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setBusy(true);
-    const made = await useSessions.getState().create({ workspace: workspace.trim(), kind, mode, title: title.trim() || undefined });
+    const made = await useKeel.getState().sessions.create({ workspace: workspace.trim(), kind, mode, title: title.trim() || undefined });
     setBusy(false);
     if (made) onDone();
   };

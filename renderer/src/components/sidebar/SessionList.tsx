@@ -1,9 +1,7 @@
 import { useMemo, useState } from 'react';
 import type { SessionSummary } from '../../../../main/contract.js';
 import { shortDate } from '../../lib/format.js';
-import { useApprovals } from '../../stores/useApprovals.js';
-import { useSessions } from '../../stores/useSessions.js';
-import { useUi } from '../../stores/useUi.js';
+import { useKeel } from '../../stores/store.js';
 
 /** Sessions grouped by workspace folder, newest group first; a chat without a folder goes last. */
 export function groupByWorkspace(list: SessionSummary[]): { workspace: string; sessions: SessionSummary[] }[] {
@@ -15,7 +13,7 @@ export function groupByWorkspace(list: SessionSummary[]): { workspace: string; s
 }
 
 export function SessionList() {
-  const list = useSessions((s) => s.list);
+  const list = useKeel((s) => s.sessions.list);
   const [filter, setFilter] = useState('');
   const shown = useMemo(() => {
     const f = filter.trim().toLowerCase();
@@ -57,15 +55,15 @@ export function SessionList() {
 }
 
 function SessionItem({ session }: { session: SessionSummary }) {
-  const currentId = useSessions((s) => s.currentId);
+  const currentId = useKeel((s) => s.sessions.currentId);
   const [confirming, setConfirming] = useState(false);
-  const waiting = useApprovals((s) => s.items.some((a) => a.sessionId === session.id));
+  const waiting = useKeel((s) => s.approvals.items.some((a) => a.sessionId === session.id));
   const active = currentId === session.id;
   return (
     <li className={`session-item${active ? ' active' : ''}`} data-testid={`session-item-${session.id}`} data-kind={session.kind}>
       <button type="button" className="session-open" onClick={() => {
-          useUi.getState().sessionChosen();
-          void useSessions.getState().open(session.id);
+          useKeel.getState().ui.sessionChosen();
+          void useKeel.getState().sessions.open(session.id);
         }} aria-current={active}>
         <span className="session-title">{session.title}</span>
         <span className="session-meta">
@@ -84,7 +82,7 @@ function SessionItem({ session }: { session: SessionSummary }) {
       {confirming ? (
         <span className="confirm">
           <span>Delete with its results?</span>
-          <button type="button" className="danger small" data-testid={`session-delete-confirm-${session.id}`} onClick={() => void useSessions.getState().remove(session.id)}>
+          <button type="button" className="danger small" data-testid={`session-delete-confirm-${session.id}`} onClick={() => void useKeel.getState().sessions.remove(session.id)}>
             Delete
           </button>
           <button type="button" className="small" onClick={() => setConfirming(false)}>

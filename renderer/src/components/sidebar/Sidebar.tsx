@@ -1,13 +1,12 @@
 import { useState } from 'react';
-import { useConnection } from '../../stores/useConnection.js';
-import { useModel } from '../../stores/useModel.js';
+import { useKeel } from '../../stores/store.js';
 import { NewSessionForm } from './NewSessionForm.js';
 import { SessionList } from './SessionList.js';
 
 export function Sidebar() {
   const [creating, setCreating] = useState(false);
-  const app = useModel((s) => s.app);
-  const connection = useConnection((s) => s.state);
+  const app = useKeel((s) => s.model.app);
+  const connection = useKeel((s) => s.connection.state);
   return (
     <aside className="sidebar" aria-label="Sessions">
       <div className="brand">

@@ -1,9 +1,7 @@
 import { useState, type ReactNode } from 'react';
 import type { RewindPlanView } from '../../../../main/contract.js';
 import { priceLine } from '../../lib/priceText.js';
-import { useChanges } from '../../stores/useChanges.js';
-import { useTranscript } from '../../stores/useTranscript.js';
-import { useUi } from '../../stores/useUi.js';
+import { useKeel } from '../../stores/store.js';
 import { MOD } from '../../shortcuts.js';
 import { Icon, type IconName } from '../common/Icon.js';
 import { PriceQuestion } from '../price/PriceQuestion.js';
@@ -64,11 +62,11 @@ function PricedButton(props: ActionProps & { priced: PricedAction }) {
  * where that takes longer than the person's limit (Settings).
  */
 export function Actions() {
-  const hasSession = useTranscript((s) => s.sessionId !== undefined);
-  const loaded = useTranscript((s) => s.view !== undefined);
-  const running = useTranscript((s) => s.running);
-  const hasTurns = useTranscript((s) => (s.view?.turns.length ?? 0) > 0);
-  const t = useTranscript.getState;
+  const hasSession = useKeel((s) => s.transcript.sessionId !== undefined);
+  const loaded = useKeel((s) => s.transcript.view !== undefined);
+  const running = useKeel((s) => s.transcript.running);
+  const hasTurns = useKeel((s) => (s.transcript.view?.turns.length ?? 0) > 0);
+  const t = () => useKeel.getState().transcript;
   const idle = loaded && !running;
   const [undoPlan, setUndoPlan] = useState<RewindPlanView>();
   // Undo and Regenerate both take back the last turn (main's default for a take-back without one).
@@ -79,7 +77,7 @@ export function Actions() {
   const undo = async () => {
     const id = t().sessionId;
     if (id === undefined) return;
-    const plan = await useChanges.getState().plan(id);
+    const plan = await useKeel.getState().changes.plan(id);
     if (!plan) return;
     if (plan.canRewindFiles && !touchesFiles(plan)) await undoPrice.attempt(() => void t().undo());
     else setUndoPlan(plan);
@@ -90,7 +88,7 @@ export function Actions() {
       label="Recall"
       title={hasSession ? `Open the Recall inspector (${MOD}+I)` : 'The Recall inspector shows a session’s results: open or start a session first'}
       disabled={!hasSession}
-      onClick={() => useUi.getState().openInspector(true)}
+      onClick={() => useKeel.getState().ui.openInspector(true)}
       testId="inspector-button"
     />
   );

@@ -1,5 +1,5 @@
 import { MODES, type Mode } from '../../../../main/contract.js';
-import { useTranscript } from '../../stores/useTranscript.js';
+import { useKeel } from '../../stores/store.js';
 
 const HELP = {
   ask: 'Every edit and every command waits for you',
@@ -13,10 +13,10 @@ const HELP = {
  * belongs to a session, so without one open there is no selector.
  */
 export function ModeSelector() {
-  const hasSession = useTranscript((s) => s.sessionId !== undefined);
-  const mode = useTranscript((s) => s.view?.summary.mode);
-  const running = useTranscript((s) => s.running);
-  const setMode = useTranscript((s) => s.setMode);
+  const hasSession = useKeel((s) => s.transcript.sessionId !== undefined);
+  const mode = useKeel((s) => s.transcript.view?.summary.mode);
+  const running = useKeel((s) => s.transcript.running);
+  const setMode = useKeel((s) => s.transcript.setMode);
   if (!hasSession) return null;
   return (
     <div className="segmented" role="radiogroup" aria-label="Mode" data-testid="mode-selector">

@@ -1,15 +1,13 @@
 import { basename } from '../../lib/format.js';
-import { useModel } from '../../stores/useModel.js';
-import { useTranscript } from '../../stores/useTranscript.js';
-import { useUi } from '../../stores/useUi.js';
+import { useKeel } from '../../stores/store.js';
 import { isLoaded, ModelPicker } from './ModelPicker.js';
 
 /** The model in use (the session's, else the app's) and its state; click to choose another. */
 export function ModelChip() {
-  const app = useModel((s) => s.app);
-  const progress = useModel((s) => s.progress);
-  const sessionModel = useTranscript((s) => s.view?.summary.model);
-  const open = useUi((s) => s.pickerOpen);
+  const app = useKeel((s) => s.model.app);
+  const progress = useKeel((s) => s.model.progress);
+  const sessionModel = useKeel((s) => s.transcript.view?.summary.model);
+  const open = useKeel((s) => s.ui.pickerOpen);
   const model = sessionModel || app?.loadedModel || app?.lastModel;
   // A server's model (`URL#name`, main/remote/connect.ts) is never loaded here: the server holds it.
   const onServer = !progress && /^https?:\/\//.test(model ?? '');
@@ -17,7 +15,7 @@ export function ModelChip() {
   const state = progress ? `loading ${Math.round(progress.fraction * 100)}%` : onServer ? 'on server' : loaded ? 'loaded' : 'not loaded';
   return (
     <div className="model-chip-wrap">
-      <button type="button" className="model-chip" onClick={() => useUi.getState().setPicker(!open)} title={model ?? 'Choose a model'} data-testid="model-chip" aria-expanded={open}>
+      <button type="button" className="model-chip" onClick={() => useKeel.getState().ui.setPicker(!open)} title={model ?? 'Choose a model'} data-testid="model-chip" aria-expanded={open}>
         <span className={`dot ${loaded || onServer ? 'dot-connected' : 'dot-connecting'}`} />
         {model || progress ? (
           <>
@@ -31,7 +29,7 @@ export function ModelChip() {
           </span>
         )}
       </button>
-      {open && <ModelPicker onClose={() => useUi.getState().setPicker(false)} />}
+      {open && <ModelPicker onClose={() => useKeel.getState().ui.setPicker(false)} />}
     </div>
   );
 }

@@ -4,8 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fakeApi, requestRow, sessionView, summary } from '../../test/fakeApi.js';
 import { RequestTable } from '../cache/RequestTable.js';
 import type { LocalSetup } from '../../../../main/contract.js';
-import { useModel } from '../../stores/useModel.js';
-import { useTranscript } from '../../stores/useTranscript.js';
+import { setSlice } from '../../stores/store.js';
 import { dispatch } from '../../events.js';
 import { ModelChip } from './ModelChip.js';
 import { ModelPicker, Progress } from './ModelPicker.js';
@@ -50,8 +49,8 @@ describe('which model the picker marks loaded', () => {
     // a.gguf was the app's choice (loadedModel) but a session moved to b.gguf, and a's load is gone.
     const app = { modelsFolder: '/models', dataFolder: '/data', loadedModel: '/models/a.gguf', loadedSetups: { '/models/b.gguf': setup } };
     fakeApi({ getState: async () => app, listModels: async () => files });
-    useModel.setState({ app, models: files });
-    useTranscript.setState({ sessionId: 1, view: sessionView({ summary: summary({ model: '/models/b.gguf' }) }) });
+    setSlice('model', { app, models: files });
+    setSlice('transcript', { sessionId: 1, view: sessionView({ summary: summary({ model: '/models/b.gguf' }) }) });
     try {
       render(<ModelPicker />);
       await waitFor(() => expect(screen.getAllByTestId('model-option')).toHaveLength(3));
@@ -66,10 +65,10 @@ describe('which model the picker marks loaded', () => {
       expect(screen.getByTestId('model-chip').textContent).toContain('b.gguf');
       expect(screen.getByTestId('model-chip').textContent).toContain('loaded');
       expect(screen.getByTestId('model-chip').textContent).not.toContain('not loaded');
-      useModel.setState({ app: { ...app, loadedSetups: {} } });
+      setSlice('model', { app: { ...app, loadedSetups: {} } });
       await waitFor(() => expect(screen.getByTestId('model-chip').textContent).toContain('not loaded'));
     } finally {
-      useTranscript.setState({ sessionId: undefined, view: undefined });
+      setSlice('transcript', { sessionId: undefined, view: undefined });
     }
   });
 });
@@ -77,7 +76,7 @@ describe('which model the picker marks loaded', () => {
 describe('loading progress', () => {
   it("moves with main's model-progress events, and is gone once the model is loaded", async () => {
     fakeApi();
-    useModel.setState({ app: { modelsFolder: '/models', dataFolder: '/data' }, progress: undefined });
+    setSlice('model', { app: { modelsFolder: '/models', dataFolder: '/data' }, progress: undefined });
     render(<><ModelChip /><Progress /></>);
     dispatch({ type: 'model-progress', path: '/models/a.gguf', fraction: 0 });
     await waitFor(() => expect(screen.getByTestId('model-chip').textContent).toContain('loading 0%'));

@@ -1,9 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import type { AppState } from '../../../../main/contract.js';
 import { basename, bytes } from '../../lib/format.js';
-import { callMain } from '../../stores/store.js';
-import { useModel } from '../../stores/useModel.js';
-import { useTranscript } from '../../stores/useTranscript.js';
+import { callMain, useKeel } from '../../stores/store.js';
 import { PriceLine } from '../price/PriceLine.js';
 import { PriceQuestion } from '../price/PriceQuestion.js';
 import { usePricedAction } from '../price/usePricedAction.js';
@@ -15,28 +13,28 @@ import { usePricedAction } from '../price/usePricedAction.js';
  * otherwise it becomes the app's model.
  */
 export function ModelPicker({ onClose, inline = false }: { onClose?(): void; inline?: boolean }) {
-  const app = useModel((s) => s.app);
-  const models = useModel((s) => s.models);
-  const sessionId = useTranscript((s) => s.sessionId);
-  const sessionModel = useTranscript((s) => s.view?.summary.model);
-  const running = useTranscript((s) => s.running);
+  const app = useKeel((s) => s.model.app);
+  const models = useKeel((s) => s.model.models);
+  const sessionId = useKeel((s) => s.transcript.sessionId);
+  const sessionModel = useKeel((s) => s.transcript.view?.summary.model);
+  const running = useKeel((s) => s.transcript.running);
   const [path, setPath] = useState('');
   const [folder, setFolder] = useState(app?.modelsFolder ?? '');
   const switching = sessionId !== undefined && !inline;
   const priced = usePricedAction(switching ? { kind: 'switch model' } : undefined, true);
 
   useEffect(() => {
-    void useModel.getState().refreshModels();
+    void useKeel.getState().model.refreshModels();
   }, []);
   useEffect(() => {
     if (app?.modelsFolder) setFolder(app.modelsFolder);
   }, [app?.modelsFolder]);
 
   const choose = async (file: string) => {
-    const m = useModel.getState();
+    const m = useKeel.getState().model;
     const ok = switching ? await m.switchTo(sessionId, file) : await m.load(file);
     if (ok) {
-      if (sessionId !== undefined) await useTranscript.getState().reload();
+      if (sessionId !== undefined) await useKeel.getState().transcript.reload();
       onClose?.();
     }
   };
@@ -48,7 +46,7 @@ export function ModelPicker({ onClose, inline = false }: { onClose?(): void; inl
   };
   const submitFolder = (e: FormEvent) => {
     e.preventDefault();
-    if (folder.trim()) void useModel.getState().setFolder(folder.trim());
+    if (folder.trim()) void useKeel.getState().model.setFolder(folder.trim());
   };
   const verb = switching ? 'Switch' : 'Load';
 
@@ -138,8 +136,8 @@ function ServerPicker({ sessionId, disabled, onChosen, pay }: { sessionId?: numb
     setBusy(true);
     const got = await callMain((api) => api.useServerModel(url.trim(), model, sessionId), { about: 'model' });
     if (got.ok) {
-      await useModel.getState().refreshState();
-      if (sessionId !== undefined) await useTranscript.getState().reload();
+      await useKeel.getState().model.refreshState();
+      if (sessionId !== undefined) await useKeel.getState().transcript.reload();
       onChosen?.();
     }
     setBusy(false);
@@ -177,7 +175,7 @@ function ServerPicker({ sessionId, disabled, onChosen, pay }: { sessionId?: numb
 }
 
 export function Progress() {
-  const progress = useModel((s) => s.progress);
+  const progress = useKeel((s) => s.model.progress);
   if (!progress) return null;
   const pct = Math.round(progress.fraction * 100);
   // Before the first figure arrives the bar moves on its own (indeterminate), not an empty 0 %.

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { RewindPlanView } from '../../../../main/contract.js';
 import { whatGoes } from '../../lib/historyText.js';
-import { useTranscript } from '../../stores/useTranscript.js';
+import { useKeel } from '../../stores/store.js';
 import { PricedConfirm } from '../price/PricedConfirm.js';
 import type { PricedAction } from '../price/usePricedAction.js';
 import { RewindFiles } from '../transcript/RewindFiles.js';
@@ -12,7 +12,7 @@ import { RewindFiles } from '../transcript/RewindFiles.js';
  * the undo would re-read; above the person's limit, Undo asks once more.
  */
 export function UndoConfirm({ plan, priced, close }: { plan: RewindPlanView; priced: PricedAction; close(): void }) {
-  const turns = useTranscript((s) => s.view?.turns ?? []);
+  const turns = useKeel((s) => s.transcript.view?.turns ?? []);
   const [files, setFiles] = useState(plan.canRewindFiles && plan.putBack.length > 0);
   const withFiles = files && plan.canRewindFiles;
   const { want } = priced;
@@ -46,7 +46,7 @@ export function UndoConfirm({ plan, priced, close }: { plan: RewindPlanView; pri
         autoFocus
         onConfirm={() => void priced.attempt(() => {
           close();
-          void useTranscript.getState().undo(withFiles);
+          void useKeel.getState().transcript.undo(withFiles);
         })}
         onCancel={close}
         testId="undo"

@@ -2,7 +2,7 @@
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApprovalView } from '../../../../main/contract.js';
-import { useApprovals } from '../../stores/useApprovals.js';
+import { setSlice, useKeel } from '../../stores/store.js';
 import { fakeApi, resetStores } from '../../test/fakeApi.js';
 import { ApprovalCard, destructiveParts } from './ApprovalCard.js';
 
@@ -18,14 +18,14 @@ describe('ApprovalCard', () => {
   it('denies with what the person typed for the model, on Enter in the reason field', async () => {
     const answers: unknown[][] = [];
     fakeApi({ answerApproval: async (...args) => void answers.push(args) });
-    useApprovals.setState({ items: [approval] });
+    setSlice('approvals', { items: [approval] });
     render(<ApprovalCard approval={approval} />);
     fireEvent.change(screen.getByTestId('approval-reason'), { target: { value: ' use pnpm ' } });
     await act(async () => {
       fireEvent.keyDown(screen.getByTestId('approval-reason'), { key: 'Enter' });
     });
     expect(answers).toEqual([[7, 'deny', 'use pnpm']]);
-    expect(useApprovals.getState().items).toEqual([]);
+    expect(useKeel.getState().approvals.items).toEqual([]);
   });
 
   it('denies without a reason when none was typed, and allows once', async () => {

@@ -2,8 +2,7 @@ import { useState } from 'react';
 import { visibleParts, visibleText, type ApprovalView } from '../../../../main/contract.js';
 import { argsLine } from '../../lib/format.js';
 import { diffClass, isDiff } from '../../lib/resultBlocks.js';
-import { useApprovals } from '../../stores/useApprovals.js';
-import { useTranscript } from '../../stores/useTranscript.js';
+import { useKeel } from '../../stores/store.js';
 import { Linkified } from '../common/IdLink.js';
 
 /** What "Always for this session" covers (main/core/permissions/approval.ts: the grant's key). */
@@ -32,15 +31,15 @@ export function destructiveParts(command: string): string[] {
 
 /** The open session's first waiting approval, docked over the transcript's foot. */
 export function Approvals() {
-  const sessionId = useTranscript((s) => s.sessionId);
-  const approval = useApprovals((s) => s.items.find((a) => a.sessionId === sessionId));
+  const sessionId = useKeel((s) => s.transcript.sessionId);
+  const approval = useKeel((s) => s.approvals.items.find((a) => a.sessionId === sessionId));
   return approval ? <ApprovalCard approval={approval} /> : null;
 }
 
 /** Exactly what will happen (the diff or the command line, and the real paths) before it runs. */
 export function ApprovalCard({ approval }: { approval: ApprovalView }) {
-  const busy = useApprovals((s) => Boolean(s.answering[approval.approvalId]));
-  const answer = useApprovals.getState().answer;
+  const busy = useKeel((s) => Boolean(s.approvals.answering[approval.approvalId]));
+  const answer = useKeel.getState().approvals.answer;
   const [reason, setReason] = useState('');
   const deny = () => void answer(approval.approvalId, 'deny', reason);
   const diff = isDiff(approval.preview);

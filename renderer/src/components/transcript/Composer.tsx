@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { MOD, withMod } from '../../shortcuts.js';
-import { useTranscript } from '../../stores/useTranscript.js';
+import { useKeel } from '../../stores/store.js';
 
 /** Where the person's choice of send key is kept (this browser or window, across sessions). */
 const SEND_KEY = 'keel.sendWithEnter';
@@ -23,11 +23,11 @@ export function Composer() {
   const [queued, setQueued] = useState<string | undefined>();
   const [sendWithEnter, setSendWithEnter] = useState(readSendWithEnter);
   const lastSent = useRef<string | undefined>(undefined);
-  const hasSession = useTranscript((s) => s.sessionId !== undefined);
-  const sessionId = useTranscript((s) => s.sessionId);
-  const running = useTranscript((s) => s.running);
-  const mode = useTranscript((s) => s.view?.summary.mode);
-  const draft = useTranscript((s) => s.draft);
+  const hasSession = useKeel((s) => s.transcript.sessionId !== undefined);
+  const sessionId = useKeel((s) => s.transcript.sessionId);
+  const running = useKeel((s) => s.transcript.running);
+  const mode = useKeel((s) => s.transcript.view?.summary.mode);
+  const draft = useKeel((s) => s.transcript.draft);
   // A message rewound to comes back here, to send again or change.
   useEffect(() => {
     if (draft) setText(draft.text);
@@ -38,7 +38,7 @@ export function Composer() {
   useEffect(() => {
     if (running || queued === undefined) return;
     setQueued(undefined);
-    void useTranscript.getState().send(queued);
+    void useKeel.getState().transcript.send(queued);
   }, [running, queued]);
 
   const canSend = hasSession && text.trim() !== '' && queued === undefined;
@@ -46,7 +46,7 @@ export function Composer() {
     if (!canSend) return;
     lastSent.current = text;
     if (running) setQueued(text);
-    else void useTranscript.getState().send(text);
+    else void useKeel.getState().transcript.send(text);
     setText('');
   };
   const switchSendKey = () => {
@@ -102,7 +102,7 @@ export function Composer() {
       <div className="composer-side">
         {mode && <span className="tag">mode: {mode}</span>}
         {running && (
-          <button type="button" className="danger" onClick={() => void useTranscript.getState().stop()} title="Stop (Escape)" data-testid="composer-stop">
+          <button type="button" className="danger" onClick={() => void useKeel.getState().transcript.stop()} title="Stop (Escape)" data-testid="composer-stop">
             Stop
           </button>
         )}

@@ -3,7 +3,7 @@ import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testi
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SessionView, TurnView } from '../../../../main/contract.js';
 import { turnNumber, whatGoes } from '../../lib/historyText.js';
-import { useTranscript } from '../../stores/useTranscript.js';
+import { setSlice } from '../../stores/store.js';
 import { fakeApi, resetStores, sessionView } from '../../test/fakeApi.js';
 import { fakeLayout } from '../../test/layout.js';
 import { Composer } from './Composer.js';
@@ -30,7 +30,7 @@ function setup(view: SessionView = sessionView({ turns })) {
     editAndResend: async (...args: unknown[]) => void calls.push(['editAndResend', ...args]),
     deleteTurn: async (...args: unknown[]) => void calls.push(['deleteTurn', ...args]),
   });
-  useTranscript.setState({ sessionId: 1, view });
+  setSlice('transcript', { sessionId: 1, view });
   render(
     <>
       <Transcript />
@@ -84,7 +84,7 @@ describe('history actions on each message', () => {
 
   it('offers no action while the model is answering, nor on words not yet stored', () => {
     setup(sessionView({ turns, running: true }));
-    act(() => useTranscript.setState({ running: true, pending: 'more' }));
+    act(() => setSlice('transcript', { running: true, pending: 'more' }));
     expect(screen.queryByTestId('turn-1-rewind')).toBeNull();
     expect(screen.queryByTestId('turn-5-rewind')).toBeNull();
   });

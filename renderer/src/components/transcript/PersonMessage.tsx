@@ -3,7 +3,7 @@ import type { TurnView } from '../../../../main/contract.js';
 import { turnNumber, whatGoes, type HistoryAction } from '../../lib/historyText.js';
 import type { Row } from '../../lib/transcriptRows.js';
 import { MOD, withMod } from '../../shortcuts.js';
-import { useTranscript } from '../../stores/useTranscript.js';
+import { useKeel } from '../../stores/store.js';
 import { Linkified } from '../common/IdLink.js';
 import { PricedConfirm } from '../price/PricedConfirm.js';
 import { usePricedAction } from '../price/usePricedAction.js';
@@ -17,9 +17,9 @@ export function PersonMessage({ row }: { row: Extract<Row, { kind: 'person' }> }
   const { turn, pending } = row;
   const [action, setAction] = useState<HistoryAction>();
   const [text, setText] = useState('');
-  const turns = useTranscript((s) => s.view?.turns);
-  const running = useTranscript((s) => s.running);
-  const sessionId = useTranscript((s) => s.sessionId);
+  const turns = useKeel((s) => s.transcript.view?.turns);
+  const running = useKeel((s) => s.transcript.running);
+  const sessionId = useKeel((s) => s.transcript.sessionId);
   // Rewind and edit can take the files back too: what they would do is asked of main first.
   const withFiles = action === 'rewind' || action === 'edit';
   const { plan, files, setFiles } = useRewindPlan(sessionId, turn.seq, withFiles);
@@ -80,7 +80,7 @@ export function PersonMessage({ row }: { row: Extract<Row, { kind: 'person' }> }
 }
 
 function confirm(turn: TurnView, action: HistoryAction, text: string, files: boolean, setAction: (a?: HistoryAction) => void): void {
-  const t = useTranscript.getState();
+  const t = useKeel.getState().transcript;
   if (action === 'edit' && text.trim() === '') return;
   setAction(undefined);
   if (action === 'rewind') void t.rewind(turn.seq, files);

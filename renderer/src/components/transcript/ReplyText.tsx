@@ -1,6 +1,6 @@
 import type { MouseEvent } from 'react';
 import { renderMarkdown } from '../../lib/markdown.js';
-import { useInspector } from '../../stores/useInspector.js';
+import { useKeel } from '../../stores/store.js';
 
 /**
  * Opens id links inside rendered HTML; keeps links in the reply from navigating the window or
@@ -12,7 +12,7 @@ export function onRenderedClick(e: MouseEvent<HTMLElement>): void {
   const idLink = target.closest<HTMLElement>('[data-id]');
   if (idLink?.dataset['id']) {
     e.preventDefault();
-    void useInspector.getState().show(idLink.dataset['id']);
+    void useKeel.getState().inspector.show(idLink.dataset['id']);
     return;
   }
   if (target.closest('a')) e.preventDefault();

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { useTranscript } from '../../stores/useTranscript.js';
+import { useKeel } from '../../stores/store.js';
 import { resetStores } from '../../test/fakeApi.js';
 import { ResultText } from './ResultText.js';
 import { ToolCall } from './ToolCall.js';
@@ -33,7 +33,7 @@ describe('ResultText', () => {
     const fold = screen.getByTestId('fold');
     expect(fold.textContent).toBe('80 lines folded in this view · show');
     fireEvent.click(fold);
-    expect(useTranscript.getState().unfolded['#0020']).toBe(true);
+    expect(useKeel.getState().transcript.unfolded['#0020']).toBe(true);
     expect(screen.queryByTestId('fold')).toBeNull();
     expect(screen.getByTestId('tool-result-0020').querySelectorAll('.line')).toHaveLength(100);
   });

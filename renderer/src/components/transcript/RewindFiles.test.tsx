@@ -2,7 +2,7 @@
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FilesPutBack, RewindPlanView, TurnView } from '../../../../main/contract.js';
-import { useTranscript } from '../../stores/useTranscript.js';
+import { setSlice } from '../../stores/store.js';
 import { fakeApi, resetStores, sessionView } from '../../test/fakeApi.js';
 import { fakeLayout } from '../../test/layout.js';
 import { PutBackNotice } from '../changes/PutBackNotice.js';
@@ -44,7 +44,7 @@ function setup(plans: (seq?: number) => RewindPlanView, result: FilesPutBack = {
       return args[1] ? result : undefined;
     },
   });
-  useTranscript.setState({ sessionId: 1, view });
+  setSlice('transcript', { sessionId: 1, view });
   render(
     <>
       <Actions />

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import type { PutBackFile, RewindPlanView } from '../../../../main/contract.js';
-import { useChanges } from '../../stores/useChanges.js';
+import { useKeel } from '../../stores/store.js';
 
 /** Whether a rewind with files would touch anything at all (put back, or name a file it leaves). */
 export function touchesFiles(plan: RewindPlanView): boolean {
@@ -20,7 +20,7 @@ export function useRewindPlan(sessionId: number | undefined, seq: number | undef
     setFiles(false);
     if (!active || sessionId === undefined) return;
     let live = true;
-    void useChanges.getState().plan(sessionId, seq).then((got) => {
+    void useKeel.getState().changes.plan(sessionId, seq).then((got) => {
       if (!live) return;
       // Main's reason is in the error banner; the rewind can still take back the conversation.
       setPlan(got ?? { seq: seq ?? 0, canRewindFiles: false, unavailable: 'Keel could not tell which files would go back (see the message above).', putBack: [], left: [], large: [] });

@@ -1,13 +1,13 @@
 import type { ToolView } from '../../../../main/contract.js';
 import { argsLine, n } from '../../lib/format.js';
-import { useTranscript } from '../../stores/useTranscript.js';
+import { useKeel } from '../../stores/store.js';
 import { BlockedTag, HookRuns } from './HookRuns.js';
 import { ResultText } from './ResultText.js';
 
 /** A tool call (name and arguments) and its result exactly as the model got it. */
 export function ToolCall({ row }: { row: { seq: number; index: number; tool: ToolView } }) {
   const { tool } = row;
-  const unfolded = useTranscript((s) => Boolean(s.unfolded[tool.id]));
+  const unfolded = useKeel((s) => Boolean(s.transcript.unfolded[tool.id]));
   const hex = tool.id.replace(/^#/, '');
   return (
     <div className="tool" data-testid={`turn-${row.seq}-part-${row.index}`}>
@@ -25,7 +25,7 @@ export function ToolCall({ row }: { row: { seq: number; index: number; tool: Too
       </div>
       <div className="tool-result" data-testid={`tool-result-${hex}`} data-id={tool.id}>
         {tool.text ? (
-          <ResultText text={tool.text} elided={tool.elided} unfolded={unfolded} onToggle={() => useTranscript.getState().toggleFold(tool.id)} />
+          <ResultText text={tool.text} elided={tool.elided} unfolded={unfolded} onToggle={() => useKeel.getState().transcript.toggleFold(tool.id)} />
         ) : (
           <div className="muted small">No result yet.</div>
         )}

@@ -2,7 +2,7 @@
 import { act, cleanup, render, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ReplyPart, ToolView } from '../../../../main/contract.js';
-import { useTranscript } from '../../stores/useTranscript.js';
+import { setSlice, useKeel } from '../../stores/store.js';
 import { fakeApi, resetStores, sessionView } from '../../test/fakeApi.js';
 import { fakeLayout } from '../../test/layout.js';
 import { Transcript } from './Transcript.js';
@@ -20,7 +20,7 @@ describe('Transcript', () => {
   it('keeps only the rows near the viewport in the DOM for 2,000 results', () => {
     fakeLayout({ width: 1000, height: 900 }, 100);
     const parts = Array.from({ length: 2000 }, (_, i) => tool(i + 1));
-    useTranscript.setState({ sessionId: 1, view: sessionView({ turns: [{ seq: 1, status: 'done', words: 'Read them all', notes: [], parts }] }) });
+    setSlice('transcript', { sessionId: 1, view: sessionView({ turns: [{ seq: 1, status: 'done', words: 'Read them all', notes: [], parts }] }) });
     render(<Transcript />);
     const shown = screen.getAllByTestId(/^tool-result-/);
     expect(shown.length).toBeGreaterThan(3);
@@ -30,7 +30,7 @@ describe('Transcript', () => {
   it("shows each result's token count as the engine counted it, and nothing where it did not", () => {
     fakeLayout();
     const parts: ReplyPart[] = [{ type: 'tool', tool: { ...toolView(1), tokens: 1234 } }, tool(2)];
-    useTranscript.setState({ sessionId: 1, view: sessionView({ turns: [{ seq: 1, status: 'done', words: 'Read', notes: [], parts }] }) });
+    setSlice('transcript', { sessionId: 1, view: sessionView({ turns: [{ seq: 1, status: 'done', words: 'Read', notes: [], parts }] }) });
     render(<Transcript />);
     expect(screen.getByTestId('tool-tokens-0001').textContent).toBe('1,234 tokens');
     expect(screen.queryByTestId('tool-tokens-0002')).toBeNull();
@@ -38,7 +38,7 @@ describe('Transcript', () => {
 
   it('marks a reply the person stopped after what it said, and only that one', () => {
     fakeLayout();
-    useTranscript.setState({ sessionId: 1, view: sessionView({ turns: [
+    setSlice('transcript', { sessionId: 1, view: sessionView({ turns: [
       { seq: 1, status: 'done', words: 'First', notes: [], parts: [{ type: 'text', text: 'A whole answer.' }] },
       { seq: 2, status: 'done', words: 'Second', notes: [], parts: [{ type: 'text', text: 'Half an ans' }], stopped: true },
     ] }) });
@@ -59,17 +59,17 @@ describe('Transcript', () => {
     // Once the call ran, main's record of the turn has the reply's words and the call.
     let recorded = open([]);
     fakeApi({ openSession: async () => recorded });
-    useTranscript.setState({ sessionId: 1, running: true, view: open([]) });
+    setSlice('transcript', { sessionId: 1, running: true, view: open([]) });
     render(<Transcript />);
     act(() => {
-      useTranscript.getState().onText('Running ');
-      useTranscript.getState().onText('them.');
+      useKeel.getState().transcript.onText('Running ');
+      useKeel.getState().transcript.onText('them.');
     });
     expect(screen.getByTestId('turn-2-part-0').textContent).toContain('Running them.');
     recorded = open([{ type: 'text', text: 'Running them.' }, { type: 'tool', tool: bash }]);
     await act(async () => {
-      useTranscript.getState().onTool(bash);
-      useTranscript.getState().onText('Three fail.');
+      useKeel.getState().transcript.onTool(bash);
+      useKeel.getState().transcript.onText('Three fail.');
     });
     expect(screen.getByTestId('turn-2-part-0').textContent).toContain('Running them.');
     expect(screen.getByTestId('turn-2-part-1').textContent).toContain('[exit code 1]');
@@ -81,10 +81,10 @@ describe('Transcript', () => {
   it('shows streamed words, then the result of the call that followed them', () => {
     fakeLayout();
     fakeApi({ openSession: () => new Promise(() => undefined) });
-    useTranscript.setState({ sessionId: 1, running: true, view: sessionView({ running: true, turns: [{ seq: 2, status: 'open', words: 'Read it', notes: [], parts: [tool(1)] }] }) });
+    setSlice('transcript', { sessionId: 1, running: true, view: sessionView({ running: true, turns: [{ seq: 2, status: 'open', words: 'Read it', notes: [], parts: [tool(1)] }] }) });
     render(<Transcript />);
-    act(() => useTranscript.getState().onText('Now f2.'));
-    act(() => useTranscript.getState().onTool(toolView(2)));
+    act(() => useKeel.getState().transcript.onText('Now f2.'));
+    act(() => useKeel.getState().transcript.onTool(toolView(2)));
     // The turn's earlier result stays; the words and the new result follow it.
     expect(screen.getByTestId('turn-2-part-0').textContent).toContain('[#0001 f1.ts');
     expect(screen.getByTestId('turn-2-part-1').textContent).toContain('Now f2.');

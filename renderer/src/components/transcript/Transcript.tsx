@@ -1,7 +1,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useLayoutEffect, useMemo, useRef, type ComponentType } from 'react';
 import { displayTurns, transcriptRows, type Row } from '../../lib/transcriptRows.js';
-import { useTranscript } from '../../stores/useTranscript.js';
+import { useKeel } from '../../stores/store.js';
 import { Linkified } from '../common/IdLink.js';
 import { PersonMessage } from './PersonMessage.js';
 import { ReplyText } from './ReplyText.js';
@@ -62,10 +62,10 @@ function RowView({ row }: { row: Row }) {
  * bottom while new text arrives unless the person scrolled up.
  */
 export function Transcript() {
-  const view = useTranscript((s) => s.view);
-  const live = useTranscript((s) => s.live);
-  const pending = useTranscript((s) => s.pending);
-  const running = useTranscript((s) => s.running);
+  const view = useKeel((s) => s.transcript.view);
+  const live = useKeel((s) => s.transcript.live);
+  const pending = useKeel((s) => s.transcript.pending);
+  const running = useKeel((s) => s.transcript.running);
   const rows = useMemo(() => transcriptRows(view, displayTurns(view, live, pending), running, pending), [view, live, pending, running]);
 
   const scroller = useRef<HTMLDivElement>(null);

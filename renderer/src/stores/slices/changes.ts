@@ -32,6 +32,13 @@ export interface ChangesSlice {
   onSessionChanged(sessionId: number): void;
 }
 
+/** A panel's slice: the store's type learns its key here (slice.ts), its line in components/panels.ts makes it. */
+declare module '../slice.js' {
+  interface PanelSlices {
+    changes: ChangesSlice;
+  }
+}
+
 let seq = 0;
 
 /** The Changes tab: the files the open session changed, as main reports them, and its reverts. */

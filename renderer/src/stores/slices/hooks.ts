@@ -13,6 +13,13 @@ export interface HooksSlice {
   approve(hash: string): Promise<void>;
 }
 
+/** A panel's slice: the store's type learns its key here (slice.ts), its line in components/panels.ts makes it. */
+declare module '../slice.js' {
+  interface PanelSlices {
+    hooks: HooksSlice;
+  }
+}
+
 let seq = 0;
 
 /** The hooks beside the MCP servers (issue 26): the open session's workspace's hook files as main reads them. */

@@ -17,6 +17,13 @@ export interface InspectorSlice {
   reset(): void;
 }
 
+/** A panel's slice: the store's type learns its key here (slice.ts), its line in components/panels.ts makes it. */
+declare module '../slice.js' {
+  interface PanelSlices {
+    inspector: InspectorSlice;
+  }
+}
+
 let seq = 0;
 
 /** Normalises `12`, `#12`, `#0012` to `#0012` (at least four lowercase hex digits). */

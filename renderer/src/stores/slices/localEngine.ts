@@ -15,6 +15,13 @@ export interface LocalEngineSlice {
   save(settings: LocalSettingsText): Promise<boolean>;
 }
 
+/** A panel's slice: the store's type learns its key here (slice.ts), its line in components/panels.ts makes it. */
+declare module '../slice.js' {
+  interface PanelSlices {
+    localEngine: LocalEngineSlice;
+  }
+}
+
 /** The Settings panel's data: everything comes from main, nothing is computed here. Failures show in the panel. */
 export function localEngineSlice({ get, set, root, call }: SliceContext<LocalEngineSlice, { model: ModelSlice }>): LocalEngineSlice {
   return {

@@ -23,6 +23,13 @@ export interface ServersSlice {
   onProgress(progress: Progress): void;
 }
 
+/** A panel's slice: the store's type learns its key here (slice.ts), its line in components/panels.ts makes it. */
+declare module '../slice.js' {
+  interface PanelSlices {
+    servers: ServersSlice;
+  }
+}
+
 let seq = 0;
 
 /** The Servers panel: the open session's workspace's MCP servers as main reports them. */

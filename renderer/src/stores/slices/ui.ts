@@ -1,9 +1,8 @@
 import type { SliceContext } from '../slice.js';
 
-export type Tab = 'transcript' | 'cache' | 'plan' | 'servers' | 'changes';
-
 export interface UiSlice {
-  tab: Tab;
+  /** The tab shown: a tab panel's id (components/panels.ts); the first tab, the transcript, for any other. */
+  tab: string;
   inspectorOpen: boolean;
   /** Bumped to ask the inspector's id field to take focus (Ctrl/Cmd+I). */
   inspectorFocus: number;
@@ -12,7 +11,7 @@ export interface UiSlice {
   /** The window is narrow (NARROW_QUERY): the sidebar starts collapsed and closes once a session is chosen. */
   narrow: boolean;
   sidebarOpen: boolean;
-  setTab(tab: Tab): void;
+  setTab(tab: string): void;
   openInspector(focus?: boolean): void;
   closeInspector(): void;
   setPicker(open: boolean): void;
