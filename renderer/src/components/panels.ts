@@ -9,7 +9,6 @@ import type { PanelSlices } from '../stores/slice.js';
 import { changesSlice } from '../stores/slices/changes.js';
 import { hooksSlice } from '../stores/slices/hooks.js';
 import { inspectorSlice } from '../stores/slices/inspector.js';
-import { localEngineSlice } from '../stores/slices/localEngine.js';
 import { serversSlice } from '../stores/slices/servers.js';
 import type { PanelSliceMakers } from '../stores/store.js';
 import { CacheBadge, CacheView } from './cache/CacheView.js';
@@ -18,6 +17,7 @@ import { Inspector, openInspectorByKey } from './inspector/Inspector.js';
 import { PlanBadge, PlanTab } from './plan/PlanPanel.js';
 import { ServersBadge, ServersView } from './servers/ServersView.js';
 import { SettingsButton, toggleSettings } from './settings/SettingsButton.js';
+import { localEngineSlice } from './settings/slice.js';
 import { Transcript } from './transcript/Transcript.js';
 
 export interface Panel {

@@ -1,6 +1,7 @@
 import { MOD } from '../../shortcuts.js';
 import { useKeel } from '../../stores/store.js';
 import { SettingsPanel } from './SettingsPanel.js';
+import './settings.css';
 
 /** The title bar's Settings button and the panel it opens (also Ctrl/Cmd+,). */
 export function SettingsButton() {

@@ -1,6 +1,6 @@
 import type { DoctorReport, LocalSettings, LocalSettingsText } from '../../../../main/contract.js';
-import type { SliceContext } from '../slice.js';
-import type { ModelSlice } from './model.js';
+import type { SliceContext } from '../../stores/slice.js';
+import type { ModelSlice } from '../../stores/slices/model.js';
 
 export interface LocalEngineSlice {
   settings?: LocalSettings;
@@ -15,8 +15,8 @@ export interface LocalEngineSlice {
   save(settings: LocalSettingsText): Promise<boolean>;
 }
 
-/** A panel's slice: the store's type learns its key here (slice.ts), its line in components/panels.ts makes it. */
-declare module '../slice.js' {
+/** A panel's slice: the store's type learns its key here (stores/slice.ts), its line in components/panels.ts makes it. */
+declare module '../../stores/slice.js' {
   interface PanelSlices {
     localEngine: LocalEngineSlice;
   }
