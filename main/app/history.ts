@@ -10,12 +10,21 @@ export interface HistoryHost {
 }
 
 /**
- * Rewind, edit and resend, delete a turn, delete a session: the service's history control. Each
+ * Undo, rewind, edit and resend, delete a turn, delete a session: the app's history control, in one
+ * place (the past itself changes in core/history, through the session's loop). Each
  * acts only while the session is idle. A turn the store still shows open then belongs to a reply
  * cut off by a quit or crash, so it is ended first (nothing in this process is running it).
  */
 export class SessionHistory {
   constructor(private readonly h: HistoryHost) {}
+
+  /** Takes back the last completed turn; with `files`, what it changed too, and the answer says what. */
+  async undo(id: number, files = false): Promise<FilesPutBack | undefined> {
+    const agent = await this.idleAgent(id);
+    const plan = agent.undo({ files });
+    this.h.emit({ type: 'session-changed', sessionId: id });
+    return plan;
+  }
 
   /**
    * Takes back turn `seq` and every later one; the next request reuses the cache up to there. With

@@ -125,10 +125,7 @@ export class KeelService implements KeelApi {
   }
 
   async undo(id: number, files = false): Promise<FilesPutBack | undefined> {
-    this.pool.idle(id);
-    const plan = (await this.pool.agent(id)).undo({ files });
-    this.o.emit({ type: 'session-changed', sessionId: id });
-    return plan;
+    return this.history.undo(id, files);
   }
 
   async rewind(id: number, seq: number, files = false): Promise<FilesPutBack | undefined> {
