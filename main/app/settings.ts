@@ -7,25 +7,6 @@ import type { SandboxOptions } from '../sandbox/policy.js';
 import { checkSettings, type LocalSettings } from '../llm/localSettings.js';
 import { describeIssue } from '../core/zodIssues.js';
 
-/** What the app remembers between starts: its models folder and last model, local engine settings, what saved caches may take, the sandbox's lists. */
-export interface Settings {
-  modelsFolder: string;
-  lastModel?: string;
-  /** Absent: every local engine setting is auto. */
-  local?: LocalSettings;
-  /** Bytes all saved KV states may take (default: sized to the disk, see llm/stateFiles.ts). */
-  stateBudgetBytes?: number;
-  /**
-   * More paths no command may read, the domains approved commands may reach (none by default), and
-   * the environment variables commands get besides PATH, HOME, the locale and TERM.
-   */
-  sandbox?: { denyRead?: string[]; allowedDomains?: string[]; env?: string[] };
-  /** The person's permission rules (gate.ts): `{"action": "deny", "tool": "bash", "pattern": "rm"}`. */
-  rules?: Rule[];
-  /** Ask before an action whose cache break would take longer than this many seconds to re-read (core/price); absent: never ask. */
-  askAboveSeconds?: number;
-}
-
 /** settings.json that Keel cannot use: the message names the file and the field, and says nothing was changed. */
 export class SettingsError extends Error {}
 
@@ -37,19 +18,34 @@ const RULE = z.strictObject({
 });
 
 /**
- * The file as the person writes it. Keys Keel does not read (`hooks`, which core/hooks checks, and
- * whatever else a file copied from another tool holds) are kept as they are and written back.
- * `local` is checked by llm/localSettings.ts, whose messages the settings form shows.
+ * What the app remembers between starts, as the person writes settings.json: each setting is one
+ * field here, its check and its type (`Settings`) both. Keys Keel does not read (`hooks`, which
+ * core/hooks checks, and whatever else a file copied from another tool holds) are kept as they are
+ * and written back. `local` is checked by llm/localSettings.ts, whose messages the settings form shows.
  */
-const SETTINGS = z.looseObject({
+const FIELDS = z.object({
+  /** Where the model picker looks for GGUF files (default ~/models). */
   modelsFolder: z.string().optional(),
+  /** The model last loaded: a file, or a server's `server:URL#model` id. */
   lastModel: z.string().optional(),
+  /** The local engine's settings; absent: every one is auto. */
   local: z.unknown().optional(),
+  /** Bytes all saved KV states may take (default: sized to the disk, see llm/stateFiles.ts). */
   stateBudgetBytes: z.number().int().positive().optional(),
+  /**
+   * More paths no command may read, the domains approved commands may reach (none by default), and
+   * the environment variables commands get besides PATH, HOME, the locale and TERM.
+   */
   sandbox: z.strictObject({ denyRead: texts.optional(), allowedDomains: texts.optional(), env: texts.optional() }).optional(),
+  /** The person's permission rules (gate.ts): `{"action": "deny", "tool": "bash", "pattern": "rm"}`. */
   rules: z.array(RULE).optional(),
+  /** Ask before an action whose cache break would take longer than this many seconds to re-read (core/price); absent: never ask. */
   askAboveSeconds: z.number().nonnegative().optional(),
 });
+const SETTINGS = FIELDS.loose();
+
+/** The settings as read: FIELDS, with the models folder's default and `local` checked. */
+export type Settings = Omit<z.infer<typeof FIELDS>, 'modelsFolder' | 'local'> & { modelsFolder: string; local?: LocalSettings };
 
 const fileOf = (dataFolder: string) => path.join(dataFolder, 'settings.json');
 
