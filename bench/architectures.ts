@@ -110,8 +110,8 @@ async function main(): Promise<number> {
           };
           const k = await runKeel(plan, engine, { render, sequence, label: spec.architecture });
           run.keel = figures(k.requests, k.elapsedMs);
-          const restored = k.rows.filter((r) => r.checkpoint?.restoredAt !== undefined && r.checkpoint.restoredAt !== null).length;
-          const full = k.rows.filter((r) => r.checkpoint?.restoredAt === null).length;
+          const restored = k.rows.filter((r) => r.engine?.checkpoint?.restoredAt !== undefined && r.engine.checkpoint.restoredAt !== null).length;
+          const full = k.rows.filter((r) => r.engine?.checkpoint?.restoredAt === null).length;
           details.push(`  keel: ${run.keel.requests} requests, ${fmt(run.keel.newTokens)} new of ${fmt(run.keel.promptTokens)} prompt tokens (ideal ${fmt(run.keel.ideal)}), ${secs(k.elapsedMs)}; checkpoints restored ${restored}, full re-reads ${full}; checkpoint memory at most ${fmt(engine.checkpoints.peak.memory)} bytes (${fmt(engine.checkpoints.peak.checkpoint)} a checkpoint)`);
           problems.push(...k.problems.map((p) => `${spec.architecture} keel: ${p}`));
         }
@@ -157,8 +157,8 @@ async function serverRun(plan: Scenario, file: string, local: Figures | undefine
       render: () => (r) => scriptReply(r.text, r.call ? [{ name: r.call.name, arguments: r.call.args }] : []), label: `${name} server`,
     });
     problems.push(...k.problems.map((p) => `${name} server: ${p}`));
-    const reported = k.rows.filter((r) => r.server?.cachedTokens !== null);
-    const newTokens = reported.reduce((n, r) => n + r.promptTokens - (r.server?.cachedTokens ?? 0), 0);
+    const reported = k.rows.filter((r) => r.engine?.server?.cachedTokens !== null);
+    const newTokens = reported.reduce((n, r) => n + r.promptTokens - (r.engine?.server?.cachedTokens ?? 0), 0);
     const promptTokens = k.rows.reduce((n, r) => n + r.promptTokens, 0);
     lines.push(`  server: ${k.rows.length} requests (${k.rows.length - reported.length} without a cache report), ${fmt(newTokens)} new of ${fmt(promptTokens)} prompt tokens by its own report, ${secs(k.elapsedMs)} (replies without reasoning: the server engine forces them as the template renders a finished reply)`);
     return local && { newTokens, ideal: local.ideal, requests: k.rows.length, promptTokens, ms: k.elapsedMs };

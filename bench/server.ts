@@ -187,8 +187,8 @@ async function runServer(script: Script, modelPath: string): Promise<Figures> {
     const modelMs = rows.reduce((n, r) => n + r.prefillMs + r.generationMs, 0);
     return {
       name: 'server', requests: rows.length, newTokens: rows.reduce((n, r) => n + r.newTokens, 0), idealNew,
-      cached: rows.reduce((n, r) => n + (r.server?.cachedTokens ?? 0), 0), idealReusable,
-      unreported: rows.filter((r) => r.server?.cachedTokens === null).length,
+      cached: rows.reduce((n, r) => n + (r.engine?.server?.cachedTokens ?? 0), 0), idealReusable,
+      unreported: rows.filter((r) => r.engine?.server?.cachedTokens === null).length,
       breaks: breaksOf(rows), harnessMs: (elapsedMs - modelMs) / Math.max(1, rows.length), modelMs, elapsedMs, problems,
     };
   } finally {

@@ -60,6 +60,13 @@ async function richSession(): Promise<Session> {
     cachedBefore: 850, prefillMs: 40.5, generationMs: 80.25, systemSha: 'a'.repeat(64), toolsSha: 'b'.repeat(64), firstDiff: 800,
     cause: 'undo', turn: 2, answers: 'person', contextSize: 8192, createdAt: '2026-11-30T10:00:05.000Z',
   });
+  // What the engines recorded themselves (a server's figures; the checkpoint a hybrid model's cut resumed from) travels as it is.
+  store.insertRequest({
+    sessionId: s.id, kind: 'turn', model: 'server:http://127.0.0.1:8080#m', promptTokens: 950, reusedTokens: 900, newTokens: 50, outputTokens: 3,
+    cachedBefore: 912, prefillMs: 20, generationMs: 30, systemSha: 'a'.repeat(64), toolsSha: 'b'.repeat(64), turn: 4, answers: 'results',
+    createdAt: '2026-11-30T10:00:09.000Z',
+    engine: { server: { url: 'http://127.0.0.1:8080', cachedTokens: 900, change: null, slot: 0 }, checkpoint: { restoredAt: null, reread: 50, why: 'none was taken' } },
+  });
   return s;
 }
 
@@ -95,6 +102,25 @@ describe('keel export and keel import', () => {
     expect((await copy.calls.run('recall', { id: '#2' })).text).toBe(`[#0009 recall #0002 lines 1-1 of 1]\n${root}/a.ts`);
   });
 
+  it('reads a file written before the engine record had its own field: a request\'s server figures move into it', async () => {
+    const s = await richSession();
+    const lines = (await cli('export', String(s.id))).out.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const request = lines.findLast((l) => l.type === 'request')!;
+    const record = request.engine as { server: unknown; checkpoint: unknown };
+    // As Keel wrote it before: the server's figures beside the request's, and no other engine field.
+    lines[lines.indexOf(request)] = { ...request, engine: undefined, server: record.server };
+    const file = path.join(tmp, 'older.jsonl');
+    fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const imported = await cli('import', file);
+    expect(imported.err).toBe('');
+    const newId = Number(/as session (\d+) /.exec(imported.out)?.[1]);
+    expect(store.listRequests(newId).at(-1)!.engine).toEqual({ server: record.server });
+    // A record that is not an object is refused, naming the line.
+    lines[lines.indexOf(lines.findLast((l) => l.type === 'request')!)] = { ...request, engine: 'cached' };
+    fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    expect((await cli('import', file)).err).toContain(`line ${lines.length}: "engine" must be a JSON object`);
+  });
+
   it('writes into a file only when it does not exist yet, and holds nothing but the session', async () => {
     const s = await richSession();
     fs.writeFileSync(path.join(keelHome(), 'settings.json'), JSON.stringify({ modelsFolder: '/m', apiKey: 'sk-live-SECRET-4242' }));
@@ -108,7 +134,7 @@ describe('keel export and keel import', () => {
     expect(text).not.toContain('KV-STATE');
     expect(text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l).type)).toEqual([
       'session', 'turn', 'turn', 'turn', 'turn', 'reply', 'reply', 'reply', 'reply',
-      'result', 'result', 'result', 'result', 'result', 'result', 'result', 'compaction', 'request',
+      'result', 'result', 'result', 'result', 'result', 'result', 'result', 'compaction', 'request', 'request',
     ]);
     const again = await cli('export', String(s.id), '--out', file);
     expect(again).toMatchObject({ code: 1, err: `keel: ${file} already exists; give another --out FILE or remove it first.\n` });

@@ -154,6 +154,17 @@ export const MIGRATIONS: readonly Migration[] = [
   `
   ALTER TABLE sessions ADD COLUMN reverted_pending TEXT;
   `,
+  // What the engine recorded of a request (JSON, NULL when nothing): its fields are the engine's own
+  // (core/engine/breaks.ts EngineRecord), so the store names none. The two it had columns for move in.
+  `
+  ALTER TABLE requests ADD COLUMN engine TEXT;
+  UPDATE requests SET engine = json_patch(
+    CASE WHEN server IS NULL THEN '{}' ELSE json_object('server', json(server)) END,
+    CASE WHEN checkpoint IS NULL THEN '{}' ELSE json_object('checkpoint', json(checkpoint)) END
+  ) WHERE server IS NOT NULL OR checkpoint IS NOT NULL;
+  ALTER TABLE requests DROP COLUMN server;
+  ALTER TABLE requests DROP COLUMN checkpoint;
+  `,
 ];
 
 /**

@@ -43,6 +43,8 @@ const arrayOf = (item: (v: unknown) => Shape | string) => (v: unknown) => {
   }
   return undefined;
 };
+/** An engine's record of a request: a JSON object whose fields the engine declares (core/engine/breaks.ts EngineRecord). */
+const engineRecord = (v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? undefined : 'must be a JSON object');
 const noteShape = (v: unknown) => {
   const kind = (v as { kind?: unknown } | null)?.kind;
   return typeof kind === 'string' && kind in NOTE_FIELDS ? NOTE_FIELDS[kind] : `is not a note (kind must be one of ${Object.keys(NOTE_FIELDS).join(', ')})`;
@@ -75,7 +77,9 @@ const SHAPES = {
     type: req(['request']), kind: req(['turn', 'compaction']), model: req('string'), promptTokens: req('integer'), reusedTokens: req('integer'),
     newTokens: req('integer'), outputTokens: req('integer'), cachedBefore: req('integer'), prefillMs: req('number'), generationMs: req('number'),
     systemSha: req('string'), toolsSha: req('string'), firstDiff: opt('integer'), cause: opt(BREAK_CAUSES), turn: opt('integer'),
-    answers: opt(['person', 'results']), contextSize: opt('integer'), createdAt: req('string'), server: opt('json'),
+    answers: opt(['person', 'results']), contextSize: opt('integer'), createdAt: req('string'), engine: opt(engineRecord),
+    // A file written before the engine's record had one field (`engine`): its server record, moved there on reading.
+    server: opt('json'),
   },
 } satisfies Record<string, Shape>;
 
@@ -210,9 +214,11 @@ export function parseSessionFile(text: string): Parsed {
       case 'compaction':
         parsed.compactions.push(fields as unknown as Parsed['compactions'][number]);
         break;
-      case 'request':
-        parsed.requests.push(fields as unknown as Parsed['requests'][number]);
+      case 'request': {
+        const { server, ...request } = fields;
+        parsed.requests.push({ ...request, ...(server === undefined ? {} : { engine: { ...(request.engine as object), server } }) } as unknown as Parsed['requests'][number]);
         break;
+      }
     }
   }
   if (!parsed.session) throw new SessionFileError(1, 'the file has no session record');

@@ -36,6 +36,35 @@ describe('SqliteStore', () => {
     store.close();
   });
 
+  it('moves the server and checkpoint columns of an older database into the engine record, request by request', () => {
+    const file = path.join(tmp, 'engine.db');
+    const old = new Database(file);
+    const before = MIGRATIONS.length - 1;
+    for (const migration of MIGRATIONS.slice(0, before)) {
+      if (typeof migration === 'string') old.exec(migration);
+      else migration(old);
+    }
+    old.pragma(`user_version = ${before}`);
+    old.prepare(`INSERT INTO sessions (kind, root, title, mode, system_prompt, prompt_mode, prompt_instructions_hash, created_at, prompt_date)
+                 VALUES ('agent', '/w', 't', 'ask', 'S', 'ask', '', 'now', '2026-11-30')`).run();
+    const insert = old.prepare(`INSERT INTO requests (session_id, kind, model, prompt_tokens, reused_tokens, new_tokens, output_tokens, cached_before,
+                 prefill_ms, generation_ms, system_sha, tools_sha, created_at, server, checkpoint) VALUES (1, 'turn', 'm', 9, 0, 9, 1, 0, 1, 1, 's', 't', 'now', ?, ?)`);
+    const server = { url: 'http://127.0.0.1:8080', cachedTokens: null, change: { message: 2, byte: 17 } };
+    const checkpoint = { restoredAt: 4211, reread: 3 };
+    insert.run(JSON.stringify(server), null);
+    insert.run(null, JSON.stringify(checkpoint));
+    insert.run(JSON.stringify(server), JSON.stringify(checkpoint));
+    insert.run(null, null);
+    old.close();
+    const store = new SqliteStore(file);
+    expect(store.listRequests(1).map((r) => r.engine)).toEqual([{ server }, { checkpoint }, { server, checkpoint }, undefined]);
+    const columns = (store.db.prepare('PRAGMA table_info(requests)').all() as { name: string }[]).map((c) => c.name);
+    expect(columns).toContain('engine');
+    expect(columns).not.toContain('server');
+    expect(columns).not.toContain('checkpoint');
+    store.close();
+  });
+
   it('stores attachments with their result in one commit, and drops them with the session', () => {
     const store = new SqliteStore(path.join(tmp, 'a.db'));
     const s = store.createSession({

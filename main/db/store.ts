@@ -222,7 +222,7 @@ export class SqliteStore implements SessionStore {
       .prepare(`INSERT INTO requests (${keys.map((k) => REQUEST_COLUMNS[k]).join(', ')}) VALUES (${keys.map((k) => '@' + k).join(', ')})`)
       .run(nullable({
         ...Object.fromEntries(keys.map((k) => [k, undefined])), ...row,
-        server: row.server && JSON.stringify(row.server), checkpoint: row.checkpoint && JSON.stringify(row.checkpoint),
+        engine: row.engine && JSON.stringify(row.engine),
       }));
     return { ...row, id: Number(info.lastInsertRowid) };
   }
@@ -231,7 +231,7 @@ export class SqliteStore implements SessionStore {
     const keys = Object.keys(REQUEST_COLUMNS) as (keyof typeof REQUEST_COLUMNS)[];
     return (this.db.prepare('SELECT * FROM requests WHERE session_id = ? ORDER BY id').all(sessionId) as Row[]).map((r) => {
       const row = Object.fromEntries(keys.map((k) => [k, r[REQUEST_COLUMNS[k]] ?? undefined]));
-      for (const json of ['server', 'checkpoint'] as const) if (typeof row[json] === 'string') row[json] = JSON.parse(row[json]);
+      if (typeof row.engine === 'string') row.engine = JSON.parse(row.engine);
       return { id: r.id as number, ...row } as RequestRow;
     });
   }
@@ -256,7 +256,7 @@ const REQUEST_COLUMNS = {
   sessionId: 'session_id', kind: 'kind', model: 'model', promptTokens: 'prompt_tokens', reusedTokens: 'reused_tokens',
   newTokens: 'new_tokens', outputTokens: 'output_tokens', cachedBefore: 'cached_before', prefillMs: 'prefill_ms',
   generationMs: 'generation_ms', systemSha: 'system_sha', toolsSha: 'tools_sha', firstDiff: 'first_diff', cause: 'cause',
-  turn: 'turn', answers: 'answers', contextSize: 'context_size', createdAt: 'created_at', server: 'server', checkpoint: 'checkpoint',
+  turn: 'turn', answers: 'answers', contextSize: 'context_size', createdAt: 'created_at', engine: 'engine',
 } as const;
 
 /**

@@ -57,7 +57,7 @@ describe('checkpoints where the next request can depart', { timeout: 180_000 }, 
     f.replies.push('Nothing to do.');
     await f.agent.send('Something else.');
     const row = last(f);
-    expect(row.checkpoint).toEqual({ restoredAt: turnStart, reread: expect.any(Number) });
+    expect(row.engine?.checkpoint).toEqual({ restoredAt: turnStart, reread: expect.any(Number) });
     // Everything up to the turn's message came from the checkpoint: the new tokens are the message and what follows it.
     expect(row.newTokens).toBeLessThan(40);
     expect(row.reusedTokens).toBeGreaterThan(turnStart - 5);
@@ -72,7 +72,7 @@ describe('checkpoints where the next request can depart', { timeout: 180_000 }, 
     await f.agent.regenerate();
     const row = last(f);
     expect(row.promptTokens).toBe(prompt);
-    expect(row.checkpoint).toEqual({ restoredAt: prompt - 2, reread: 0 });
+    expect(row.engine?.checkpoint).toEqual({ restoredAt: prompt - 2, reread: 0 });
     expect(row.newTokens).toBe(1);
   });
 
@@ -89,7 +89,7 @@ describe('checkpoints where the next request can depart', { timeout: 180_000 }, 
     const departs = row.firstDiff!;
     expect(departs).toBeLessThan(answered);
     expect(departs).toBeGreaterThan(answered - 5);
-    expect(row.checkpoint).toEqual({ restoredAt: departs - 1, reread: 0 });
+    expect(row.engine?.checkpoint).toEqual({ restoredAt: departs - 1, reread: 0 });
     expect(row.newTokens).toBe(row.promptTokens - departs);
   });
 
@@ -128,11 +128,11 @@ describe('checkpoints where the next request can depart', { timeout: 180_000 }, 
     f.agent.undo();
     f.replies.push('Fine.');
     await f.agent.send('Something else.');
-    expect(last(f).checkpoint?.restoredAt).toBeGreaterThan(0);
+    expect(last(f).engine?.checkpoint?.restoredAt).toBeGreaterThan(0);
     await f.agent.switchEngine(openEngine({ kind: 'local', model: await f.newModel({}, 'plain.gguf') }));
     f.replies.push('Back.');
     expect(await f.agent.send('And now?')).toBe('Back.');
-    expect(last(f).checkpoint).toBeUndefined();
+    expect(last(f).engine?.checkpoint).toBeUndefined();
     expect(f.agent.session.turns().map((t) => t.words)).toEqual(['Read a.txt.', 'Something else.', 'And now?']);
   });
 
@@ -144,6 +144,6 @@ describe('checkpoints where the next request can depart', { timeout: 180_000 }, 
     await f.agent.send('Something else.');
     expect(engine(f).checkpoints.needed).toBe(false);
     expect(engine(f).checkpoints.list()).toEqual([]);
-    expect(last(f).checkpoint).toBeUndefined();
+    expect(last(f).engine?.checkpoint).toBeUndefined();
   });
 });

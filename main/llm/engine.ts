@@ -104,7 +104,7 @@ export class LlamaEngine implements Engine {
       usage: {
         promptTokens: r.promptTokens, reusedTokens: r.reusedTokens, newTokens: r.newTokens, outputTokens: r.outputTokens,
         cachedBefore: r.cachedBefore, prefillMs: r.prefillMs, generationMs: r.generationMs, rewritten: r.rewritten,
-        ...(r.checkpoint && { checkpoint: r.checkpoint }),
+        ...(r.checkpoint && { engine: { checkpoint: r.checkpoint } }),
       },
     };
   }

@@ -1,5 +1,5 @@
 import type { LlamaContextSequence, LlamaModel, LlamaText, Token } from 'node-llama-cpp';
-import type { CheckpointUse } from '../core/engine/types.js';
+import type { CheckpointUse } from './record.js';
 import type { SequenceCheckpoints } from './checkpoints.js';
 import { EvaluatedText, promptTokens, type PromptTokens } from './splice.js';
 import type { ReplyFormat } from './replyFormat.js';

@@ -180,9 +180,11 @@ export class ServerEngine implements Engine {
       cachedBefore, prefillMs: x.prefillMs, generationMs: x.generationMs,
       ...(prev ? { rewritten: change !== undefined } : {}),
       ...(evicted ? { lossCause: 'server evicted the prefix' as const } : {}),
-      server: {
-        url: this.url, cachedTokens: reported ? x.cached! : null, change: change ?? null,
-        ...(this.slot === undefined ? {} : { slot: this.slot }),
+      engine: {
+        server: {
+          url: this.url, cachedTokens: reported ? x.cached! : null, change: change ?? null,
+          ...(this.slot === undefined ? {} : { slot: this.slot }),
+        },
       },
     };
   }

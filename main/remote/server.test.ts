@@ -73,11 +73,11 @@ describe.skipIf(missing !== undefined && !mustHaveLlamaServer)('the server engin
     let streamed = '';
     const first = await engine.generate(c, { maxTokens: 12, temperature: 0, onText: (d) => { streamed += d; } });
     expect(first.usage.promptTokens).toBeGreaterThan(10);
-    expect(first.usage.server?.cachedTokens).toBe(0);
+    expect(first.usage.engine?.server?.cachedTokens).toBe(0);
     expect(streamed).toBe(first.reply.words);
     c.messages.push({ role: 'model', replies: [{ text: first.reply.words, calls: [] }] }, { role: 'user', text: 'And again.' });
     const second = await engine.generate(c, { maxTokens: 4, temperature: 0 });
-    expect(second.usage.server).toMatchObject({ change: null, url: server.url });
+    expect(second.usage.engine?.server).toMatchObject({ change: null, url: server.url });
     expect(second.usage.reusedTokens).toBeGreaterThanOrEqual(first.usage.promptTokens);
     expect(second.usage.lossCause).toBeUndefined();
     await engine.dispose();
@@ -103,12 +103,12 @@ describe.skipIf(missing !== undefined && !mustHaveLlamaServer)('the server engin
       expect(rows).toHaveLength(4);
       for (const [i, r] of rows.entries()) {
         expect(r.model).toBe(engine.id);
-        expect(r.server?.url).toBe(server.url);
-        expect(r.server?.change).toBeNull();
-        expect(r.server?.slot).toBeDefined();
+        expect(r.engine?.server?.url).toBe(server.url);
+        expect(r.engine?.server?.change).toBeNull();
+        expect(r.engine?.server?.slot).toBeDefined();
         if (i === 0) continue;
         // Everything the previous request sent (and its reply) came from the server's cache.
-        expect(r.server?.cachedTokens).toBeGreaterThanOrEqual(rows[i - 1].promptTokens);
+        expect(r.engine?.server?.cachedTokens).toBeGreaterThanOrEqual(rows[i - 1].promptTokens);
         expect(r.cause).toBeUndefined();
         expect(r.reusedTokens).toBe(r.cachedBefore);
       }
@@ -122,7 +122,7 @@ describe.skipIf(missing !== undefined && !mustHaveLlamaServer)('the server engin
       await agent.send('Something else.');
       const last = agent.requests().at(-1)!;
       expect(last.cause).toBe('undo');
-      expect(last.server?.change?.message).toBeGreaterThan(0);
+      expect(last.engine?.server?.change?.message).toBeGreaterThan(0);
       expect(last.reusedTokens).toBeLessThan(rows[3].promptTokens);
     } finally {
       await agent.dispose();
@@ -184,7 +184,7 @@ describe.skipIf(missing !== undefined && !mustHaveLlamaServer)('the server engin
       const again = conv('first words of a');
       again.messages.push({ role: 'model', replies: [{ text: 'ok', calls: [] }] }, { role: 'user', text: 'more' });
       const r = await a.generate(again, { maxTokens: 2, temperature: 0, scripted: 'ok' });
-      expect(r.usage.server?.change).toBeNull();
+      expect(r.usage.engine?.server?.change).toBeNull();
       expect(r.usage.reusedTokens).toBeLessThan(r.usage.cachedBefore);
       expect(r.usage.lossCause).toBe('server evicted the prefix');
     } finally {

@@ -24,11 +24,12 @@ export function showRequests(store: SqliteStore, sessionId: number, out: Writer)
     rows,
   ));
   // A server engine's figures are the server's own report; where it reported none, it says so.
-  const server = requests.filter((r) => r.server);
+  const server = requests.flatMap((r) => (r.engine?.server ? [r.engine.server] : []));
   if (server.length > 0) {
-    out.write(`Reused tokens of requests to ${server[0].server!.url}: reported by server${server.some((r) => r.server!.cachedTokens === null) ? ' (where the server did not report them: not reported, shown as 0)' : ''}.\n`);
+    out.write(`Reused tokens of requests to ${server[0].url}: reported by server${server.some((s) => s.cachedTokens === null) ? ' (where the server did not report them: not reported, shown as 0)' : ''}.\n`);
     for (const [i, r] of requests.entries()) {
-      if (r.server?.change) out.write(`  request ${i + 1}: ${r.server.change.message < 0 ? 'the tools array' : `message ${r.server.change.message}`} differed from what was sent before at byte ${r.server.change.byte} (${r.cause ?? 'no cause named'}).\n`);
+      const change = r.engine?.server?.change;
+      if (change) out.write(`  request ${i + 1}: ${change.message < 0 ? 'the tools array' : `message ${change.message}`} differed from what was sent before at byte ${change.byte} (${r.cause ?? 'no cause named'}).\n`);
     }
   }
 }

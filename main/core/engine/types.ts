@@ -5,7 +5,7 @@
  * owns everything else — steps, repeats, compaction, approvals, causes — so a second engine (a model
  * server) fits without touching it. main/llm implements it on node-llama-cpp in process.
  */
-import type { BreakCause, CheckpointUse, ServerRequestRecord } from './breaks.js';
+import type { BreakCause, EngineRecord } from './breaks.js';
 import type { ToolSpec } from '../types.js';
 
 /** A tool as the model is told of it: kept with the session, the same bytes every request. */
@@ -120,13 +120,11 @@ export interface RequestUsage {
   rewritten?: boolean;
   /** A loss the engine can name itself (a server that evicted the prefix), where Keel changed nothing. */
   lossCause?: BreakCause;
-  /** A server engine's own record of the request (RequestRow.server). */
-  server?: ServerRequestRecord;
-  /** On a model whose state cannot be cut back (hybrid, sliding window): where the cut resumed from. */
-  checkpoint?: CheckpointUse;
+  /** What the engine recorded of the request itself (a server's own figures, the checkpoint a cut resumed from): see EngineRecord. */
+  engine?: EngineRecord;
 }
 
-export type { CheckpointUse, ServerRequestRecord };
+export type { EngineRecord };
 
 export type StopReason = 'end' | 'call' | 'trigger' | 'limit' | 'stopped';
 

@@ -7,7 +7,7 @@ import type { ConversationCall, RequestUsage } from '../engine/types.js';
 export const SESSION_KINDS = ['agent', 'chat'] as const;
 export type SessionKind = (typeof SESSION_KINDS)[number];
 export { MODES, type Mode } from '../types.js';
-export { BREAK_CAUSES, type BreakCause, type CheckpointUse, type ServerRequestRecord } from '../engine/breaks.js';
+export { BREAK_CAUSES, type BreakCause, type EngineRecord } from '../engine/breaks.js';
 
 /** A note Keel appends to a person's message (spec §10.3). */
 export type Note =

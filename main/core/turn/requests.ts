@@ -45,8 +45,7 @@ export class RequestLog {
       answers,
       contextSize: engine.contextSize,
       createdAt: new Date().toISOString(),
-      ...(u.server ? { server: u.server } : {}),
-      ...(u.checkpoint ? { checkpoint: u.checkpoint } : {}),
+      ...(u.engine ? { engine: u.engine } : {}),
     });
     this.pendingCause = undefined;
     this.lostCache = 0;

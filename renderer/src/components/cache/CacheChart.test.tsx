@@ -79,8 +79,8 @@ describe('RequestTable', () => {
 
   it('names the checkpoint a request on a hybrid model resumed from, or why there was none', () => {
     render(<RequestTable rows={[
-      requestRow({ id: 1, cause: 'undo', checkpoint: { restoredAt: 4211, reread: 0 } }),
-      requestRow({ id: 2, cause: 'rewind', checkpoint: { restoredAt: null, reread: 5120, why: 'checkpoints were dropped to stay within the 256 MB checkpoint budget' } }),
+      requestRow({ id: 1, cause: 'undo', engine: { checkpoint: { restoredAt: 4211, reread: 0 } } }),
+      requestRow({ id: 2, cause: 'rewind', engine: { checkpoint: { restoredAt: null, reread: 5120, why: 'checkpoints were dropped to stay within the 256 MB checkpoint budget' } } }),
       requestRow({ id: 3 }),
     ]} />);
     expect(screen.getByTestId('cache-checkpoint-1').textContent).toContain('restored checkpoint at token 4,211, re-read 0 tokens');

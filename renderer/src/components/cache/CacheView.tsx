@@ -36,7 +36,7 @@ export function CacheView() {
       <div className="cards">
         <Card label="Requests">{n(rows.length)}</Card>
         <Card label="Prompt tokens, all requests">{n(prompt)}</Card>
-        <Card label={rows.some((r) => r.server) ? 'Reused from KV cache (reported by server)' : 'Reused from KV cache'} className="reused-card">
+        <Card label={rows.some((r) => r.engine?.server) ? 'Reused from KV cache (reported by server)' : 'Reused from KV cache'} className="reused-card">
           {n(reused)} <small>{percent(reused, reused + fresh)}</small>
         </Card>
         <Card label="Evaluated anew" className="fresh-card">

@@ -35,9 +35,9 @@ export function RequestTable({ rows }: { rows: RequestRow[] }) {
                 {modelName(row.model)}
               </td>
               <td className="num">{n(row.promptTokens)}</td>
-              <td className="num reused-text" title={row.server ? `reported by server ${row.server.url}` : undefined}>
-                {row.server?.cachedTokens === null ? 'not reported' : n(row.reusedTokens)}
-                {row.server && row.server.cachedTokens !== null && <small className="muted"> reported by server</small>}
+              <td className="num reused-text" title={row.engine?.server ? `reported by server ${row.engine.server.url}` : undefined}>
+                {row.engine?.server?.cachedTokens === null ? 'not reported' : n(row.reusedTokens)}
+                {row.engine?.server && row.engine.server.cachedTokens !== null && <small className="muted"> reported by server</small>}
               </td>
               <td className="num fresh-text">{n(row.newTokens)}</td>
               <td>
@@ -55,10 +55,10 @@ export function RequestTable({ rows }: { rows: RequestRow[] }) {
               <td className="num">{row.firstDiff === undefined ? '—' : n(row.firstDiff)}</td>
               <td>
                 {row.cause ? <span className="tag amber">{row.cause}</span> : '—'}
-                {row.checkpoint && (
+                {row.engine?.checkpoint && (
                   <small className="muted checkpoint-use" data-testid={`cache-checkpoint-${i + 1}`}>
                     {' '}
-                    {checkpointText(row.checkpoint)}
+                    {checkpointText(row.engine.checkpoint)}
                   </small>
                 )}
               </td>
@@ -72,7 +72,7 @@ export function RequestTable({ rows }: { rows: RequestRow[] }) {
 }
 
 /** Where a request on a hybrid or sliding-window model resumed after departing from the cache (the engine's CheckpointUse). */
-export function checkpointText(c: NonNullable<RequestRow['checkpoint']>): string {
+export function checkpointText(c: NonNullable<NonNullable<RequestRow['engine']>['checkpoint']>): string {
   return c.restoredAt === null
     ? `no checkpoint kept before the departure (${c.why ?? 'none was taken'}): re-read ${n(c.reread)} tokens from token 0`
     : `restored checkpoint at token ${n(c.restoredAt)}, re-read ${n(c.reread)} tokens`;

@@ -31,8 +31,8 @@ describe('the model picker\'s server choice', () => {
   it('labels a server\'s cached tokens "reported by server", or "not reported"', () => {
     const server = { url: 'http://gpu:8000', change: null };
     render(<RequestTable rows={[
-      requestRow({ id: 1, reusedTokens: 900, server: { ...server, cachedTokens: 900 } }),
-      requestRow({ id: 2, reusedTokens: 0, server: { ...server, cachedTokens: null } }),
+      requestRow({ id: 1, reusedTokens: 900, engine: { server: { ...server, cachedTokens: 900 } } }),
+      requestRow({ id: 2, reusedTokens: 0, engine: { server: { ...server, cachedTokens: null } } }),
     ]} />);
     expect(screen.getByTestId('cache-row-1').textContent).toContain('reported by server');
     expect(screen.getByTestId('cache-row-2').textContent).toContain('not reported');
