@@ -3,14 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import type { SpawnSpec } from './git.js';
-import { WATCH_WORKER } from './watchWorker.js';
+import { workerSource, type Drained, type WatchWorkerData } from './watchWorker.js';
 
-/**
- * What changed in a workspace since the last drain: the paths (relative, `/` between parts) that
- * had an event, or that only a full walk can tell, and why. `rescan`: what git ignores may have
- * changed (a .gitignore did), so the folders watched should be worked out again.
- */
-export type Drained = { paths: string[] } | { everything: string; rescan?: boolean };
+export type { Drained };
+
 
 /** One record keeper's view of a watched workspace. */
 export interface WorkspaceWatch {
@@ -63,7 +59,8 @@ class WatchService {
       // Past this many paths a walk is cheaper than looking at each.
       paths: 2000,
     };
-    const worker = new Worker(WATCH_WORKER, { eval: true, workerData: { port: port2, state: this.state, sentinel: this.sentinel, limits }, transferList: [port2] });
+    const workerData: WatchWorkerData = { port: port2, state: this.state, sentinel: this.sentinel, limits };
+    const worker = new Worker(workerSource(), { eval: true, workerData, transferList: [port2] });
     worker.on('error', () => Atomics.store(this.state, READY, 0));
     worker.unref();
     port1.unref();
