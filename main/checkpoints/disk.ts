@@ -95,3 +95,25 @@ export function folderBytes(dir: string): number {
   }
   return total;
 }
+
+/** The files and links below a folder (relative paths), `.git` left out; undefined past `most`. */
+export function filesIn(abs: string, rel: string, most: number): string[] | undefined {
+  const out: string[] = [];
+  const visit = (dirAbs: string, dirRel: string): boolean => {
+    let kids: fs.Dirent[];
+    try {
+      kids = fs.readdirSync(dirAbs, { withFileTypes: true });
+    } catch {
+      return true; // gone or unreadable: nothing of it to record
+    }
+    for (const d of kids) {
+      if (d.name === '.git') continue;
+      const sub = `${dirRel}/${d.name}`;
+      if (d.isDirectory()) {
+        if (!visit(path.join(dirAbs, d.name), sub)) return false;
+      } else if (out.push(sub) > most) return false;
+    }
+    return true;
+  };
+  return visit(abs, rel) ? out : undefined;
+}

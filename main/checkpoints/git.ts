@@ -65,3 +65,8 @@ export function nulSplit(out: Buffer | string): string[] {
   if (parts.at(-1) === '') parts.pop();
   return parts;
 }
+
+/** Paths for git's `-z` input, each ended by NUL. */
+export function nulJoin(paths: readonly string[]): string {
+  return paths.map((p) => `${p}\0`).join('');
+}

@@ -7,6 +7,7 @@ import { CheckpointLog, writeDurably, type LogRecord } from './log.js';
 import { sameEntry, type Entry } from './mirror.js';
 import { currentEntry, putBack, safePath, type PutBack } from './putBack.js';
 import { diskEntry, ShadowRepo, type LargeFiles, type Recorded } from './shadowRepo.js';
+import { readBlobs, readEntries } from './reads.js';
 
 export interface GitCheckpointOptions {
   /** The shadow repository's folder (in Keel's data folder, one per session). */
@@ -78,7 +79,7 @@ export class GitCheckpoints implements Checkpoints {
     for (const w of windows) for (const p of w.paths) last.set(p, w);
     const paths = [...last.keys()].sort();
     const expected = this.entriesAt(last);
-    const before = this.repo.entries(base.tree, paths);
+    const before = readEntries(this.repo.git, base.tree, paths);
     const plan: RewindPlan = { restored: [], left: [], large: [] };
     for (const p of paths) {
       if (last.get(p)!.large?.[p] !== undefined || base.large?.[p] !== undefined) {
@@ -94,7 +95,7 @@ export class GitCheckpoints implements Checkpoints {
 
   rewind(seq: number, takeBack: () => void): RewindPlan {
     const plan = this.planRewind(seq);
-    const before = this.repo.entries(this.since(seq).base.tree, plan.restored);
+    const before = readEntries(this.repo.git, this.since(seq).base.tree, plan.restored);
     const journal: Journal = { seq, ops: plan.restored.map((p) => ({ path: p, ...(before.get(p) ? { entry: before.get(p) } : {}) })) };
     writeDurably(this.journalFile, JSON.stringify(journal));
     this.finish(journal, takeBack);
@@ -115,7 +116,7 @@ export class GitCheckpoints implements Checkpoints {
 
   /** Puts the journal's files back, takes the turns back, records it, and ends the journal. */
   private finish(journal: Journal, takeBack: () => void): void {
-    const blobs = this.repo.blobs(journal.ops.flatMap((op) => (op.entry ? [op.entry.oid] : [])));
+    const blobs = readBlobs(this.repo.git, journal.ops.flatMap((op) => (op.entry ? [op.entry.oid] : [])));
     // Removals first, deepest first, so a folder made in those turns is gone before a file takes its name.
     const ops = [...journal.ops.filter((op) => !op.entry).reverse(), ...journal.ops.filter((op) => op.entry)];
     for (const op of ops) putBack(this.o.root, op, op.entry && blobs.get(op.entry.oid));
@@ -127,8 +128,8 @@ export class GitCheckpoints implements Checkpoints {
   changes(sinceSeq?: number): ChangedFile[] {
     const { base, windows } = this.since(sinceSeq);
     const paths = [...new Set(windows.flatMap((w) => w.paths))].sort();
-    const before = this.repo.entries(base.tree, paths);
-    const blobs = this.repo.blobs([...before.values()].map((e) => e.oid));
+    const before = readEntries(this.repo.git, base.tree, paths);
+    const blobs = readBlobs(this.repo.git, [...before.values()].map((e) => e.oid));
     const sides = paths.map((p) => {
       const now = safePath(this.o.root, p) ? diskEntry(path.join(this.o.root, p)) : undefined;
       const b = before.get(p);
@@ -156,8 +157,8 @@ export class GitCheckpoints implements Checkpoints {
     if (c.large) throw new CheckpointError(`${path.join(this.o.root, rel)} is over ${checkpointConfig.maxFileBytes} bytes: it was named, not copied, so it cannot be put back.`);
     const { base } = this.since(sinceSeq);
     const paths = c.from !== undefined ? [c.from, rel] : [rel];
-    const before = this.repo.entries(base.tree, paths);
-    const blobs = this.repo.blobs([...before.values()].map((e) => e.oid));
+    const before = readEntries(this.repo.git, base.tree, paths);
+    const blobs = readBlobs(this.repo.git, [...before.values()].map((e) => e.oid));
     this.changeAsSession(paths, () => {
       for (const p of paths) putBack(this.o.root, { path: p, entry: before.get(p) }, before.get(p) && blobs.get(before.get(p)!.oid));
     });
@@ -167,8 +168,8 @@ export class GitCheckpoints implements Checkpoints {
     const c = this.changed(rel, sinceSeq);
     if (c.binary || c.large || c.hunks.length === 0) throw new CheckpointError(`${path.join(this.o.root, rel)} has no hunks to take back; revert the whole file.`);
     const { base } = this.since(sinceSeq);
-    const from = this.repo.entries(base.tree, [c.from ?? rel]).get(c.from ?? rel);
-    const baseText = from ? this.repo.blobs([from.oid]).get(from.oid)!.toString('utf8') : '';
+    const from = readEntries(this.repo.git, base.tree, [c.from ?? rel]).get(c.from ?? rel);
+    const baseText = from ? readBlobs(this.repo.git, [from.oid]).get(from.oid)!.toString('utf8') : '';
     const abs = path.join(this.o.root, rel);
     const now = diskEntry(abs);
     let text: string;
@@ -231,7 +232,7 @@ export class GitCheckpoints implements Checkpoints {
         if (e) out.set(p, e);
       } else if (w.tree) byTree.set(w.tree, [...(byTree.get(w.tree) ?? []), p]);
     }
-    for (const [tree, paths] of byTree) for (const [p, e] of this.repo.entries(tree, paths)) out.set(p, e);
+    for (const [tree, paths] of byTree) for (const [p, e] of readEntries(this.repo.git, tree, paths)) out.set(p, e);
     return out;
   }
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { behindLink, diskEntry, folderBytes, inRepositoryOfItsOwn, lstat, readable, readdirOrNone, readText } from './disk.js';
-import { Git, GitError, nulSplit } from './git.js';
+import { behindLink, diskEntry, filesIn, inRepositoryOfItsOwn, lstat, readable, readdirOrNone, readText } from './disk.js';
+import { Git, GitError, nulJoin, nulSplit } from './git.js';
 import { sameEntry, TreeMirror, type Entry } from './mirror.js';
 import { setHead, writeCommit, writeObject } from './objects.js';
 import { watchWorkspace, type WorkspaceWatch } from './watch.js';
@@ -362,52 +362,6 @@ export class ShadowRepo {
       for (const name of readdirOrNone(path.join(objects, sub))) if (name.startsWith('tmp_obj_')) fs.rmSync(path.join(objects, sub, name), { force: true });
     }
   }
-
-  /** The entries of `paths` in a tree (absent paths are missing from the map). */
-  entries(tree: string, paths: readonly string[]): Map<string, Entry> {
-    const out = new Map<string, Entry>();
-    for (let i = 0; i < paths.length; i += 500) {
-      const chunk = paths.slice(i, i + 500);
-      for (const line of nulSplit(this.git.run(['--literal-pathspecs', 'ls-tree', '-z', '--full-tree', tree, '--', ...chunk]))) {
-        const tab = line.indexOf('\t');
-        const [mode, type, oid] = line.slice(0, tab).split(' ');
-        if (type === 'blob') out.set(line.slice(tab + 1), { mode, oid });
-      }
-    }
-    return out;
-  }
-
-  /** Every file of a tree. */
-  allEntries(tree: string): Map<string, Entry> {
-    const out = new Map<string, Entry>();
-    for (const line of nulSplit(this.git.run(['ls-tree', '-r', '-z', '--full-tree', tree]))) {
-      const tab = line.indexOf('\t');
-      const [mode, type, oid] = line.slice(0, tab).split(' ');
-      if (type === 'blob') out.set(line.slice(tab + 1), { mode, oid });
-    }
-    return out;
-  }
-
-  /** The contents of blobs, by id. */
-  blobs(oids: readonly string[]): Map<string, Buffer> {
-    const out = new Map<string, Buffer>();
-    const unique = [...new Set(oids)];
-    if (unique.length === 0) return out;
-    const buf = this.git.run(['cat-file', '--batch'], unique.join('\n') + '\n');
-    let at = 0;
-    for (const oid of unique) {
-      const nl = buf.indexOf(10, at);
-      const size = Number(buf.subarray(at, nl).toString().split(' ')[2]);
-      out.set(oid, buf.subarray(nl + 1, nl + 1 + size));
-      at = nl + 1 + size + 1;
-    }
-    return out;
-  }
-
-  /** The bytes the repository takes on disk. */
-  bytes(): number {
-    return folderBytes(this.dir);
-  }
 }
 
 /** The rest of a porcelain line after its first `n` space-separated fields: the path. */
@@ -416,33 +370,6 @@ function afterFields(line: string, n: number): string {
   for (let i = 0; i < n; i++) at = line.indexOf(' ', at) + 1;
   return line.slice(at);
 }
-
-/** The files and links below a folder (relative paths), `.git` left out; undefined past `most`. */
-function filesIn(abs: string, rel: string, most: number): string[] | undefined {
-  const out: string[] = [];
-  const visit = (dirAbs: string, dirRel: string): boolean => {
-    let kids: fs.Dirent[];
-    try {
-      kids = fs.readdirSync(dirAbs, { withFileTypes: true });
-    } catch {
-      return true; // gone or unreadable: nothing of it to record
-    }
-    for (const d of kids) {
-      if (d.name === '.git') continue;
-      const sub = `${dirRel}/${d.name}`;
-      if (d.isDirectory()) {
-        if (!visit(path.join(dirAbs, d.name), sub)) return false;
-      } else if (out.push(sub) > most) return false;
-    }
-    return true;
-  };
-  return visit(abs, rel) ? out : undefined;
-}
-
-function nulJoin(paths: readonly string[]): string {
-  return paths.map((p) => `${p}\0`).join('');
-}
-
 
 /** An `update-index --index-info` line: the entry, or its removal. */
 function indexLine(rel: string, e: Entry | undefined): string {
