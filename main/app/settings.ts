@@ -19,28 +19,22 @@ const RULE = z.strictObject({
 
 /**
  * What the app remembers between starts, as the person writes settings.json: each setting is one
- * field here, its check and its type (`Settings`) both. Keys Keel does not read (`hooks`, which
+ * field here, its check, its type (`Settings`) and what it is (`keel settings` lists and sets them). Keys Keel does not read (`hooks`, which
  * core/hooks checks, and whatever else a file copied from another tool holds) are kept as they are
  * and written back. `local` is checked by llm/localSettings.ts, whose messages the settings form shows.
  */
 const FIELDS = z.object({
-  /** Where the model picker looks for GGUF files (default ~/models). */
-  modelsFolder: z.string().optional(),
-  /** The model last loaded: a file, or a server's `server:URL#model` id. */
-  lastModel: z.string().optional(),
-  /** The local engine's settings; absent: every one is auto. */
-  local: z.unknown().optional(),
-  /** Bytes all saved KV states may take (default: sized to the disk, see llm/stateFiles.ts). */
-  stateBudgetBytes: z.number().int().positive().optional(),
-  /**
-   * More paths no command may read, the domains approved commands may reach (none by default), and
-   * the environment variables commands get besides PATH, HOME, the locale and TERM.
-   */
-  sandbox: z.strictObject({ denyRead: texts.optional(), allowedDomains: texts.optional(), env: texts.optional() }).optional(),
-  /** The person's permission rules (gate.ts): `{"action": "deny", "tool": "bash", "pattern": "rm"}`. */
-  rules: z.array(RULE).optional(),
-  /** Ask before an action whose cache break would take longer than this many seconds to re-read (core/price); absent: never ask. */
-  askAboveSeconds: z.number().nonnegative().optional(),
+  modelsFolder: z.string().optional().describe('Where the model picker looks for GGUF files (default ~/models).'),
+  lastModel: z.string().optional().describe('The model last loaded: a GGUF file, or a server\'s server:URL#model.'),
+  local: z.unknown().optional().describe('The local engine\'s settings (backend, gpuLayers, context, threads…; keel --help); absent: every one is auto.'),
+  stateBudgetBytes: z.number().int().positive().optional()
+    .describe('Bytes all saved KV caches may take together (default: sized to the disk).'),
+  sandbox: z.strictObject({ denyRead: texts.optional(), allowedDomains: texts.optional(), env: texts.optional() }).optional()
+    .describe('The command sandbox: more paths no command may read (denyRead), the domains approved commands may reach (allowedDomains), the variables commands get besides PATH, HOME, the locale and TERM (env).'),
+  rules: z.array(RULE).optional()
+    .describe('Permission rules, e.g. [{"action": "deny", "tool": "bash", "pattern": "rm"}] (action: allow, ask or deny).'),
+  askAboveSeconds: z.number().nonnegative().optional()
+    .describe('Ask before an action whose cache break would take longer than this many seconds to re-read; absent: never ask.'),
 });
 const SETTINGS = FIELDS.loose();
 
@@ -114,4 +108,42 @@ export function writeSettings(dataFolder: string, settings: Settings): void {
   const file = fileOf(dataFolder);
   fs.writeFileSync(`${file}.tmp`, JSON.stringify(settings, null, 2));
   fs.renameSync(`${file}.tmp`, file);
+}
+
+/** The settings a person can see and set (`keel settings`): each field's name and what it is, in order. */
+export function settingFields(): { name: string; description: string }[] {
+  return Object.entries(FIELDS.shape).map(([name, field]) => ({ name, description: field.description ?? '' }));
+}
+
+/**
+ * Sets one setting in `<dataFolder>/settings.json` from what a person typed: JSON (`5`, `true`,
+ * `["a.example"]`), or else the text itself; undefined removes it. The file is checked as
+ * readSettings checks it (`local` as the settings form does) and written only when it passes;
+ * otherwise a SettingsError names the setting and nothing is written.
+ */
+export function setSetting(dataFolder: string, name: string, typed: string | undefined): Settings {
+  const names = Object.keys(FIELDS.shape);
+  if (!names.includes(name)) throw new SettingsError(`There is no setting "${name}"; the settings are ${names.join(', ')}.`);
+  const { [name]: _old, ...rest } = readSettings(dataFolder) as Record<string, unknown>;
+  const value = typed === undefined ? undefined : jsonOrText(typed);
+  const next = value === undefined ? rest : { ...rest, [name]: value };
+  const parsed = SETTINGS.safeParse(next);
+  if (!parsed.success) throw new SettingsError(`${name} cannot be ${typed}: ${parsed.error.issues.map(describeIssue).join('; ')}. Nothing was written.`);
+  if (name === 'local' && value !== undefined) {
+    try {
+      checkSettings(value);
+    } catch (err) {
+      throw new SettingsError(`local cannot be ${typed}: ${(err as Error).message} Nothing was written.`);
+    }
+  }
+  writeSettings(dataFolder, next as Settings);
+  return readSettings(dataFolder);
+}
+
+function jsonOrText(typed: string): unknown {
+  try {
+    return JSON.parse(typed);
+  } catch {
+    return typed;
+  }
 }

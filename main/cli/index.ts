@@ -74,6 +74,9 @@ Usage:
   keel hooks list [--workspace DIR]  the hooks sessions in DIR run ($KEEL_HOME/settings.json, DIR/.keel/settings.json)
   keel hooks approve [--workspace DIR]
                                      approve DIR/.keel/settings.json's hooks as the file is now
+  keel settings [NAME VALUE | NAME --unset]
+                                     $KEEL_HOME/settings.json's settings, each with its value and what it
+                                     is; with NAME VALUE (JSON, or plain text) sets one, checked first
   keel check-template FILE.jinja [--name NAME] [--size-label LABEL] [--json]
                                      run Keel's scripted session on a test model carrying the template
                                      (under that general.name and size label); exit 0 when supported
@@ -134,6 +137,7 @@ const COMMANDS = {
   doctor: { options: { ...LOCAL_OPTIONS, json: { type: 'boolean' }, server: { type: 'string' }, 'key-file': { type: 'string' } }, positionals: [0, 1] },
   mcp: { options: { workspace: { type: 'string' }, config: { type: 'string' }, 'allow-env': { type: 'string' } }, positionals: 1 },
   hooks: { options: { workspace: { type: 'string' } }, positionals: 1 },
+  settings: { options: { unset: { type: 'boolean' } }, positionals: [0, 2] },
   'check-template': { options: { name: { type: 'string' }, 'size-label': { type: 'string' }, json: { type: 'boolean' } }, positionals: 1 },
   'check-model': { options: { json: { type: 'boolean' } }, positionals: 1 },
 } satisfies Record<string, { options: Options; positionals: number | readonly [number, number] }>;
@@ -233,6 +237,11 @@ export async function runCli(argv: readonly string[], io: CliContext = { out: pr
       const { hooksCommand } = await import('./commands/hooks.js');
       return await hooksCommand(positionals[0], str(values, 'workspace'), io);
     }
+    if (command === 'settings') {
+      const { settingsCommand } = await import('./commands/settings.js');
+      settingsCommand(positionals, values.unset === true, io);
+      return 0;
+    }
     store = openStore(databasePath());
     return (await dispatch(command, values, positionals, store, io)) ?? 0;
   } catch (e) {
@@ -248,7 +257,7 @@ export async function runCli(argv: readonly string[], io: CliContext = { out: pr
   }
 }
 
-async function dispatch(command: Exclude<Command, 'mcp' | 'hooks' | 'check-template' | 'check-model'>, values: Values, positionals: string[], store: SqliteStore, io: CliContext): Promise<number | void> {
+async function dispatch(command: Exclude<Command, 'mcp' | 'hooks' | 'settings' | 'check-template' | 'check-model'>, values: Values, positionals: string[], store: SqliteStore, io: CliContext): Promise<number | void> {
   switch (command) {
     case 'sessions':
       return listSessions(store, io.out);
