@@ -36,7 +36,7 @@ export class Session {
   readonly calls: Calls;
   /** What changes the past (core/history): undo, rewinds, deleting a turn, compaction, reverts. */
   readonly history: History;
-  /** The workspace's checkpoints: rewinds with files, the changes the session made, reverts (files.ts). */
+  /** The workspace's checkpoints: rewinds with files, the changes the session made, reverts (state/files.ts). */
   readonly files: SessionFiles;
   readonly hooks: Hooks;
 
@@ -154,5 +154,4 @@ export class Session {
   insertedText(number: number): string {
     return this.insertion.text(number);
   }
-
 }
