@@ -24,11 +24,13 @@ import type { ElidedMark } from './core/hygiene/cap.js';
 import type { ContextPart, ContextView } from './core/context/types.js';
 import { HOOKS_CONTRACT } from './contract/hooks.js';
 import { PRICE_CALLS } from './contract/price.js';
+import { SETTINGS_CALLS } from './contract/settings.js';
 
 export type * from './contract/views.js';
 export type * from './contract/hooks.js';
 export type * from './contract/checkpoints.js';
 export type * from './contract/price.js';
+export type * from './contract/settings.js';
 export type { KeelEvent } from './contract/events.js';
 export { CALL_CHANNEL, EVENT_CHANNEL, type CallReply } from './contract/transport.js';
 /** How an approval shows text (control, escape and bidi characters named): the CLI calls the same function. */
@@ -118,6 +120,8 @@ export const CONTRACT = {
   ...CHECKPOINT_CALLS,
   // The price of a cache break (issue 36), shown before an action pays it, and the limit above which the app asks.
   ...PRICE_CALLS,
+  // settings.json, each setting as its schema describes it (issue 32): the Settings panel's list.
+  ...SETTINGS_CALLS,
 };
 
 /** Every call the UI can make, as TypeScript sees it. */

@@ -22,4 +22,18 @@ describe('the models catalog and settings.json', () => {
     expect(saved).toMatchObject({ modelsFolder: path.join(dir, 'models'), hooks, rules: [{ action: 'deny', tool: 'bash', pattern: 'rm' }] });
     expect(sessionHooks(dir)(dir)).toHaveLength(1);
   });
+
+  it('sets a setting the person typed in the Settings panel, and the app uses it at once; a refusal writes nothing and keeps what it used', () => {
+    const catalog = new ModelCatalog({ dataFolder: dir, emit: () => undefined });
+    fs.mkdirSync(path.join(dir, 'gguf'));
+    catalog.set('modelsFolder', path.join(dir, 'gguf'));
+    catalog.set('askAboveSeconds', '7');
+    expect(catalog.settings).toMatchObject({ modelsFolder: path.join(dir, 'gguf'), askAboveSeconds: 7 });
+    const file = fs.readFileSync(path.join(dir, 'settings.json'), 'utf8');
+    expect(() => catalog.set('stateBudgetBytes', '-1')).toThrow(/^stateBudgetBytes cannot be -1: .*Nothing was written\.$/);
+    expect(fs.readFileSync(path.join(dir, 'settings.json'), 'utf8')).toBe(file);
+    expect(catalog.settings.stateBudgetBytes).toBeUndefined();
+    catalog.set('askAboveSeconds', undefined);
+    expect(catalog.settings.askAboveSeconds).toBeUndefined();
+  });
 });

@@ -4,7 +4,7 @@ import type { KeelEvent, ModelFile } from '../contract.js';
 import { downloadModel, RECOMMENDED_MODEL } from '../llm/download.js';
 import { loadModel, type LoadedModel } from '../llm/model.js';
 import { Machine } from './machine.js';
-import { readSettings, writeSettings, type Settings } from './settings.js';
+import { readSettings, setSetting, writeSettings, type Settings } from './settings.js';
 
 export interface CatalogOptions {
   dataFolder: string;
@@ -88,6 +88,11 @@ export class ModelCatalog {
   remember(fields: Partial<Settings>): void {
     this.settings = { ...readSettings(this.o.dataFolder), ...fields };
     writeSettings(this.o.dataFolder, this.settings);
+  }
+
+  /** Sets one setting as the person typed it (settings.ts setSetting: checked, nothing written when refused). */
+  set(name: string, typed: string | undefined): void {
+    this.settings = setSetting(this.o.dataFolder, name, typed);
   }
 
   /** Loads the chosen model again (new settings); every session must have given its sequence back first. */

@@ -1,5 +1,5 @@
 import type {
-  ApprovalAnswer, ApprovalView, AppState, ContextView, DoctorReport, KeelApi, KeelEvent, LocalSettings, LocalSettingsText, McpServersView, ModelFile, RecallView, SessionSummary,
+  ApprovalAnswer, ApprovalView, AppState, ContextView, DoctorReport, KeelApi, KeelEvent, LocalSettings, LocalSettingsText, McpServersView, ModelFile, RecallView, SessionSummary, SettingView,
 } from '../contract.js';
 import { lockSession } from '../db/sessionLock.js';
 import type { ActionToPrice, ChangesView, FilesPutBack, PriceView, RewindPlanView } from '../contract.js';
@@ -24,7 +24,7 @@ import type { HooksView } from '../contract.js';
 import type { WrapLaunch } from '../mcp/connection.js';
 import { sandboxedLaunch } from '../mcp/sandboxed.js';
 import { recallView } from './recallView.js';
-import { parseAskAboveSeconds, sandboxOptions } from './settings.js';
+import { parseAskAboveSeconds, sandboxOptions, settingViews } from './settings.js';
 import { pricedAction, priceView } from './price.js';
 import { sandboxView, sessionView, summaryOf } from './views.js';
 
@@ -272,6 +272,15 @@ export class KeelService implements KeelApi {
 
   async rewindPlan(id: number, seq?: number): Promise<RewindPlanView> {
     return rewindPlanView(this.pool.session(id), seq);
+  }
+
+  async settings(): Promise<SettingView[]> {
+    return settingViews(this.catalog.settings);
+  }
+
+  async setSetting(name: string, typed?: string): Promise<SettingView[]> {
+    this.catalog.set(name, typed);
+    return settingViews(this.catalog.settings);
   }
 
   async localSettings(): Promise<LocalSettings> {

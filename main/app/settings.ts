@@ -6,6 +6,7 @@ import type { Rule } from '../core/permissions/gate.js';
 import type { SandboxOptions } from '../sandbox/policy.js';
 import { checkSettings, type LocalSettings } from '../llm/localSettings.js';
 import { describeIssue } from '../core/zodIssues.js';
+import type { SettingView } from '../contract.js';
 
 /** settings.json that Keel cannot use: the message names the file and the field, and says nothing was changed. */
 export class SettingsError extends Error {}
@@ -110,9 +111,12 @@ export function writeSettings(dataFolder: string, settings: Settings): void {
   fs.renameSync(`${file}.tmp`, file);
 }
 
-/** The settings a person can see and set (`keel settings`): each field's name and what it is, in order. */
-export function settingFields(): { name: string; description: string }[] {
-  return Object.entries(FIELDS.shape).map(([name, field]) => ({ name, description: field.description ?? '' }));
+/** The settings a person can see and set (`keel settings`, the Settings panel): each one's name, what it is and its value, in order. */
+export function settingViews(settings: Settings): SettingView[] {
+  return Object.entries(FIELDS.shape).map(([name, field]) => {
+    const value = (settings as Record<string, unknown>)[name];
+    return { name, description: field.description ?? '', ...(value === undefined ? {} : { value }) };
+  });
 }
 
 /**

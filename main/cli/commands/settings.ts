@@ -1,4 +1,4 @@
-import { readSettings, setSetting, settingFields } from '../../app/settings.js';
+import { readSettings, setSetting, settingViews } from '../../app/settings.js';
 import { keelHome } from '../../keelHome.js';
 import { UsageError, type Io } from '../io.js';
 
@@ -11,10 +11,8 @@ export function settingsCommand(positionals: readonly string[], unset: boolean, 
   const [name, typed] = positionals;
   if (name === undefined) {
     if (unset) throw new UsageError('keel settings --unset needs the setting: keel settings NAME --unset. See `keel --help`.');
-    const settings = readSettings(keelHome()) as Record<string, unknown>;
-    for (const field of settingFields()) {
-      const value = settings[field.name];
-      io.out.write(`${field.name} = ${value === undefined ? '(not set)' : JSON.stringify(value)}\n    ${field.description}\n`);
+    for (const s of settingViews(readSettings(keelHome()))) {
+      io.out.write(`${s.name} = ${s.value === undefined ? '(not set)' : JSON.stringify(s.value)}\n    ${s.description}\n`);
     }
     return;
   }

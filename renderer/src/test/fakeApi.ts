@@ -27,6 +27,8 @@ export function fakeApi(overrides: Partial<KeelClient> = {}): KeelClient & { emi
     context: async () => contextView(),
     price: async () => priceView(),
     setAskAboveSeconds: async () => undefined,
+    settings: async () => [],
+    setSetting: async () => [],
     listModels: async () => [],
     setModelsFolder: none,
     loadModel: none,

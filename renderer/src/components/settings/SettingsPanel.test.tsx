@@ -194,3 +194,47 @@ describe('Status bar', () => {
     expect(screen.queryByTestId('status-engine')).toBeNull();
   });
 });
+
+describe('All settings (settings.json)', () => {
+  it('lists every setting main describes, saves an edited value as typed, shows main\'s refusal beside it, and unsets an emptied one', async () => {
+    const sent: [string, string | undefined][] = [];
+    const kept: Record<string, unknown> = { askAboveSeconds: 4 };
+    const views = () => [
+      { name: 'askAboveSeconds', description: 'Ask before an action whose cache break would take longer than this many seconds.', ...(kept.askAboveSeconds === undefined ? {} : { value: kept.askAboveSeconds }) },
+      { name: 'rules', description: 'Permission rules.', ...(kept.rules === undefined ? {} : { value: kept.rules }) },
+    ];
+    fakeApi({
+      settings: async () => views(),
+      setSetting: async (name, typed) => {
+        sent.push([name, typed]);
+        // Main's check (main/app/settings.ts setSetting), played: the renderer shows its words and keeps the row as typed.
+        if (typed === 'soon') throw new Error('askAboveSeconds cannot be soon: "askAboveSeconds" Invalid input: expected number, received string. Nothing was written.');
+        kept[name] = typed === undefined ? undefined : JSON.parse(typed);
+        return views();
+      },
+    });
+    render(<SettingsPanel onClose={() => undefined} />);
+    const row = await screen.findByTestId('setting-askAboveSeconds', {}, SOON);
+    const input = row.querySelector('input')!;
+    expect(input.value).toBe('4');
+    expect(screen.getByTestId('setting-rules').querySelector('input')!.value).toBe('');
+    expect(row.textContent).toContain('Ask before an action whose cache break would take longer than this many seconds.');
+
+    fireEvent.change(input, { target: { value: 'soon' } });
+    fireEvent.click(row.querySelector('button')!);
+    await waitFor(() => expect(row.querySelector('[role="alert"]')?.textContent).toMatch(/^askAboveSeconds cannot be soon: .*Nothing was written\.$/), SOON);
+    expect(input.value).toBe('soon');
+
+    fireEvent.change(input, { target: { value: '2.5' } });
+    fireEvent.click(row.querySelector('button')!);
+    await waitFor(() => expect(row.querySelector('[role="alert"]')).toBeNull(), SOON);
+    const rules = screen.getByTestId('setting-rules');
+    fireEvent.change(rules.querySelector('input')!, { target: { value: '[{"action": "deny", "tool": "bash"}]' } });
+    fireEvent.click(rules.querySelector('button')!);
+    await waitFor(() => expect(rules.querySelector('input')!.value).toBe('[{"action":"deny","tool":"bash"}]'), SOON);
+    fireEvent.change(input, { target: { value: '  ' } });
+    fireEvent.click(row.querySelector('button')!);
+    await waitFor(() => expect(kept.askAboveSeconds).toBeUndefined(), SOON);
+    expect(sent).toEqual([['askAboveSeconds', 'soon'], ['askAboveSeconds', '2.5'], ['rules', '[{"action": "deny", "tool": "bash"}]'], ['askAboveSeconds', undefined]]);
+  });
+});

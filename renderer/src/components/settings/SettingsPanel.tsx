@@ -4,6 +4,7 @@ import { basename, bytes, n, setupLine } from '../../lib/format.js';
 import { MOD } from '../../shortcuts.js';
 import { useKeel } from '../../stores/store.js';
 import { AskAboveField } from './AskAboveField.js';
+import { SettingsFile } from './SettingsFile.js';
 
 type Form = Record<keyof LocalSettings, string>;
 
@@ -43,7 +44,7 @@ export function SettingsPanel({ onClose }: { onClose(): void }) {
     <div className="settings-panel popover" role="dialog" aria-label="Settings" data-testid="settings-panel">
       <header>
         <strong>Settings</strong>
-        <span className="muted small">Cache breaks · local engine · {MOD}+,</span>
+        <span className="muted small">Cache breaks · local engine · all settings · {MOD}+,</span>
         <button type="button" className="ghost" onClick={onClose} aria-label="Close the settings" data-testid="settings-close">
           ×
         </button>
@@ -111,6 +112,10 @@ export function SettingsPanel({ onClose }: { onClose(): void }) {
       {inUse && <InUse setup={inUse} />}
       {loading && !report && <p className="muted small">Asking the machine…</p>}
       {report && <Doctor report={report} />}
+      <details className="settings-all" data-testid="settings-all">
+        <summary className="small">All settings (settings.json)</summary>
+        <SettingsFile />
+      </details>
     </div>
   );
 }
