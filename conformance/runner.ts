@@ -9,6 +9,8 @@ import { ToolRegistry } from '../main/core/tools/registry.js';
 import { createSandboxRunner } from '../main/sandbox/runner.js';
 import { checkpointsIn } from '../main/checkpoints/open.js';
 import { approveHooks, hookFiles, sessionHooks } from '../main/app/hookSettings.js';
+import { shellsFolder } from '../main/app/sessionDeps.js';
+import { Shells } from '../main/core/tools/shells.js';
 
 /** A case file, exactly as contract.md "Conformance cases" fixes it. */
 export interface CaseFile {
@@ -53,15 +55,15 @@ export async function runCase(c: Case): Promise<CaseOutcome> {
   const root = path.join(tmp, 'workspace');
   fs.mkdirSync(root);
   const store = new SqliteStore(path.join(tmp, 'keel.db'));
+  const shells = Shells.open(shellsFolder(path.join(tmp, 'data')));
   try {
     for (const [rel, content] of Object.entries(c.files ?? {})) writeFile(root, rel, content);
     // Every tool allowed inside the workspace, as contract.md says: whatever the gate asks is approved,
     // and the workspace's own settings file counts as approved (its hooks run).
     const data = path.join(tmp, 'data');
-    fs.mkdirSync(data);
     if (hookFiles(data, root).some((f) => f.source === 'workspace')) approveHooks(data, root);
     const deps = { store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, now: () => new Date(), permissions: { approve: async () => 'allow' as const },
-      commands: createSandboxRunner({ dataFolder: data }), hooks: sessionHooks(data), checkpoints: checkpointsIn(data) };
+      commands: createSandboxRunner({ dataFolder: data }), hooks: sessionHooks(data), checkpoints: checkpointsIn(data), shells };
     const run: Run = { session: Session.create(deps, { root, kind: c.session ?? 'agent', mode: 'auto', title: c.name }), calls: [], reopen: (id) => Session.open(deps, id) };
     for (const [i, step] of c.steps.entries()) {
       const problem = await runStep(run, root, step);
@@ -71,6 +73,7 @@ export async function runCase(c: Case): Promise<CaseOutcome> {
   } catch (err) {
     return { name: c.name, ok: false, detail: `error: ${(err as Error).message}` };
   } finally {
+    await shells.endAll();
     store.close();
     fs.rmSync(tmp, { recursive: true, force: true });
   }

@@ -111,7 +111,8 @@ export class KeelService implements KeelApi {
   }
 
   async deleteSession(id: number): Promise<void> {
-    return this.history.deleteSession(id);
+    await this.history.deleteSession(id);
+    await this.deps.shells?.endSession(id);
   }
 
   async send(id: number, text: string): Promise<void> {
@@ -313,6 +314,7 @@ export class KeelService implements KeelApi {
   async close(): Promise<void> {
     this.approvals.denyAll();
     await this.pool.dispose();
+    await this.deps.shells?.endAll();
     await this.catalog.dispose();
     await this.mcp.close();
   }

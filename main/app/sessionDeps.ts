@@ -4,6 +4,7 @@
  * wherever it is opened. The person's settings (`<dataFolder>/settings.json`) give the rules and the
  * sandbox's lists; a malformed rule throws an Error naming the file, and nothing is built.
  */
+import path from 'node:path';
 import { permissionRules, readSettings, sandboxOptions } from './settings.js';
 import type { Approver } from '../core/permissions/approval.js';
 import { DEFAULT_PROMPTS_DIR } from '../core/prompts/buildSystemPrompt.js';
@@ -11,6 +12,7 @@ import type { SessionDeps } from '../core/session/session.js';
 import { describeSandbox, type CommandRunner } from '../core/tools/commandRunner.js';
 import type { ExternalTools } from '../core/tools/external.js';
 import { ToolRegistry } from '../core/tools/registry.js';
+import { Shells } from '../core/tools/shells.js';
 import { createSandboxRunner } from '../sandbox/runner.js';
 import { sessionHooks } from './hookSettings.js';
 import { checkpointsIn } from '../checkpoints/open.js';
@@ -33,6 +35,9 @@ export interface DepsOptions {
   commands?: CommandRunner;
 }
 
+/** Where the background shells of every Keel process on this data folder keep their output and records. */
+export const shellsFolder = (dataFolder: string) => path.join(dataFolder, 'shells');
+
 const denyAll: Approver = async () => 'deny';
 
 export function buildSessionDeps(o: DepsOptions): SessionDeps {
@@ -41,7 +46,7 @@ export function buildSessionDeps(o: DepsOptions): SessionDeps {
     store: o.store, tools: o.tools ?? new ToolRegistry(), promptsDir: o.promptsDir ?? DEFAULT_PROMPTS_DIR,
     now: o.now ?? (() => new Date()), external: o.external,
     commands: o.commands ?? createSandboxRunner(sandboxOptions(o.dataFolder, settings)), hooks: sessionHooks(o.dataFolder),
-    checkpoints: checkpointsIn(o.dataFolder),
+    checkpoints: checkpointsIn(o.dataFolder), shells: Shells.open(shellsFolder(o.dataFolder)),
     permissions: { approve: o.approve ?? denyAll, protectedFolders: [o.dataFolder], rules: permissionRules(o.dataFolder, settings) },
   };
 }

@@ -170,6 +170,7 @@ export class Calls {
       mode: row.mode,
       signal,
       commands: this.deps.commands,
+      shells: this.deps.shells?.forSession(row.id),
       askPerson: async (preview, reason) => {
         const approve = this.deps.permissions?.approve;
         return approve?.({ sessionId: row.id, tool: 'plan_submit', args: {}, paths: [], preview, reason });

@@ -2,6 +2,7 @@ import type { OpenCheckpoints } from '../checkpoints/types.js';
 import type { ExternalTools } from '../tools/external.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { CommandRunner } from '../tools/commandRunner.js';
+import type { Shells } from '../tools/shells.js';
 import type { PermissionOptions } from '../permissions/approval.js';
 import type { HookSet } from '../hooks/settings.js';
 import type { Mode, SessionKind, SessionStore } from './types.js';
@@ -16,6 +17,8 @@ export interface SessionDeps {
   permissions?: PermissionOptions;
   /** Runs bash's commands: the OS sandbox (main/sandbox). Without one, every command not judged read-only asks. */
   commands?: CommandRunner;
+  /** The process's background shells (bash `run_in_background`); without them, bash refuses to start one. */
+  shells?: Shells;
   /**
    * Tools from MCP servers (main/mcp), for the workspace's servers as they stand now. A new
    * session's list takes what they list; without it, a listed MCP tool answers its unavailable text.

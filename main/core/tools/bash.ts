@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process';
 import { z } from 'zod';
 import { contextConfig, fill, toolConfig } from '../config.js';
-import { CLOSE_INHERITED_FDS, commandEnv, NO_RUNNER, type PreparedCommand } from './commandRunner.js';
+import { decodeCut, NO_RUNNER, spawnPrepared, type PreparedCommand } from './commandRunner.js';
 import { toolParameters } from './schema.js';
 import { ToolError, type Tool } from './types.js';
 
@@ -9,6 +8,9 @@ export const BashArgs = z.strictObject({
   command: z.string().describe('The command line, run with bash -c in the workspace root.'),
   timeout_ms: z.int().min(1)
     .describe(`Milliseconds before the command is killed (default ${toolConfig.bash.default_timeout_ms}, at most ${toolConfig.bash.max_timeout_ms}).`)
+    .optional(),
+  run_in_background: z.boolean()
+    .describe('Start the command and answer at once with a shell id; read its output with bash_output, stop it with kill_shell.')
     .optional(),
 });
 export type BashArgs = z.infer<typeof BashArgs>;
@@ -19,15 +21,6 @@ export type BashArgs = z.infer<typeof BashArgs>;
  * not part of this result.
  */
 const PIPE_GRACE_MS = 500;
-
-/**
- * Two pipes cannot keep the order of writes across them (`echo a; echo b >&2; echo c` came back
- * `a c b` in 21 of 50 runs), so the command runs with stderr on the stdout pipe: a first bash
- * points fd 2 at fd 1, closes every other descriptor it inherited from Keel (fd 200 of whoever
- * started Keel must not reach a command), then execs `bash -c COMMAND` (same pid, `$0` and error
- * texts as usual).
- */
-const MERGE_STDERR = `exec 2>&1; ${CLOSE_INHERITED_FDS}exec bash -c "$1"`;
 
 /**
  * Runs `bash -c COMMAND` in the workspace root through the session's command runner (the OS
@@ -49,12 +42,18 @@ export const bashTool: Tool<BashArgs> = {
     if (!(requested >= 1)) throw new ToolError(`Error: timeout_ms must be at least 1 (it was ${String(args.timeout_ms)}).`);
     const timeoutMs = Math.min(requested, toolConfig.bash.max_timeout_ms);
     if (ctx.signal?.aborted) throw new ToolError('Error: the command was cancelled before it started.');
+    if (args.run_in_background === true && !ctx.shells) throw new ToolError('Error: background commands cannot run in this session. Nothing was run.');
     const runner = ctx.commands ?? NO_RUNNER;
     let prepared: PreparedCommand;
     try {
       prepared = await runner.prepare(args.command, { root: ctx.root, access: ctx.access ?? 'read-only' });
     } catch (err) {
       throw new ToolError(`Error: the sandbox could not prepare the command: ${(err as Error).message}. Nothing was run.`);
+    }
+    if (args.run_in_background === true && ctx.shells) {
+      // A background command lives until it ends, is stopped, or its session ends; timeout_ms only when given.
+      const shell = ctx.shells.start(prepared, { command: args.command, root: ctx.root, timeoutMs: args.timeout_ms === undefined ? undefined : timeoutMs });
+      return { kind: 'text', body: fill(toolConfig.shells.texts.started, { id: shell.id }) };
     }
     return { kind: 'text', body: await runCommand(prepared, ctx.root, timeoutMs, ctx.signal) };
   },
@@ -65,12 +64,7 @@ interface Exit { code: number | null; signal: NodeJS.Signals | null }
 function runCommand(prepared: PreparedCommand, cwd: string, timeoutMs: number, signal?: AbortSignal): Promise<string> {
   const limit = toolConfig.bash.max_output_bytes;
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', MERGE_STDERR, 'bash', prepared.line], {
-      cwd,
-      env: prepared.env ?? commandEnv(process.env),
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawnPrepared(prepared, cwd);
     const chunks: Buffer[] = [];
     let bytes = 0;
     let stoppedAt: number | undefined;
@@ -137,19 +131,6 @@ function runCommand(prepared: PreparedCommand, cwd: string, timeoutMs: number, s
       finish();
     });
   });
-}
-
-/** UTF-8 of output cut at the limit: a character the cut split is left out rather than shown as U+FFFD. */
-function decodeCut(raw: Buffer): string {
-  let end = raw.length;
-  let back = 0;
-  while (back < 3 && end - back - 1 >= 0 && (raw[end - back - 1] & 0xc0) === 0x80) back++;
-  const lead = raw[end - back - 1];
-  if (lead !== undefined && lead >= 0xc0) {
-    const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
-    if (back + 1 < need) end -= back + 1;
-  }
-  return raw.subarray(0, end).toString('utf8');
 }
 
 function formatResult(

@@ -4,6 +4,8 @@
  * The bash tool keeps the process itself (spawn, merged output, limits, timeout, kill); a runner
  * only says what line bash runs and what the sandbox refused while it ran.
  */
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { neutralGitEnv } from './gitConfigGuard.js';
 
 /**
@@ -82,6 +84,46 @@ const PASSED = new Set(['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TERM', 'COL
  * command: a descriptor Keel inherited (`keel exec … 200>file`) must not reach a command.
  */
 export const CLOSE_INHERITED_FDS = 'for f in /proc/$$/fd/*; do n=${f##*/}; if [ "$n" -gt 2 ] && [ -e "$f" ]; then eval "exec $n>&-"; fi; done; ';
+
+/**
+ * Two pipes cannot keep the order of writes across them (`echo a; echo b >&2; echo c` came back
+ * `a c b` in 21 of 50 runs), so a command runs with stderr on the stdout pipe: a first bash
+ * points fd 2 at fd 1, closes every other descriptor it inherited from Keel (fd 200 of whoever
+ * started Keel must not reach a command), then execs `bash -c COMMAND` (same pid, `$0` and error
+ * texts as usual).
+ */
+const MERGE_STDERR = `exec 2>&1; ${CLOSE_INHERITED_FDS}exec bash -c "$1"`;
+
+/**
+ * Starts a prepared command in `cwd`: stdin closed, stdout and stderr one stream in the order they
+ * were written, in its own process group (so a kill of `-pid` reaches everything it started).
+ */
+export function spawnPrepared(prepared: PreparedCommand, cwd: string): ChildProcessByStdio<null, Readable, Readable> {
+  return spawn('bash', ['-c', MERGE_STDERR, 'bash', prepared.line], {
+    cwd,
+    env: prepared.env ?? commandEnv(process.env),
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** UTF-8 of output cut at a byte limit: a character the cut split is left out rather than shown as U+FFFD. */
+export function decodeCut(raw: Buffer): string {
+  return raw.subarray(0, completeLength(raw)).toString('utf8');
+}
+
+/** The length of `raw` without a UTF-8 character its end cuts in two. */
+export function completeLength(raw: Buffer): number {
+  let end = raw.length;
+  let back = 0;
+  while (back < 3 && end - back - 1 >= 0 && (raw[end - back - 1] & 0xc0) === 0x80) back++;
+  const lead = raw[end - back - 1];
+  if (lead !== undefined && lead >= 0xc0) {
+    const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
+    if (back + 1 < need) end -= back + 1;
+  }
+  return end;
+}
 
 /** What a session without an injected runner uses. */
 export const NO_RUNNER = unsandboxedRunner('no sandbox was given to this session');

@@ -1,6 +1,8 @@
 import { checkAccess } from './access.js';
 import { applyPatchTool } from './applyPatch.js';
 import { bashTool } from './bash.js';
+import { bashOutputTool } from './bashOutput.js';
+import { killShellTool } from './killShell.js';
 import { editTool } from './edit.js';
 import { globTool } from './glob.js';
 import { grepTool } from './grep.js';
@@ -20,6 +22,7 @@ const ALL = {
   read: readTool, write: writeTool, edit: editTool, multiedit: multieditTool, apply_patch: applyPatchTool,
   list: listTool, glob: globTool, grep: grepTool, search: searchTool, bash: bashTool, recall: recallTool,
   plan_write: planWriteTool, plan_update: planUpdateTool, plan_submit: planSubmitTool,
+  bash_output: bashOutputTool, kill_shell: killShellTool,
 } satisfies Record<ToolName, Tool<never>>;
 
 /**

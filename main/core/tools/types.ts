@@ -6,6 +6,7 @@ import type { ApprovalAnswer, ApprovalDecision } from '../approvalAnswers.js';
 import type { JsonSchema, RawOutput, PlanItem } from '../types.js';
 import type { ToolAccess } from './access.js';
 import type { CommandAccess, CommandRunner } from './commandRunner.js';
+import type { SessionShells } from './shells.js';
 
 // The shared vocabulary lives in the leaf module ../types.ts; re-exported for the tools' importers.
 export { ToolError } from '../types.js';
@@ -13,7 +14,7 @@ export type { Attachment, FileChange, FileText, JsonSchema, PlanItem, RawOutput,
 
 export const TOOL_NAMES = [
   'read', 'write', 'edit', 'multiedit', 'apply_patch', 'list', 'glob', 'grep', 'search', 'bash',
-  'recall', 'plan_write', 'plan_update', 'plan_submit',
+  'recall', 'plan_write', 'plan_update', 'plan_submit', 'bash_output', 'kill_shell',
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 
@@ -40,6 +41,8 @@ export interface ToolContext {
   signal?: AbortSignal;
   /** Runs bash's commands (the OS sandbox); without one they run unsandboxed and the gate asks for each that is not read-only. */
   commands?: CommandRunner;
+  /** The session's background shells (bash `run_in_background`); without them, none can start. */
+  shells?: SessionShells;
   /** What the gate let this call do: a command runs with this access (read-only when unset). */
   access?: CommandAccess;
   /** Files the person's deny rules keep from this tool (folder-walking readers leave them out); unset when none. */
