@@ -1,6 +1,6 @@
 /**
  * The app as a person first sees it (issues 22 and 36), at 1920×1080, 1400×900 and 800×600: the first-run
- * picker, a session's transcript with a long output, the Cache, Plan, Changes and Servers tabs, the model
+ * picker, a session's transcript with a long output, the Cache, Plan, Changes, Processes and Servers tabs, the model
  * picker and Settings popovers, and the Recall inspector. Each view is photographed
  * (test-results/layout-WIDTHxHEIGHT-VIEW.png) and measured (e2e/containment.ts): every pane inside
  * the viewport, nothing drawn outside its pane, the composer and status bar wholly in view and
@@ -63,7 +63,7 @@ for (const size of [{ width: 1920, height: 1080 }, { width: 1400, height: 900 },
       await waitForText(page.getByTestId('transcript'), /It counted to 400/);
       await check('transcript');
 
-      for (const tab of ['cache', 'plan', 'changes', 'servers'] as const) {
+      for (const tab of ['cache', 'plan', 'changes', 'processes', 'servers'] as const) {
         await page.getByTestId(`${tab}-tab`).click();
         await page.getByTestId(`${tab === 'plan' ? 'plan-view' : `${tab}-view`}`).waitFor();
         if (tab === 'servers') await page.getByTestId('mcp-approval').waitFor();

@@ -25,12 +25,14 @@ import type { ContextPart, ContextView } from './core/context/types.js';
 import { HOOKS_CONTRACT } from './contract/hooks.js';
 import { PRICE_CALLS } from './contract/price.js';
 import { SETTINGS_CALLS } from './contract/settings.js';
+import { SHELL_CALLS } from './contract/shells.js';
 
 export type * from './contract/views.js';
 export type * from './contract/hooks.js';
 export type * from './contract/checkpoints.js';
 export type * from './contract/price.js';
 export type * from './contract/settings.js';
+export type * from './contract/shells.js';
 export type { KeelEvent } from './contract/events.js';
 export { CALL_CHANNEL, EVENT_CHANNEL, type CallReply } from './contract/transport.js';
 /** How an approval shows text (control, escape and bidi characters named): the CLI calls the same function. */
@@ -122,6 +124,8 @@ export const CONTRACT = {
   ...PRICE_CALLS,
   // settings.json, each setting as its schema describes it (issue 32): the Settings panel's list.
   ...SETTINGS_CALLS,
+  // Background shells (issue 33): the Processes tab lists them, shows one's output, stops one.
+  ...SHELL_CALLS,
 };
 
 /** Every call the UI can make, as TypeScript sees it. */

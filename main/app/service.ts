@@ -24,6 +24,8 @@ import type { HooksView } from '../contract.js';
 import type { WrapLaunch } from '../mcp/connection.js';
 import { sandboxedLaunch } from '../mcp/sandboxed.js';
 import { recallView } from './recallView.js';
+import { shellOutputView, shellsView, stopShell } from './shellsView.js';
+import type { ShellOutputView, ShellSummary } from '../contract.js';
 import { parseAskAboveSeconds, sandboxOptions, settingViews } from './settings.js';
 import { pricedAction, priceView } from './price.js';
 import { sandboxView, sessionView, summaryOf } from './views.js';
@@ -66,6 +68,7 @@ export class KeelService implements KeelApi {
   private sessionsStamp: string;
 
   private readonly serverKeys: ServerKeys;
+  private readonly unwatchShells?: () => void;
 
   constructor(private readonly o: ServiceOptions) {
     this.approvals = new ApprovalBroker(o.emit);
@@ -82,6 +85,7 @@ export class KeelService implements KeelApi {
     });
     this.history = new SessionHistory({ store: o.store, emit: o.emit, pool: this.pool });
     this.sessionsStamp = o.store.sessionsStamp();
+    this.unwatchShells = this.deps.shells?.onChange((shell) => o.emit({ type: 'shells-changed', sessionId: shell.sessionId }));
   }
 
   async getState(): Promise<AppState> {
@@ -275,6 +279,19 @@ export class KeelService implements KeelApi {
     return rewindPlanView(this.pool.session(id), seq);
   }
 
+  // Background shells (shellsView.ts): the Processes tab.
+  async shells(id: number): Promise<ShellSummary[]> {
+    return shellsView(this.deps.shells, id);
+  }
+
+  async shellOutput(id: number, shellId: string): Promise<ShellOutputView> {
+    return shellOutputView(this.deps.shells, id, shellId);
+  }
+
+  async stopShell(id: number, shellId: string): Promise<string> {
+    return stopShell(this.deps.shells, id, shellId);
+  }
+
   async settings(): Promise<SettingView[]> {
     return settingViews(this.catalog.settings);
   }
@@ -314,6 +331,8 @@ export class KeelService implements KeelApi {
   async close(): Promise<void> {
     this.approvals.denyAll();
     await this.pool.dispose();
+    // Nothing is shown once Keel quits: the shells end without an event each.
+    this.unwatchShells?.();
     await this.deps.shells?.endAll();
     await this.catalog.dispose();
     await this.mcp.close();

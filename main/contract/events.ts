@@ -20,4 +20,6 @@ export type KeelEvent =
   | { type: 'error'; sessionId?: number; message: string }
   /** A workspace's MCP server changed state, tools (list_changed) or error: read mcpServers again. */
   | { type: 'mcp-changed'; workspace: string }
+  /** A background shell of the session started or ended: read shells again. */
+  | { type: 'shells-changed'; sessionId: number }
   | { type: 'mcp-progress'; sessionId: number; tool: string; progress: number; total?: number; message?: string };

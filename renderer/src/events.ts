@@ -50,6 +50,7 @@ const handlers: Handlers = {
   approval: (e) => state().approvals.add(e.approval),
   'approval-answered': (e) => state().approvals.remove(e.approvalId),
   'mcp-changed': (e) => state().servers.onChanged(e.workspace),
+  'shells-changed': (e) => state().processes.onChanged(e.sessionId),
   'mcp-progress': ({ type: _type, ...progress }) => state().servers.onProgress(progress),
 };
 

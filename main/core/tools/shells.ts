@@ -66,6 +66,12 @@ export function describeShell(s: ShellView): string {
   return s.signal ? fill(texts.ended_by, { id: s.id, signal: s.signal }) : fill(texts.exited, { id: s.id, code: s.code ?? 0 });
 }
 
+/** What stopping a shell answers (kill_shell, and the app's Stop): stopped, killed after the grace period, or it had ended. */
+export function describeKill(r: { shell: ShellView; forced: boolean; already: boolean }): string {
+  if (r.already) return fill(texts.already_ended, { id: r.shell.id, status: describeShell(r.shell) });
+  return r.forced ? fill(texts.killed_forced, { id: r.shell.id, ms: config.kill_grace_ms }) : fill(texts.killed, { id: r.shell.id });
+}
+
 interface Shell {
   view: ShellView;
   file: string;
@@ -221,10 +227,15 @@ export class Shells {
     return this.all().filter((s) => sessionId === undefined || s.view.sessionId === sessionId).map((s) => ({ ...s.view }));
   }
 
-  /** The output a shell's file holds now (for the person: what the model has read is not consumed). */
-  output(sessionId: number, id: string): { text: string; dropped: number } {
+  /**
+   * What the person is shown of a shell's output: what its file holds now, or its last `tail` bytes
+   * (whole characters), and how many bytes it printed before that. The model's read position does
+   * not move: what bash_output has not read stays unread.
+   */
+  output(sessionId: number, id: string, tail = Infinity): { text: string; dropped: number; shell: ShellView } {
     const shell = this.find(sessionId, id);
-    return { text: this.bytes(shell, shell.fileStart).text, dropped: shell.fileStart };
+    const { text, end } = this.bytes(shell, Math.max(shell.fileStart, shell.view.bytes - tail));
+    return { text, dropped: end - Buffer.byteLength(text), shell: { ...shell.view } };
   }
 
   /** Ends a session's shells (the session was deleted, or its process is closing) and removes their files. */

@@ -15,6 +15,8 @@ import { CacheBadge, CacheView } from './cache/CacheView.js';
 import { ChangesView } from './changes/ChangesView.js';
 import { Inspector, openInspectorByKey } from './inspector/Inspector.js';
 import { PlanBadge, PlanTab } from './plan/PlanPanel.js';
+import { ProcessesBadge, ProcessesView } from './processes/ProcessesView.js';
+import { processesSlice } from './processes/slice.js';
 import { ServersBadge, ServersView } from './servers/ServersView.js';
 import { SettingsButton, toggleSettings } from './settings/SettingsButton.js';
 import { localEngineSlice } from './settings/slice.js';
@@ -44,6 +46,7 @@ const table = [
   { id: 'cache', label: 'Cache', place: 'tab', Component: CacheView, Badge: CacheBadge, what: 'The cache view' },
   { id: 'plan', label: 'Plan', place: 'tab', Component: PlanTab, Badge: PlanBadge, what: 'The plan' },
   { id: 'changes', label: 'Changes', place: 'tab', Component: ChangesView, what: 'The Changes view', slices: { changes: changesSlice } },
+  { id: 'processes', label: 'Processes', place: 'tab', Component: ProcessesView, Badge: ProcessesBadge, what: 'The Processes panel', slices: { processes: processesSlice } },
   { id: 'servers', label: 'Servers', place: 'tab', Component: ServersView, Badge: ServersBadge, what: 'The Servers panel', slices: { servers: serversSlice, hooks: hooksSlice } },
   { id: 'inspector', label: 'Recall', place: 'side', Component: Inspector, what: 'The Recall inspector', slices: { inspector: inspectorSlice }, shortcut: { key: 'i', run: openInspectorByKey } },
   { id: 'settings', label: 'Settings', place: 'title', Component: SettingsButton, slices: { localEngine: localEngineSlice }, shortcut: { key: ',', run: toggleSettings } },

@@ -50,6 +50,14 @@ export function fakeApi(overrides: Partial<KeelClient> = {}): KeelClient & { emi
     // Checkpoints: a session whose turns changed no file.
     changes: async (id: number) => ({ sessionId: id, turns: [], files: [] }),
     rewindPlan: async (_id: number, seq?: number) => ({ seq: seq ?? 1, canRewindFiles: true, putBack: [], left: [], large: [] }),
+    // Background shells: a session that started none.
+    shells: async () => [],
+    shellOutput: async (_id: number, shellId: string) => {
+      throw new Error(`Error: there is no background shell ${shellId} in this session; none was started.`);
+    },
+    stopShell: async (_id: number, shellId: string) => {
+      throw new Error(`Error: there is no background shell ${shellId} in this session; none was started.`);
+    },
     onEvent(listener: EventListener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
