@@ -147,6 +147,61 @@ describe('keel run', { timeout: 120_000 }, () => {
     }
   });
 
+  it("--json tells when each background shell starts and ends; those still running end with the turn, and no process is left", async () => {
+    const marker = `tick-${process.pid}-${Date.now()}`;
+    /** Processes whose command line names the marker: the ticker's, inside its sandbox and out. */
+    const tickers = () => fs.readdirSync('/proc').filter((e) => /^\d+$/.test(e)).filter((e) => {
+      try {
+        return fs.readFileSync(`/proc/${e}/cmdline`, 'utf8').includes(marker) && !/^\S+ \(.*\) Z/.test(fs.readFileSync(`/proc/${e}/stat`, 'utf8'));
+      } catch {
+        return false;
+      }
+    });
+    const replies: string[] = [];
+    const store = new SqliteStore(databasePath());
+    try {
+      const out = collector();
+      const err = collector();
+      const c = await newConversation(store, {
+        workspace: root, model, kind: 'agent', mode: 'auto', local: { threads: 1, contextSize: 8192 },
+        script: { next: () => replies.shift() },
+      }, { out: err, err });
+      const syntax = (c.agent.engine as LlamaEngine).syntax(c.session.promptDate);
+      const ticker = `while true; do echo ${marker}; sleep 0.2; done`;
+      replies.push(
+        formatCall(syntax, 'bash', { command: ticker, run_in_background: true }),
+        formatCall(syntax, 'bash', { command: 'echo hi', run_in_background: true }),
+        formatCall(syntax, 'bash_output', { bash_id: 'bg2', wait_ms: 10_000 }),
+        'The ticker runs.',
+      );
+      // While the turn runs the ticker's processes are there.
+      let runningThen = 0;
+      const off = c.shells!.onChange((s) => {
+        if (s.id === 'bg2' && s.state !== 'running') runningThen = tickers().length;
+      });
+      const code = await runTurn(c, 'Start a ticker.', { json: true, approve: 'never', started: true }, { out, err });
+      off();
+      expect(err.text).not.toContain('unexpected error');
+      expect(code).toBe(RUN_EXIT.answered);
+      const list = events(out.text);
+      expect(list.filter((e) => e.type.startsWith('shell.'))).toEqual([
+        { type: 'shell.started', id: 'bg1', command: ticker, state: 'running', status: '[shell bg1 is running]' },
+        { type: 'shell.started', id: 'bg2', command: 'echo hi', state: 'running', status: '[shell bg2 is running]' },
+        { type: 'shell.ended', id: 'bg2', command: 'echo hi', state: 'exited', status: '[shell bg2 exited with code 0]' },
+        { type: 'shell.ended', id: 'bg1', command: ticker, state: 'stopped', status: '[shell bg1 was stopped: Keel quit]' },
+      ]);
+      // Each comes when it happens: bg2's end before the result that waited for it, bg1's as the turn ends, before turn.completed.
+      const at = (f: (e: (typeof list)[number]) => boolean) => list.findIndex(f);
+      expect(at((e) => e.type === 'shell.ended' && e.id === 'bg2')).toBeLessThan(at((e) => e.type === 'item.completed' && (e.item as { name?: string }).name === 'bash_output'));
+      expect(at((e) => e.type === 'shell.ended' && e.id === 'bg1')).toBe(list.length - 2);
+      expect(list.at(-1)!.type).toBe('turn.completed');
+      expect(runningThen).toBeGreaterThan(0);
+      expect(tickers()).toEqual([]);
+    } finally {
+      store.close();
+    }
+  });
+
   it('--max-turns stops a turn that keeps calling tools, and it fails', async () => {
     const replies: string[] = [];
     const store = new SqliteStore(databasePath());

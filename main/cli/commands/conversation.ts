@@ -9,6 +9,7 @@ import { keelHome, stateFile } from '../../keelHome.js';
 import type { LoadedModel } from '../../llm/model.js';
 import { defaultStateBudget } from '../../llm/stateFiles.js';
 import type { McpHub } from '../../mcp/hub.js';
+import type { Shells } from '../../core/tools/shells.js';
 import { readSettings } from '../../app/settings.js';
 import { connectEngine, engineRefId, openAgent, openEngine, parseEngineRef, type EngineRef, type EngineSource } from '../../openEngine.js';
 import { baseUrl } from '../../remote/http.js';
@@ -39,7 +40,10 @@ export class Conversation {
 
   constructor(
     readonly store: SqliteStore, readonly session: Session, private readonly target: Target, flags: AgentFlags,
-    readonly approvals: Approvals, private readonly servers?: McpHub,
+    readonly approvals: Approvals,
+    /** This process's background shells (the session's deps'): the session's end when the conversation closes. */
+    readonly shells: Shells | undefined,
+    private readonly servers?: McpHub,
     /** This process drives the session while the conversation is open (db/sessionLock.ts). */
     private readonly lock: SessionLock = lockSession(store.file, session.id, `keel ${process.argv[2] ?? 'chat'}`),
   ) {
@@ -54,9 +58,18 @@ export class Conversation {
     return { model: this.target.id, kind: this.target.ref.kind };
   }
 
-  /** Saves the session's cache (at quit: never on the path of a message), then frees the model. */
+  /**
+   * Ends the session's background shells: none outlives the command that started them (the
+   * process's exit handler would kill them too, but without a word and without their last status).
+   */
+  async endShells(): Promise<void> {
+    await this.shells?.endSession(this.session.id, 'Keel quit');
+  }
+
+  /** Ends the session's background shells, saves its cache (at quit: never on the path of a message), then frees the model. */
   async close(): Promise<void> {
     try {
+      await this.endShells();
       await this.agent.saveState();
     } finally {
       await this.agent.dispose();
@@ -129,7 +142,7 @@ export async function newConversation(store: SqliteStore, o: NewOptions, io: Io)
   const session = Session.create(deps, { root, kind: o.kind, mode: o.mode, title: o.title, model: target.id });
   servers.watch(session.tools);
   io.out.write(`Created session ${session.id} (${session.kind}, mode ${session.mode}) in ${session.root}${o.server === undefined ? '' : ` on ${target.id}`}.\n`);
-  return new Conversation(store, session, target, o, approvals, servers);
+  return new Conversation(store, session, target, o, approvals, deps.shells, servers);
 }
 
 /**
@@ -172,7 +185,7 @@ async function resume(store: SqliteStore, row: SessionRow, lock: SessionLock, mo
   await sandboxNotice(deps, io.err);
   const session = Session.open(deps, id);
   servers?.watch(session.tools);
-  const conversation = new Conversation(store, session, target, flags, approvals, servers, lock);
+  const conversation = new Conversation(store, session, target, flags, approvals, deps.shells, servers, lock);
   conversation.onEvent = (e) => {
     if (e.type === 'notice') io.err.write(`${e.text}\n`);
   };

@@ -8,6 +8,7 @@ import type { LoopEvent } from '../../core/turn/loop.js';
 import { z } from 'zod';
 import type { RequestRow } from '../../core/state/types.js';
 import type { Writer } from '../io.js';
+import { describeShell, SHELL_STATES, type ShellView } from '../../core/tools/shells.js';
 
 export const JsonItem = z.discriminatedUnion('type', [
   /** The person's message as sent (notes included), or the model's words of one reply. */
@@ -35,6 +36,9 @@ export const JsonEvent = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('item.completed'), item: JsonItem }),
   z.strictObject({ type: z.literal('turn.completed'), usage: z.strictObject({ input_tokens: count, cached_input_tokens: count, output_tokens: count }) }),
   z.strictObject({ type: z.literal('turn.failed'), error: z.strictObject({ message: z.string() }) }),
+  /** A background shell of the session (bash `run_in_background`) started, or ended: its state and status line. */
+  z.strictObject({ type: z.literal('shell.started'), id: z.string(), command: z.string(), state: z.literal('running'), status: z.string() }),
+  z.strictObject({ type: z.literal('shell.ended'), id: z.string(), command: z.string(), state: z.enum(SHELL_STATES).exclude(['running']), status: z.string() }),
 ]);
 export type JsonEvent = z.infer<typeof JsonEvent>;
 
@@ -92,6 +96,12 @@ export class JsonEvents {
         break;
     }
   };
+
+  /** A background shell of the session started or ended (Shells.onChange). */
+  shell(s: ShellView): void {
+    const common = { id: s.id, command: s.command, status: describeShell(s) };
+    this.write(s.state === 'running' ? { type: 'shell.started', ...common, state: s.state } : { type: 'shell.ended', ...common, state: s.state });
+  }
 
   /** The turn ended with an answer (or stopped): its usage, summed over its requests. */
   completed(): void {

@@ -41,11 +41,14 @@ export async function runTurn(c: Conversation, prompt: string, o: TurnOptions, i
   if (o.started && events) {
     events.write({ type: 'session.started', session_id: c.session.id, workspace: c.session.root, model: c.engine.model, engine: c.engine.kind });
   }
+  const unwatch = events && c.shells?.onChange((s) => s.sessionId === c.session.id && events.shell(s));
   const controller = new AbortController();
   const stop = () => controller.abort();
   process.once('SIGINT', stop);
   try {
     const answer = await c.agent.send(prompt, { signal: controller.signal });
+    // The turn is over: its background shells end now, their last events before the turn's.
+    await c.endShells();
     const finished = answered && !controller.signal.aborted;
     if (events) {
       if (finished) events.completed();
@@ -58,12 +61,14 @@ export async function runTurn(c: Conversation, prompt: string, o: TurnOptions, i
     return finished ? RUN_EXIT.answered : RUN_EXIT.failed;
   } catch (e) {
     const message = (e as Error).message ?? String(e);
+    await c.endShells().catch(() => undefined);
     if (events) events.failed(message);
     else printer?.endReply();
     io.err.write(`keel: ${message}\n`);
     return needed ? RUN_EXIT.needsApproval : RUN_EXIT.failed;
   } finally {
     process.off('SIGINT', stop);
+    unwatch?.();
     await c.close();
   }
 }

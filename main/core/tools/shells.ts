@@ -17,7 +17,8 @@ import { completeLength, spawnPrepared, type PreparedCommand } from './commandRu
 const config = toolConfig.shells;
 const texts = config.texts;
 
-export type ShellState = 'running' | 'exited' | 'stopped' | 'failed';
+export const SHELL_STATES = ['running', 'exited', 'stopped', 'failed'] as const;
+export type ShellState = (typeof SHELL_STATES)[number];
 
 /** A shell as the person and the model see it. */
 export interface ShellView {
