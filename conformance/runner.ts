@@ -11,6 +11,10 @@ import { checkpointsIn } from '../main/checkpoints/open.js';
 import { approveHooks, hookFiles, sessionHooks } from '../main/app/hookSettings.js';
 import { shellsFolder } from '../main/app/sessionDeps.js';
 import { Shells } from '../main/core/tools/shells.js';
+import { SUBAGENT_MIME } from '../main/core/tools/task.js';
+import { AgentLoop, type LoopEvent } from '../main/core/turn/loop.js';
+import { Subagents } from '../main/core/turn/subagents.js';
+import { callLine, ScriptedEngine } from '../test/scriptedEngine.js';
 
 /** A case file, exactly as contract.md "Conformance cases" fixes it. */
 export interface CaseFile {
@@ -26,8 +30,13 @@ export interface Case {
 }
 
 type Expectation = { expect?: string; expect_re?: string };
+/**
+ * A `task` call's subagent (docs/subagents.md): its replies in order, written as the cases write
+ * replies (Qwen's syntax), and what its own calls got, each a regular expression, in order.
+ */
+type SubagentScript = { subagent?: string[]; subagent_expect_re?: string[] };
 export type Step =
-  | ({ call: string; args?: unknown } & Expectation)
+  | ({ call: string; args?: unknown } & Expectation & SubagentScript)
   | { fs: { write?: Record<string, string>; delete?: string[] } }
   | { reply_end: true }
   | { undo: true }
@@ -64,7 +73,12 @@ export async function runCase(c: Case): Promise<CaseOutcome> {
     if (hookFiles(data, root).some((f) => f.source === 'workspace')) approveHooks(data, root);
     const deps = { store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, now: () => new Date(), permissions: { approve: async () => 'allow' as const },
       commands: createSandboxRunner({ dataFolder: data }), hooks: sessionHooks(data), checkpoints: checkpointsIn(data), shells };
-    const run: Run = { session: Session.create(deps, { root, kind: c.session ?? 'agent', mode: 'auto', title: c.name }), calls: [], reopen: (id) => Session.open(deps, id) };
+    const scripts: string[][] = [];
+    const subagents = new Subagents(deps, { open: async (child, o) => scriptedChild(child, store, o, scripts.shift()) });
+    const run: Run = {
+      session: Session.create({ ...deps, subagents: (row) => subagents.forParent(row) }, { root, kind: c.session ?? 'agent', mode: 'auto', title: c.name }),
+      calls: [], reopen: (id) => Session.open(deps, id), scripts, store,
+    };
     for (const [i, step] of c.steps.entries()) {
       const problem = await runStep(run, root, step);
       if (problem) return { name: c.name, ok: false, detail: `step ${i + 1}: ${problem}` };
@@ -88,6 +102,25 @@ interface Run {
   session: Session;
   calls: ReplyCall[];
   reopen(id: number): Session;
+  /** The replies of the subagents the next `task` calls start, in order. */
+  scripts: string[][];
+  store: SqliteStore;
+}
+
+/** A subagent's loop on a scripted engine: its replies as the case gives them, in the engine's own call syntax. */
+function scriptedChild(child: Session, store: SqliteStore, o: { maxSteps: number; onEvent: (e: LoopEvent) => void }, replies: string[] = []) {
+  const engine = new ScriptedEngine();
+  engine.replies.push(...replies.map(asCallLines));
+  const loop = new AgentLoop({ session: child, store, engine, promptsDir: DEFAULT_PROMPTS_DIR, maxSteps: o.maxSteps, onEvent: o.onEvent });
+  return { loop, close: () => engine.dispose() };
+}
+
+/** Qwen's `<tool_call>{"name", "arguments"}</tool_call>` blocks as the scripted engine's `CALL name {args}` lines. */
+function asCallLines(reply: string): string {
+  return reply.replace(/<tool_call>\s*([\s\S]*?)\s*<\/tool_call>/g, (_, json: string) => {
+    const call = JSON.parse(json) as { name: string; arguments?: unknown };
+    return callLine(call.name, call.arguments ?? {});
+  });
 }
 
 function storeReply(run: Run): void {
@@ -100,9 +133,10 @@ async function runStep(run: Run, root: string, step: Step): Promise<string | und
   const session = run.session;
   if ('call' in step) {
     const args = withRoot(step.args ?? {}, root);
+    if (step.subagent) run.scripts.push(step.subagent.map((r) => r.replaceAll('{{root}}', root)));
     const inserted = await session.calls.run(step.call, args);
     run.calls.push({ name: step.call, args, number: inserted.number, raw: '' });
-    return compare(step, inserted.text, root);
+    return compare(step, inserted.text, root) ?? (step.subagent_expect_re && compareChild(run, inserted.number, step.subagent_expect_re, root));
   }
   if ('reopen' in step) {
     // Keel quits or crashes here: the results are stored, a reply not yet ended is not.
@@ -171,6 +205,20 @@ async function runStep(run: Run, root: string, step: Step): Promise<string | und
     return session.systemPromptUnchanged() ? undefined : 'the system prompt changed since the first request';
   }
   return `unknown step ${JSON.stringify(step)}`;
+}
+
+/** The results the subagent of the parent's result `number` got, each matched by its regular expression. */
+function compareChild(run: Run, number: number, patterns: string[], root: string): string | undefined {
+  const link = run.store.listAttachments(run.session.id, number).find((a) => a.mimeType === SUBAGENT_MIME);
+  if (!link) return 'the result names no subagent session';
+  const { sessionId } = JSON.parse(link.data.toString()) as { sessionId: number };
+  const results = run.store.listResults(sessionId).map((r) => r.inserted);
+  if (results.length !== patterns.length) return `the subagent's calls got ${results.length} results, expected ${patterns.length}:\n${indent(results.join('\n---\n'))}`;
+  for (const [i, pattern] of patterns.entries()) {
+    const problem = compare({ expect_re: pattern }, results[i], root);
+    if (problem) return `the subagent's result ${i + 1}: ${problem}`;
+  }
+  return undefined;
 }
 
 function compare(step: Expectation, actual: string, root: string): string | undefined {

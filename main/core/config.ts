@@ -32,3 +32,12 @@ export const checkpointConfig = {
   maxFileBytes: loop.checkpoints.max_file_bytes.value,
   texts: loop.checkpoints.texts,
 } as const;
+
+/** Subagents (the `task` tool): their step limit, how many run at once, the general one's tools, where agents are defined, the texts. */
+export const subagentsConfig = {
+  maxSteps: loop.subagents.max_steps.value,
+  maxParallel: loop.subagents.max_parallel.value,
+  readOnlyTools: loop.subagents.read_only_tools.value,
+  folders: loop.subagents.folders.value,
+  texts: loop.subagents.texts,
+} as const;

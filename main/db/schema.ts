@@ -165,6 +165,10 @@ export const MIGRATIONS: readonly Migration[] = [
   ALTER TABLE requests DROP COLUMN server;
   ALTER TABLE requests DROP COLUMN checkpoint;
   `,
+  // A subagent's session names the session whose task started it; it goes with that session.
+  `
+  ALTER TABLE sessions ADD COLUMN parent_id INTEGER REFERENCES sessions(id) ON DELETE CASCADE;
+  `,
 ];
 
 /**

@@ -39,7 +39,8 @@ describe('SqliteStore', () => {
   it('moves the server and checkpoint columns of an older database into the engine record, request by request', () => {
     const file = path.join(tmp, 'engine.db');
     const old = new Database(file);
-    const before = MIGRATIONS.length - 1;
+    // The schema before the migration that made the engine record (the one that adds its column).
+    const before = MIGRATIONS.findIndex((m) => typeof m === 'string' && m.includes('ADD COLUMN engine'));
     for (const migration of MIGRATIONS.slice(0, before)) {
       if (typeof migration === 'string') old.exec(migration);
       else migration(old);
@@ -85,6 +86,20 @@ describe('SqliteStore', () => {
     expect(store.listAttachments(s.id, 1)).toHaveLength(2);
     store.deleteSession(s.id);
     expect(store.listAttachments(s.id, 1)).toEqual([]);
+    store.close();
+  });
+
+  it('keeps a subagent\'s session with its parent named, and deletes it (and its rows) with the parent', () => {
+    const store = new SqliteStore(path.join(tmp, 'p.db'));
+    const parent = store.createSession(sessionRow());
+    const child = store.createSession({ ...sessionRow(), parentId: parent.id });
+    const other = store.createSession(sessionRow());
+    store.insertTurn({ sessionId: child.id, seq: 1, epoch: 0, status: 'open', notes: [], createdAt: 'now' });
+    expect(store.getSession(child.id)?.parentId).toBe(parent.id);
+    expect(store.getSession(parent.id)).not.toHaveProperty('parentId');
+    store.deleteSession(parent.id);
+    expect(store.listSessions().map((s) => s.id)).toEqual([other.id]);
+    expect(store.listTurns(child.id)).toEqual([]);
     store.close();
   });
 

@@ -70,12 +70,13 @@ export class SqliteStore implements SessionStore {
   createSession(row: Omit<SessionRow, 'id' | 'planNotePending'> & { planNotePending?: boolean }): SessionRow {
     const info = this.db
       .prepare(`INSERT INTO sessions (kind, root, title, mode, system_prompt, prompt_mode, prompt_instructions_hash, epoch, plan, model, prompt_date,
-                  plan_note_pending, created_at, tools, server_instructions)
+                  plan_note_pending, created_at, tools, server_instructions, parent_id)
                 VALUES (@kind, @root, @title, @mode, @systemPrompt, @promptMode, @promptInstructionsHash, @epoch, @plan, @model, @promptDate,
-                  @planNotePending, @createdAt, @tools, @serverInstructions)`)
+                  @planNotePending, @createdAt, @tools, @serverInstructions, @parentId)`)
       .run({
         ...row, plan: JSON.stringify(row.plan), planNotePending: row.planNotePending ? 1 : 0,
         tools: row.tools === undefined ? null : JSON.stringify(row.tools), serverInstructions: JSON.stringify(row.serverInstructions ?? {}),
+        parentId: row.parentId ?? null,
       });
     return { ...row, planNotePending: row.planNotePending ?? false, id: Number(info.lastInsertRowid) };
   }
@@ -332,6 +333,7 @@ function toSession(r: Row): SessionRow {
     createdAt: r.created_at as string,
     ...(r.tools === null ? {} : { tools: JSON.parse(r.tools as string) }),
     serverInstructions: JSON.parse(r.server_instructions as string),
+    ...(r.parent_id === null ? {} : { parentId: r.parent_id as number }),
   };
 }
 

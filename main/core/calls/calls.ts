@@ -41,6 +41,16 @@ export interface CallOptions {
  * reply that carries it (state/turns.ts): only then does it join the dedupe table, so a failure
  * before that leaves it in neither the request nor the table.
  */
+/** A call whose tool is under way (Calls.begin): what finishing it needs. */
+interface Begun {
+  name: string;
+  args: unknown;
+  o: CallOptions;
+  runs: HookRun[];
+  before: ReturnType<typeof instructionsNow>;
+  raw: Promise<RawOutput>;
+}
+
 export class Calls {
   /** "Always for this session" approvals: tool and target. */
   private readonly grants = new Set<string>();
@@ -57,10 +67,50 @@ export class Calls {
 
   /** A tool call as the model made it, from its raw output to its stored result. */
   async run(name: string, args: unknown, o: CallOptions = {}): Promise<CallResult> {
+    return this.finish(this.begin(name, args, o));
+  }
+
+  /**
+   * The calls of one reply, in order. Calls of a `concurrent` tool next to each other run at the same
+   * time (subagents); every result is then inserted and stored in the order the calls were made.
+   * `reject` answers a call that is not to run (its problem); `done` hears of each result as it is stored.
+   */
+  async runAll(
+    calls: readonly { name: string; args: unknown; problem?: string }[], o: CallOptions, done: (result: CallResult, index: number) => void,
+  ): Promise<CallResult[]> {
+    const results: CallResult[] = [];
+    for (let i = 0; i < calls.length;) {
+      let end = i + 1;
+      while (this.concurrent(calls[i]) && end < calls.length && this.concurrent(calls[end])) end++;
+      const begun = calls.slice(i, end).map((c) => (c.problem === undefined ? this.begin(c.name, c.args, o) : undefined));
+      for (const [k, call] of calls.slice(i, end).entries()) {
+        const started = begun[k];
+        const result = started ? await this.finish(started) : await this.reject(call.name, call.args ?? null, call.problem!, o);
+        results.push(result);
+        done(result, i + k);
+      }
+      i = end;
+    }
+    return results;
+  }
+
+  private concurrent(call: { name: string; problem?: string }): boolean {
+    return call.problem === undefined && this.deps.tools.get(call.name)?.concurrent === true && this.tools.some((t) => t.name === call.name);
+  }
+
+  /** A call's output under way, with the instruction file as it was before it. */
+  private begin(name: string, args: unknown, o: CallOptions): Begun {
     const runs: HookRun[] = [];
     // The instruction file now (state/notes.ts): a call that changes it is the session's change, whatever tool made it.
     const before = instructionsNow(this.record.row.root);
-    const raw = await this.output(name, args, runs, o.signal);
+    const raw = this.output(name, args, runs, o.signal);
+    // Not awaited here: a rejection is the caller's once it finishes the call.
+    raw.catch(() => {});
+    return { name, args, o, runs, before, raw };
+  }
+
+  private async finish({ name, args, o, runs, before, raw: pending }: Begun): Promise<CallResult> {
+    const raw = await pending;
     const turn = this.turns.current();
     let inserted = this.compute(name, args, raw);
     // PostToolUse sees the result as it will be inserted; its feedback joins it before it is first sent (contract.md, Hooks).
@@ -171,6 +221,7 @@ export class Calls {
       signal,
       commands: this.deps.commands,
       shells: this.deps.shells?.forSession(row.id),
+      subagents: this.deps.subagents?.(row),
       askPerson: async (preview, reason) => {
         const approve = this.deps.permissions?.approve;
         return approve?.({ sessionId: row.id, tool: 'plan_submit', args: {}, paths: [], preview, reason });

@@ -185,6 +185,12 @@ export interface Engine {
   generate(conversation: Conversation, options: GenerateOptions): Promise<Generation>;
   /** Tokens the cache holds now: what a switch or restart loses. */
   cachedTokens(): number;
+  /**
+   * An empty cache starts from the part of `conversation` before its first message (the system
+   * prompt and tools), evaluated once for every engine on the same model and copied, not read again
+   * (subagents that share it). Engines that cannot copy a cache leave it out.
+   */
+  startFromShared?(conversation: Conversation): Promise<void>;
   /** Saves the cache where it can be restored (atomically); engines without a local cache do nothing. */
   saveState(file: string, meta: StateMeta, options?: SaveOptions): Promise<void>;
   /** Restores a saved cache if it was made by this very engine setup; a missing, torn or foreign one is not used. */

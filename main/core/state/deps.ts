@@ -5,7 +5,9 @@ import type { CommandRunner } from '../tools/commandRunner.js';
 import type { Shells } from '../tools/shells.js';
 import type { PermissionOptions } from '../permissions/approval.js';
 import type { HookSet } from '../hooks/settings.js';
-import type { Mode, SessionKind, SessionStore } from './types.js';
+import type { ToolSpec } from '../types.js';
+import type { SubagentRunner } from '../tools/types.js';
+import type { Mode, SessionKind, SessionRow, SessionStore } from './types.js';
 
 export interface SessionDeps {
   store: SessionStore;
@@ -34,6 +36,8 @@ export interface SessionDeps {
    * approved workspace's, as they stand at each event (main/app/hookSettings.ts reads them).
    */
   hooks?: (root: string) => readonly HookSet[];
+  /** Runs the `task` tool's subagents for a session (core/agents); without it, `task` answers that none can run here. */
+  subagents?: (parent: SessionRow) => SubagentRunner;
 }
 
 export interface NewSession {
@@ -42,6 +46,8 @@ export interface NewSession {
   mode?: Mode;
   title?: string;
   model?: string;
+  /** A subagent's session: its parent, and the system prompt, its date and the tool list it keeps for its life (core/agents). */
+  child?: { parentId: number; systemPrompt: string; promptDate: string; tools: ToolSpec[] };
 }
 
 /** A session's misuse by its caller (not the model's): undo with nothing to undo, say. */

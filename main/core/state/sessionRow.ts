@@ -19,11 +19,12 @@ export function createSessionRow(deps: SessionDeps, opts: NewSession): SessionRo
   if (!fs.statSync(root).isDirectory()) throw new SessionError(`The workspace ${root} is not a folder.`);
   const mode = opts.mode ?? 'ask';
   const prompt = newPromptFields(deps, root, mode, opts.kind);
-  const tools = sessionToolList(builtinSpecs(deps.promptsDir, deps.tools), deps.external?.specs() ?? []);
+  const tools = opts.child?.tools ?? sessionToolList(builtinSpecs(deps.promptsDir, deps.tools), deps.external?.specs() ?? []);
   return deps.store.createSession({
-    kind: opts.kind, root, title: opts.title ?? '', mode, systemPrompt: prompt.systemPrompt, promptMode: prompt.promptMode,
+    ...(opts.child && { parentId: opts.child.parentId }),
+    kind: opts.kind, root, title: opts.title ?? '', mode, systemPrompt: opts.child?.systemPrompt ?? prompt.systemPrompt, promptMode: prompt.promptMode,
     promptInstructionsHash: prompt.promptInstructionsHash, epoch: 0, plan: [], model: opts.model ?? '',
-    promptDate: prompt.promptDate, planNotePending: false, createdAt: deps.now().toISOString(), tools, serverInstructions: prompt.serverInstructions,
+    promptDate: opts.child?.promptDate ?? prompt.promptDate, planNotePending: false, createdAt: deps.now().toISOString(), tools, serverInstructions: prompt.serverInstructions,
   });
 }
 

@@ -51,6 +51,8 @@ export interface SessionRow {
   tools?: ToolSpec[];
   /** The MCP servers' instructions the system prompt was built with, by server name. */
   serverInstructions?: Record<string, string>;
+  /** A subagent's session: the session whose `task` call started it (deleted with it). */
+  parentId?: number;
 }
 
 export type TurnStatus = 'open' | 'done' | 'undone';

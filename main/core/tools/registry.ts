@@ -14,6 +14,7 @@ import { planWriteTool } from './planWrite.js';
 import { readTool } from './read.js';
 import { recallTool } from './recall.js';
 import { searchTool } from './search.js';
+import { taskTool } from './task.js';
 import type { Tool, ToolName } from './types.js';
 import { writeTool } from './write.js';
 
@@ -22,7 +23,7 @@ const ALL = {
   read: readTool, write: writeTool, edit: editTool, multiedit: multieditTool, apply_patch: applyPatchTool,
   list: listTool, glob: globTool, grep: grepTool, search: searchTool, bash: bashTool, recall: recallTool,
   plan_write: planWriteTool, plan_update: planUpdateTool, plan_submit: planSubmitTool,
-  bash_output: bashOutputTool, kill_shell: killShellTool,
+  bash_output: bashOutputTool, kill_shell: killShellTool, task: taskTool,
 } satisfies Record<ToolName, Tool<never>>;
 
 /**

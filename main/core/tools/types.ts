@@ -14,7 +14,7 @@ export type { Attachment, FileChange, FileText, JsonSchema, PlanItem, RawOutput,
 
 export const TOOL_NAMES = [
   'read', 'write', 'edit', 'multiedit', 'apply_patch', 'list', 'glob', 'grep', 'search', 'bash',
-  'recall', 'plan_write', 'plan_update', 'plan_submit', 'bash_output', 'kill_shell',
+  'recall', 'plan_write', 'plan_update', 'plan_submit', 'bash_output', 'kill_shell', 'task',
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 
@@ -43,6 +43,8 @@ export interface ToolContext {
   commands?: CommandRunner;
   /** The session's background shells (bash `run_in_background`); without them, none can start. */
   shells?: SessionShells;
+  /** Runs the `task` tool's subagents (core/agents); without it, none can run. */
+  subagents?: SubagentRunner;
   /** What the gate let this call do: a command runs with this access (read-only when unset). */
   access?: CommandAccess;
   /** Files the person's deny rules keep from this tool (folder-walking readers leave them out); unset when none. */
@@ -51,8 +53,23 @@ export interface ToolContext {
   dryRun?: boolean;
 }
 
+/** What the `task` tool asks of a subagent: what it is for, the prompt it is given, and which of the defined agents runs it. */
+export interface SubagentRequest {
+  description: string;
+  prompt: string;
+  /** An agent's name (`.claude/agents/NAME.md` and Keel's own place); the read-only general one when absent. */
+  agent?: string;
+}
+
+/** Runs a session's subagents: each a session of its own; the answer is its final reply. A refusal or failure is a ToolError. */
+export interface SubagentRunner {
+  run(request: SubagentRequest, signal?: AbortSignal): Promise<{ answer: string; sessionId: number }>;
+}
+
 export interface Tool<A = Record<string, unknown>> {
   name: ToolName;
+  /** Calls of it next to each other in one reply run at the same time (their results still go in in order). */
+  concurrent?: boolean;
   /** The long description is prompts/tools/NAME.md; this is the first line, for lists. */
   parameters: JsonSchema;
   /** What it may do, and which arguments name the files it touches: the gate and the approval read this. */

@@ -82,6 +82,11 @@ export class AgentLoop {
    * exits 2 sends its text as the next message and the loop goes on (at most hooks.stop_limit times).
    */
   async send(words: string, opts: { date?: string; mode?: Mode; signal?: AbortSignal } = {}): Promise<string> {
+    return (await this.answer(words, opts)).words;
+  }
+
+  /** As `send`, and whether the model answered (not stopped, not cut off by the step limit or its repeats). */
+  async answer(words: string, opts: { date?: string; mode?: Mode; signal?: AbortSignal } = {}): Promise<{ words: string; answered: boolean }> {
     const hooks = this.o.session.hooks;
     let r = await this.turn(words, opts, true);
     for (let kept = 0; r.answered && !hooks.empty; kept++) {
@@ -94,7 +99,7 @@ export class AgentLoop {
       }
       r = await this.turn(stop.text, { signal: opts.signal }, false);
     }
-    return r.words;
+    return r;
   }
 
   /** One message (the person's, with their UserPromptSubmit hooks; or a Stop hook's) and the requests that answer it. */
@@ -129,18 +134,14 @@ export class AgentLoop {
         if (why) this.emit({ type: 'notice', text: why });
         return { words: reply.words, answered: !signal?.aborted && r.stoppedBy !== 'stopped' };
       }
-      const calls: ReplyCall[] = [];
       // Each result is stored once, with its length in the engine's tokens; the event hands that value on.
       const o = { signal, countTokens: (text: string) => this.o.engine.countTokens(text) };
-      for (const call of reply.calls) {
-        const problem = repeats.problem(call);
-        const result = problem === undefined
-          ? await this.o.session.calls.run(call.name, call.args, o)
-          : await this.o.session.calls.reject(call.name, call.args ?? null, problem, o);
-        calls.push({ name: call.name, args: call.args ?? null, number: result.number, raw: call.raw });
-        this.emit({ type: 'tool', name: call.name, args: call.args, result });
+      const asked = reply.calls.map((call) => ({ ...call, problem: repeats.problem(call) }));
+      const results = await this.o.session.calls.runAll(asked, o, (result, i) => {
+        this.emit({ type: 'tool', name: asked[i].name, args: asked[i].args, result });
         this.fileNotices();
-      }
+      });
+      const calls: ReplyCall[] = asked.map((call, i) => ({ name: call.name, args: call.args ?? null, number: results[i].number, raw: call.raw }));
       this.o.session.recordReply(reply.words, calls, reply.raw);
       if (signal?.aborted || repeats.exhausted) break;
     }
@@ -274,6 +275,8 @@ export class AgentLoop {
     kind: RequestRow['kind'], extraUser: string | undefined, signal?: AbortSignal, answers?: RequestRow['answers'],
   ): Promise<Generation> {
     const conversation = this.conversation(extraUser);
+    // A subagent starts from the prefix its siblings share, evaluated once (engine.startFromShared).
+    if (this.o.sharePrefix && this.o.engine.cachedTokens() === 0) await this.o.engine.startFromShared?.(conversation);
     const r = await this.o.engine.generate(conversation, {
       maxTokens: this.o.maxReplyTokens ?? loopConfig.maxReplyTokens,
       temperature: this.o.temperature ?? loopConfig.temperature,

@@ -34,6 +34,8 @@ export interface LoopOptions {
   /** Compact before a turn once the prompt would fill this share of the context. */
   compactAt?: number;
   onEvent?: (event: LoopEvent) => void;
+  /** A subagent's loop: its first request starts from the prefix it shares with its siblings, where the engine can copy it. */
+  sharePrefix?: boolean;
 }
 
 /** Scripted replies (teacher forcing): each request's reply is given as the engine's text. */
