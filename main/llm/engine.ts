@@ -14,6 +14,7 @@ import { callEnds } from './replyStream.js';
 import { evaluatedText, runRequest, sequenceChanging, type RequestOptions } from './request.js';
 import { promptMap } from './promptMap.js';
 import { promptTokens } from './splice.js';
+import { sharedPrefixes } from './sharedPrefix.js';
 import { commitState, newStateFile, pruneStates, readMeta, removeLeftovers } from './stateFiles.js';
 import { memoryScratch } from './stateScratch.js';
 import { callSyntax, type CallSyntax } from './toolCalls.js';
@@ -79,6 +80,21 @@ export class LlamaEngine implements Engine {
 
   cachedTokens(): number {
     return this.sequence.nextTokenIndex;
+  }
+
+  /**
+   * The tokens every conversation with these system prompt and tools starts with (rendered with two
+   * first messages that differ at once: their common tokens), evaluated once per model and copied
+   * into this empty sequence (sharedPrefix.ts).
+   */
+  async startFromShared(conversation: Conversation): Promise<void> {
+    if (this.sequence.nextTokenIndex > 0) return;
+    const opening = (text: string) => this.render({ ...conversation, messages: [{ role: 'user', text }] }).text.tokenize(this.model.model.tokenizer);
+    const a = opening(PROBE);
+    const b = opening(PROBE_OTHER);
+    let common = 0;
+    while (common < a.length && common < b.length && a[common] === b[common]) common++;
+    if (common > 0) await sharedPrefixes.start(this.sequence, this.stateIdentity(), a.slice(0, common));
   }
 
   /** How this model writes a tool call (tests and benchmarks script replies with it). */
