@@ -50,27 +50,29 @@ describe('local engine settings in the app', { timeout: 120_000 }, () => {
   });
 
   it('applies new settings by loading the model again, keeps them, and a session goes on', async () => {
+    // Trained for more than the new setting, so that the prompt (about 5k tokens) stays under compact_at.
+    writeTestModel(model, { contextLength: 32768 });
     await service.loadModel(model);
     const session = await service.createSession({ workspace: path.join(dir, 'ws'), kind: 'chat', mode: 'auto' });
     replies.push('First.');
     await service.send(session.id, 'hello');
 
-    expect(await service.setLocalSettings({ backend: 'cpu', contextSize: '6144' }))
-      .toEqual({ backend: 'cpu', gpuLayers: 'auto', contextSize: 6144, threads: 'auto', kvCacheType: 'auto', checkpointMemory: 'auto', windowCache: 'auto' });
-    expect((await service.getState()).loadedSetups?.[model]).toMatchObject({ backend: 'CPU', contextSize: 6144 });
-    expect(readSettings(path.join(dir, 'data')).local).toMatchObject({ backend: 'cpu', contextSize: 6144 });
+    expect(await service.setLocalSettings({ backend: 'cpu', contextSize: '16384' }))
+      .toEqual({ backend: 'cpu', gpuLayers: 'auto', contextSize: 16384, threads: 'auto', kvCacheType: 'auto', checkpointMemory: 'auto', windowCache: 'auto' });
+    expect((await service.getState()).loadedSetups?.[model]).toMatchObject({ backend: 'CPU', contextSize: 16384 });
+    expect(readSettings(path.join(dir, 'data')).local).toMatchObject({ backend: 'cpu', contextSize: 16384 });
 
     replies.push('Second.');
     await service.send(session.id, 'again');
     const view = await service.openSession(session.id);
     expect(view.turns.map((t) => t.parts)).toEqual([[{ type: 'text', text: 'First.' }], [{ type: 'text', text: 'Second.' }]]);
     const rows = await service.requests(session.id);
-    expect(rows.at(-1)?.contextSize).toBe(6144);
+    expect(rows.at(-1)?.contextSize).toBe(16384);
 
     // The next start uses the saved settings.
     await service.close();
     service = start();
-    expect((await service.localSettings()).contextSize).toBe(6144);
+    expect((await service.localSettings()).contextSize).toBe(16384);
   });
 
   it('refuses a setting that does not fit, in words, and changes nothing', async () => {

@@ -202,9 +202,9 @@ export class Shells {
     for (const s of this.all()) if (s.view.state === 'running' && s.view.pid) killTree(s.view.pid);
   }
 
+  /** Nothing is written until a shell starts: the folder is made then. */
   static open(dir: string): Shells {
-    fs.mkdirSync(dir, { recursive: true });
-    sweep(dir);
+    if (fs.existsSync(dir)) sweep(dir);
     return new Shells(dir);
   }
 
@@ -278,6 +278,7 @@ export class Shells {
     const shell: Shell = { view, file: `${base}.log`, record: `${base}.json`, fileStart: 0, readAt: 0, ended: new Promise((r) => (done = r)) };
     if (!this.shells.has(sessionId)) this.shells.set(sessionId, new Map());
     this.shells.get(sessionId)!.set(id, shell);
+    fs.mkdirSync(this.dir, { recursive: true });
     shell.fd = fs.openSync(shell.file, 'w');
 
     let over = false;
