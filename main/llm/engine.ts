@@ -25,11 +25,22 @@ import { renderPrompt, sessionWrapper } from './wrapper.js';
  * Each request is rendered with the model's own template (spec §8), its tokens compared with what
  * the sequence holds, only the differing tail evaluated; the figures are measured, not estimated.
  */
+/** How this model's replies are read, for one prompt date (its wrapper and what it writes calls with). */
+interface Reading {
+  date: string;
+  wrapper: ChatWrapper;
+  syntax: CallSyntax;
+  format: ReplyFormat;
+  callEnds: string[];
+  /** Whether a reply may go on after a call (request.ts `callsTogether`). */
+  callsTogether: boolean;
+}
+
 export class LlamaEngine implements Engine {
   private sequence: LlamaContextSequence;
   /** Where the sequence keeps checkpoints, on a model whose state cannot be cut back (checkpoints.ts). */
   readonly checkpoints: SequenceCheckpoints;
-  private wrapper?: { date: string; wrapper: ChatWrapper; syntax: CallSyntax; format: ReplyFormat; callEnds: string[] };
+  private wrapper?: Reading;
 
   /** `stateBudget`: the bytes all saved states in a state file's folder may take (the oldest go first). */
   constructor(readonly model: LoadedModel, private readonly stateBudget?: number) {
@@ -104,9 +115,9 @@ export class LlamaEngine implements Engine {
 
   async generate(conversation: Conversation, o: GenerateOptions): Promise<Generation> {
     const { text, stopTriggers, continueOn } = this.render(conversation);
-    const { format, callEnds } = this.current(conversation.promptDate);
+    const { format, callEnds, callsTogether } = this.current(conversation.promptDate);
     const r = await runRequest({
-      sequence: this.sequence, model: this.model.model, prompt: text, stopTriggers, continueOn, format, callEnds,
+      sequence: this.sequence, model: this.model.model, prompt: text, stopTriggers, continueOn, format, callEnds, callsTogether,
       maxTokens: o.maxTokens, temperature: o.temperature, signal: o.signal, onText: o.onText, scripted: o.scripted,
       checkpoints: this.checkpointPlan(conversation),
     });
@@ -126,10 +137,10 @@ export class LlamaEngine implements Engine {
   }
 
   /** How a request reads this model's reply to `conversation` (benchmarks read replies without generating them). */
-  replyReading(conversation: Conversation): Pick<RequestOptions, 'format' | 'callEnds' | 'stopTriggers' | 'continueOn'> {
+  replyReading(conversation: Conversation): Pick<RequestOptions, 'format' | 'callEnds' | 'callsTogether' | 'stopTriggers' | 'continueOn'> {
     const { stopTriggers, continueOn } = this.render(conversation);
-    const { format, callEnds } = this.current(conversation.promptDate);
-    return { format, callEnds, stopTriggers, continueOn };
+    const { format, callEnds, callsTogether } = this.current(conversation.promptDate);
+    return { format, callEnds, callsTogether, stopTriggers, continueOn };
   }
 
   /**
@@ -224,12 +235,14 @@ export class LlamaEngine implements Engine {
   }
 
   /** The model's wrapper and its call syntax, made again only when the prompt date changes. */
-  private current(date: string): { wrapper: ChatWrapper; syntax: CallSyntax; format: ReplyFormat; callEnds: string[] } {
+  private current(date: string): Reading {
     if (this.wrapper?.date !== date) {
       const wrapper = sessionWrapper(this.model.model, date);
       const syntax = callSyntax(wrapper);
       const ends = callEnds({ harmony: wrapper instanceof HarmonyChatWrapper, suffix: syntax.suffix });
-      this.wrapper = { date, wrapper, syntax, format: replyFormat(wrapper, syntax), callEnds: ends };
+      this.wrapper = {
+        date, wrapper, syntax, format: replyFormat(wrapper, syntax), callEnds: ends, callsTogether: wrapper.settings.functions.parallelism !== undefined,
+      };
     }
     return this.wrapper;
   }

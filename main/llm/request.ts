@@ -20,6 +20,11 @@ export interface RequestOptions {
   format: ReplyFormat;
   /** What, once written, can complete a call in this format (replyStream.ts `callEnds`). */
   callEnds: readonly string[];
+  /**
+   * Whether the template writes a reply's several calls together, then their results (node-llama-cpp's
+   * `functions.parallelism`): only then may a reply go on after a complete call, as it would be rendered again.
+   */
+  callsTogether?: boolean;
   maxTokens: number;
   temperature: number;
   signal?: AbortSignal;
@@ -193,9 +198,17 @@ export function sequenceChanging(sequence: LlamaContextSequence): void {
 
 /**
  * The reply of a request, read token by token as it is generated: what ends it (an end token, a
- * complete call, a stop trigger), and the words streamed to the person. Each token costs the same
- * however long the reply already is (replyStream.ts).
+ * stop trigger, or words after its calls), and the words streamed to the person. Each token costs
+ * the same however long the reply already is (replyStream.ts).
+ *
+ * After a complete call the model may write another where the template writes calls together
+ * (several calls in one reply, run together where they can be): the reply goes on while what follows the call is blank or may become a call, and
+ * ends at an end token or at the first words, which are cut (a model that writes on after its call
+ * is inventing the result).
  */
+/** How much of what follows a call is read for words before it is taken for the next call's beginning. */
+const AFTER_CALL_READ = 64;
+
 export class ReplyReader {
   private readonly stream: ReplyStream;
   private readonly triggers: string[];
@@ -203,8 +216,13 @@ export class ReplyReader {
   private cut = 0;
   /** Set once the format says no later text changes the words: each token then costs the same however long the reply. */
   private wordsSettled = false;
+  /**
+   * After a complete call: where its text ends, the calls so far, the visible words there, and whether a next call has
+   * begun (the text since is then left to the stream until that call completes).
+   */
+  private afterCall?: { end: number; calls: number; words: number; calling: boolean };
 
-  constructor(private readonly o: Pick<RequestOptions, 'model' | 'format' | 'callEnds' | 'stopTriggers' | 'continueOn' | 'onText'>) {
+  constructor(private readonly o: Pick<RequestOptions, 'model' | 'format' | 'callEnds' | 'callsTogether' | 'stopTriggers' | 'continueOn' | 'onText'>) {
     this.stream = new ReplyStream(o.model, o.format, o.callEnds);
     this.triggers = o.stopTriggers.map((t) => t.toString()).filter((t) => t !== '');
   }
@@ -223,6 +241,7 @@ export class ReplyReader {
     const { model, format } = this.o;
     // Harmony's `<|end|>` closes one message, and the model goes on with the next (node-llama-cpp re-renders there too).
     if (model.isEogToken(token) && !this.o.continueOn.includes(model.detokenize([token], true))) {
+      if (this.afterCall && !this.afterCall.calling) return this.endAfterCall();
       // An end-of-generation token ends the reply, or completes a call (Llama 3.x `<|eom_id|>`, Harmony `<|call|>`).
       const text = this.stream.final();
       const withEnd = this.stream.textWith(token);
@@ -239,14 +258,41 @@ export class ReplyReader {
       }
       return 'end';
     }
-    if (this.stream.push(token)) return 'call';
+    if (this.stream.push(token)) {
+      if (!this.o.callsTogether) return 'call';
+      const text = this.stream.text;
+      const calls = this.o.format.read(text).calls.length;
+      if (calls > (this.afterCall?.calls ?? 0)) {
+        this.afterCall = { end: text.length, calls, words: this.o.format.visible(text, false).length, calling: false };
+        return undefined;
+      }
+    }
     const trigger = this.triggers.find((t) => this.stream.endsWith(t));
     if (trigger) {
       this.cut = trigger.length;
       return 'trigger';
     }
+    if (this.afterCall && !this.afterCall.calling) return this.readAfterCall();
     if (!this.wordsSettled) this.show(this.stream.text, false);
     return undefined;
+  }
+
+  /** What follows a complete call: blank, or what may become a call, goes on; words end the reply. */
+  private readAfterCall(): 'call' | undefined {
+    const after = this.afterCall!;
+    const text = this.stream.text;
+    const since = text.slice(after.end);
+    if (since.trim() === '') return undefined;
+    if (this.o.format.visible(text, false).length > after.words) return this.endAfterCall();
+    // Long enough to be a call's beginning and not words: the stream reads it from here.
+    if (since.length >= AFTER_CALL_READ) after.calling = true;
+    return undefined;
+  }
+
+  /** Ends the reply at its last complete call, what followed cut. */
+  private endAfterCall(): 'call' {
+    this.cut = this.stream.text.length - this.afterCall!.end;
+    return 'call';
   }
 
   /** The reply's exact text (a stop trigger taken off), once it has ended. */
