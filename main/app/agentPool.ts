@@ -161,6 +161,14 @@ export class AgentPool {
     }
   }
 
+  /**
+   * An engine for a subagent: a sequence (or server slot) of its own on the model its parent runs on,
+   * never the parent's. Not kept in the pool: the child's loop is closed when it has answered.
+   */
+  childEngine(child: Session): Promise<Engine> {
+    return this.engineFor(this.refFor(child.model));
+  }
+
   /** The session's own model, read; the default where it has none yet, or its file is gone. */
   private refFor(model: string): EngineRef {
     const own = model === '' ? undefined : parseEngineRef(model);
@@ -277,7 +285,8 @@ export class AgentPool {
     throw new Error('Every session on this model is busy; stop one first.');
   }
 
-  private forward(id: number, e: LoopEvent): void {
+  /** A loop's event as the window's (a subagent's go out under its own session id). */
+  forward(id: number, e: LoopEvent): void {
     const emit = this.o.emit;
     if (e.type === 'message') emit({ type: 'message', sessionId: id, sent: e.sent });
     if (e.type === 'text') emit({ type: 'text', sessionId: id, delta: e.delta });

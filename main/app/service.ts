@@ -29,6 +29,7 @@ import type { ShellOutputView, ShellSummary } from '../contract.js';
 import { parseAskAboveSeconds, sandboxOptions, settingViews } from './settings.js';
 import { pricedAction, priceView } from './price.js';
 import { sandboxView, sessionView, summaryOf } from './views.js';
+import { hostSubagents } from '../subagentHost.js';
 
 export interface ServiceOptions {
   store: SqliteStore;
@@ -83,6 +84,12 @@ export class KeelService implements KeelApi {
       // A workspace that is gone has no servers; the session still opens (its MCP tools answer unavailable).
       external: (root) => this.mcp.ready(root).catch(() => undefined),
     });
+    hostSubagents(this.deps, {
+      engine: (child) => this.pool.childEngine(child), script: o.scriptFor,
+      onChild: (parentId, childId, change) => ('state' in change
+        ? o.emit({ type: 'subagent', sessionId: parentId, childId, state: change.state })
+        : this.pool.forward(childId, change.event)),
+    });
     this.history = new SessionHistory({ store: o.store, emit: o.emit, pool: this.pool });
     this.sessionsStamp = o.store.sessionsStamp();
     this.unwatchShells = this.deps.shells?.onChange((shell) => o.emit({ type: 'shells-changed', sessionId: shell.sessionId }));
@@ -101,7 +108,8 @@ export class KeelService implements KeelApi {
   }
 
   async listSessions(): Promise<SessionSummary[]> {
-    return this.o.store.listSessions().map((row) => summaryOf(row, this.o.store)).reverse();
+    // A subagent's session is reached from its parent's task call, not listed beside it.
+    return this.o.store.listSessions().filter((row) => row.parentId === undefined).map((row) => summaryOf(row, this.o.store)).reverse();
   }
 
   async createSession(o: { workspace: string; kind: SessionKind; mode?: Mode; title?: string }): Promise<SessionSummary> {

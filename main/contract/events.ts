@@ -22,4 +22,9 @@ export type KeelEvent =
   | { type: 'mcp-changed'; workspace: string }
   /** A background shell of the session started or ended: read shells again. */
   | { type: 'shells-changed'; sessionId: number }
+  /**
+   * A subagent of the session (its `task` call) is waiting for a place, running, or has ended; while it
+   * runs, its own messages, text, tools and requests come as events of `childId`.
+   */
+  | { type: 'subagent'; sessionId: number; childId: number; state: 'waiting' | 'running' | 'answered' | 'failed' }
   | { type: 'mcp-progress'; sessionId: number; tool: string; progress: number; total?: number; message?: string };

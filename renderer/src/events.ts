@@ -51,6 +51,8 @@ const handlers: Handlers = {
   'approval-answered': (e) => state().approvals.remove(e.approvalId),
   'mcp-changed': (e) => state().servers.onChanged(e.workspace),
   'shells-changed': (e) => state().processes.onChanged(e.sessionId),
+  // Shown from the task call's card (its transcript one click away).
+  subagent: () => {},
   'mcp-progress': ({ type: _type, ...progress }) => state().servers.onProgress(progress),
 };
 

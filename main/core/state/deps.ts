@@ -36,7 +36,7 @@ export interface SessionDeps {
    * approved workspace's, as they stand at each event (main/app/hookSettings.ts reads them).
    */
   hooks?: (root: string) => readonly HookSet[];
-  /** Runs the `task` tool's subagents for a session (core/agents); without it, `task` answers that none can run here. */
+  /** Runs the `task` tool's subagents for a session (core/turn/subagents.ts); without it, `task` answers that none can run here. */
   subagents?: (parent: SessionRow) => SubagentRunner;
 }
 
@@ -46,7 +46,7 @@ export interface NewSession {
   mode?: Mode;
   title?: string;
   model?: string;
-  /** A subagent's session: its parent, and the system prompt, its date and the tool list it keeps for its life (core/agents). */
+  /** A subagent's session: its parent, and the system prompt, its date and the tool list it keeps for its life (core/turn/subagents.ts). */
   child?: { parentId: number; systemPrompt: string; promptDate: string; tools: ToolSpec[] };
 }
 

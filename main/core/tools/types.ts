@@ -43,7 +43,7 @@ export interface ToolContext {
   commands?: CommandRunner;
   /** The session's background shells (bash `run_in_background`); without them, none can start. */
   shells?: SessionShells;
-  /** Runs the `task` tool's subagents (core/agents); without it, none can run. */
+  /** Runs the `task` tool's subagents (core/turn/subagents.ts); without it, none can run. */
   subagents?: SubagentRunner;
   /** What the gate let this call do: a command runs with this access (read-only when unset). */
   access?: CommandAccess;
