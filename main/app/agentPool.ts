@@ -290,7 +290,7 @@ export class AgentPool {
     const emit = this.o.emit;
     if (e.type === 'message') emit({ type: 'message', sessionId: id, sent: e.sent });
     if (e.type === 'text') emit({ type: 'text', sessionId: id, delta: e.delta });
-    if (e.type === 'tool') emit({ type: 'tool', sessionId: id, tool: callView(e.result, e.name, e.args) });
+    if (e.type === 'tool') emit({ type: 'tool', sessionId: id, tool: callView(e.result, e.name, e.args, this.o.deps.store.listAttachments(id, e.result.number)) });
     if (e.type === 'request') emit({ type: 'request', sessionId: id, request: e.request });
     if (e.type === 'compacted') emit({ type: 'session-changed', sessionId: id });
     if (e.type === 'notice') emit({ type: 'error', sessionId: id, message: e.text });

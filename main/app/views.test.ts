@@ -6,7 +6,8 @@ import { DEFAULT_PROMPTS_DIR } from '../core/prompts/buildSystemPrompt.js';
 import { Session } from '../core/session/session.js';
 import { ToolRegistry } from '../core/tools/registry.js';
 import { SqliteStore } from '../db/store.js';
-import { callView, toolView } from './views.js';
+import { SUBAGENT_MIME } from '../core/tools/task.js';
+import { callView, subagentLink, toolView } from './views.js';
 
 let tmp: string;
 let store: SqliteStore;
@@ -35,5 +36,21 @@ describe('a call as the transcript shows it', () => {
     const capped = callView(await s.calls.run('bash', { command: 'seq 1 500' }, { countTokens }), 'bash', {});
     expect(capped.elided).toEqual({ line: 201, count: 200 });
     expect(capped.text.split('\n')[201]).toBe('[200 lines elided, full output #0003]');
+  });
+});
+
+describe("a task call's subagent", () => {
+  it('is named by the result’s attachment, the same live as stored; other results have none', async () => {
+    const s = Session.create({ store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, now: () => new Date() }, { root: path.join(tmp, 'ws'), kind: 'agent', mode: 'auto' });
+    const result = await s.calls.run('bash', { command: 'echo hi' });
+    store.insertResult({ ...store.getResult(s.id, result.number)!, number: 9 }, [
+      { mimeType: 'text/plain', data: Buffer.from('x') },
+      { mimeType: SUBAGENT_MIME, data: Buffer.from(JSON.stringify({ sessionId: 42 })) },
+    ]);
+    const attachments = store.listAttachments(s.id, 9);
+    expect(toolView(store.getResult(s.id, 9), 'task', {}, 9, attachments).subagent).toEqual({ sessionId: 42 });
+    expect(callView({ ...result, number: 9 }, 'task', {}, attachments).subagent).toEqual({ sessionId: 42 });
+    expect(callView(result, 'bash', {}, store.listAttachments(s.id, result.number))).not.toHaveProperty('subagent');
+    expect(subagentLink([{ mimeType: SUBAGENT_MIME, data: Buffer.from('not json') }])).toBeUndefined();
   });
 });

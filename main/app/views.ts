@@ -1,10 +1,12 @@
-import type { AppState, NoteView, SessionSummary, SessionView, ToolView, TurnView } from '../contract.js';
+import type { AppState, NoteView, SessionSummary, SessionView, SubagentLink, ToolView, TurnView } from '../contract.js';
 import { elidedMark } from '../core/hygiene/cap.js';
 import { formatId } from '../core/hygiene/ids.js';
 import { sha256 } from '../core/workspace/files.js';
 import { messageWithNotes } from '../core/state/notes.js';
 import type { CallResult, Session } from '../core/session/session.js';
 import type { ResultRow, SessionRow, SessionStore } from '../core/state/types.js';
+import type { Attachment } from '../core/types.js';
+import { SUBAGENT_MIME } from '../core/tools/task.js';
 import type { SqliteStore } from '../db/store.js';
 import { sessionTitle } from './sessionTitle.js';
 import { describeSandbox, type CommandRunner } from '../core/tools/commandRunner.js';
@@ -33,7 +35,7 @@ export function sessionView(session: Session, store: SessionStore & Pick<SqliteS
     notes: turn.notes.map((note): NoteView => ({ kind: note.kind, text: messageWithNotes('', [note]) })),
     parts: turn.replies.flatMap((reply) => [
       ...(reply.text ? [{ type: 'text' as const, text: reply.text }] : []),
-      ...reply.calls.map((call) => ({ type: 'tool' as const, tool: toolView(results.get(call.number), call.name, call.args, call.number) })),
+      ...reply.calls.map((call) => ({ type: 'tool' as const, tool: toolView(results.get(call.number), call.name, call.args, call.number, store.listAttachments(session.id, call.number)) })),
     ]),
   }));
   return {
@@ -48,22 +50,41 @@ export function sessionView(session: Session, store: SessionStore & Pick<SqliteS
 }
 
 /** A stored result, as the transcript shows it (a session loaded from the store). */
-export function toolView(row: ResultRow | undefined, name: string, args: unknown, number: number): ToolView {
+export function toolView(row: ResultRow | undefined, name: string, args: unknown, number: number, attachments: readonly Attachment[] = []): ToolView {
   const elided = row && elidedMark(row.inserted, row.body, formatId(number));
+  const subagent = subagentLink(attachments);
   return {
     number, id: formatId(number), name, args, text: row?.inserted ?? '',
     ...(row?.tokens === undefined ? {} : { tokens: row.tokens }), ...(elided ? { elided } : {}),
     ...(row?.hooks === undefined ? {} : { hooks: hookRunsView(row.hooks) }),
+    ...(subagent ? { subagent } : {}),
   };
 }
 
-/** A result as a call just made it: the value the loop handed on, with nothing read back from the store. */
-export function callView(result: CallResult, name: string, args: unknown): ToolView {
+/**
+ * A result as a call just made it: the value the loop handed on, with nothing read back from the
+ * store but its attachments (the value carries none; they were stored with it, in the one write).
+ */
+export function callView(result: CallResult, name: string, args: unknown, attachments: readonly Attachment[] = []): ToolView {
+  const subagent = subagentLink(attachments);
   return {
     number: result.number, id: formatId(result.number), name, args, text: result.text,
     ...(result.tokens === undefined ? {} : { tokens: result.tokens }), ...(result.elided ? { elided: result.elided } : {}),
     ...(result.hooks === undefined ? {} : { hooks: runsView(result.hooks) }),
+    ...(subagent ? { subagent } : {}),
   };
+}
+
+/** The subagent a result's attachment names (the `task` tool's, SUBAGENT_MIME), if any. */
+export function subagentLink(attachments: readonly Attachment[]): SubagentLink | undefined {
+  const found = attachments.find((a) => a.mimeType === SUBAGENT_MIME);
+  if (!found) return undefined;
+  try {
+    const { sessionId } = JSON.parse(Buffer.from(found.data).toString('utf8')) as { sessionId?: unknown };
+    return typeof sessionId === 'number' ? { sessionId } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether commands are sandboxed here, in the person's words (the status bar and Settings show it). */

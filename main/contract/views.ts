@@ -39,6 +39,13 @@ export interface ToolView {
   elided?: ElidedMark;
   /** The PreToolUse and PostToolUse hooks that ran for the call, in order (main/contract/hooks.ts). */
   hooks?: HookRunView[];
+  /** A `task` call's subagent: its own stored session (openSession and requests take its id), from the result's attachment. */
+  subagent?: SubagentLink;
+}
+
+/** Where a subagent's transcript and cache rows are: the child session a `task` result names. */
+export interface SubagentLink {
+  sessionId: number;
 }
 
 export type ReplyPart = { type: 'text'; text: string } | { type: 'tool'; tool: ToolView };
