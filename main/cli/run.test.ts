@@ -202,6 +202,38 @@ describe('keel run', { timeout: 120_000 }, () => {
     }
   });
 
+  it('runs a task call on a subagent of its own and tells its states and usage', async () => {
+    const replies: string[] = [];
+    const store = new SqliteStore(databasePath());
+    try {
+      const out = collector();
+      const err = collector();
+      const c = await newConversation(store, {
+        workspace: root, model, kind: 'agent', mode: 'auto', local: { threads: 1, contextSize: 16384 },
+        script: { next: () => replies.shift() },
+      }, { out: err, err });
+      const syntax = (c.agent.engine as LlamaEngine).syntax(c.session.promptDate);
+      replies.push(formatCall(syntax, 'task', { description: 'Find the config', prompt: 'Where is the config?' }), 'It is in config.json.', 'Found it.');
+      const code = await runTurn(c, 'Find the config.', { json: true, approve: 'never' }, { out, err });
+      expect(err.text).not.toContain('unexpected error');
+      expect(code).toBe(RUN_EXIT.answered);
+      const list = events(out.text);
+      const states = list.filter((e) => e.type === 'subagent.state');
+      const child = c.session.id + 1;
+      expect(states.map((e) => e.type === 'subagent.state' && [e.session_id, e.description, e.state])).toEqual([
+        [child, 'Find the config', 'waiting'], [child, 'Find the config', 'running'], [child, 'Find the config', 'answered'],
+      ]);
+      const usage = states.at(-1)!.type === 'subagent.state' ? (states.at(-1) as { usage?: { input_tokens: number; cached_input_tokens: number } }).usage : undefined;
+      expect(usage?.input_tokens).toBeGreaterThan(1000);
+      expect(usage?.cached_input_tokens).toBeGreaterThan(usage!.input_tokens / 2);
+      expect(list.find((e) => e.type === 'item.completed' && (e.item as { type: string }).type === 'tool_result')).toMatchObject({ item: { name: 'task', text: '[#0001]\nIt is in config.json.' } });
+      expect(store.getSession(child)).toMatchObject({ parentId: c.session.id, title: 'Find the config' });
+      expect(list.at(-1)!.type).toBe('turn.completed');
+    } finally {
+      store.close();
+    }
+  });
+
   it('--max-turns stops a turn that keeps calling tools, and it fails', async () => {
     const replies: string[] = [];
     const store = new SqliteStore(databasePath());

@@ -1,6 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { AgentLoop, LoopEvent, Script } from '../../core/turn/loop.js';
+import type { ChildHost } from '../../core/turn/subagents.js';
+import type { SessionDeps } from '../../core/state/deps.js';
+import { hostSubagents } from '../../subagentHost.js';
 import { Session } from '../../core/session/session.js';
 import type { Mode, SessionKind, SessionRow } from '../../core/state/types.js';
 import { lockSession, SessionBusy, type SessionLock } from '../../db/sessionLock.js';
@@ -37,6 +40,8 @@ export class Conversation {
   readonly agent: AgentLoop;
   /** Where the agent's events go; set by whoever shows the conversation. */
   onEvent: (event: LoopEvent) => void = () => {};
+  /** Where its subagents' states and events go (`keel run --json`). */
+  onChild: NonNullable<ChildHost['onChild']> = () => {};
 
   constructor(
     readonly store: SqliteStore, readonly session: Session, private readonly target: Target, flags: AgentFlags,
@@ -142,7 +147,7 @@ export async function newConversation(store: SqliteStore, o: NewOptions, io: Io)
   const session = Session.create(deps, { root, kind: o.kind, mode: o.mode, title: o.title, model: target.id });
   servers.watch(session.tools);
   io.out.write(`Created session ${session.id} (${session.kind}, mode ${session.mode}) in ${session.root}${o.server === undefined ? '' : ` on ${target.id}`}.\n`);
-  return new Conversation(store, session, target, o, approvals, deps.shells, servers);
+  return hostChildren(deps, target, o, new Conversation(store, session, target, o, approvals, deps.shells, servers));
 }
 
 /**
@@ -185,7 +190,7 @@ async function resume(store: SqliteStore, row: SessionRow, lock: SessionLock, mo
   await sandboxNotice(deps, io.err);
   const session = Session.open(deps, id);
   servers?.watch(session.tools);
-  const conversation = new Conversation(store, session, target, flags, approvals, deps.shells, servers, lock);
+  const conversation = hostChildren(deps, target, flags, new Conversation(store, session, target, flags, approvals, deps.shells, servers, lock));
   conversation.onEvent = (e) => {
     if (e.type === 'notice') io.err.write(`${e.text}\n`);
   };
@@ -200,6 +205,18 @@ async function resume(store: SqliteStore, row: SessionRow, lock: SessionLock, mo
     await conversation.close();
     throw e;
   }
+  return conversation;
+}
+
+/**
+ * The conversation's subagents run in this process on the model it loaded, each on a sequence (or
+ * server slot) of its own; the flags' script, where there is one, gives their replies too.
+ */
+function hostChildren(deps: SessionDeps, target: Target, flags: AgentFlags, conversation: Conversation): Conversation {
+  hostSubagents(deps, {
+    engine: async () => openEngine(target.source), script: () => flags.script,
+    onChild: (parentId, childId, change) => conversation.onChild(parentId, childId, change),
+  });
   return conversation;
 }
 

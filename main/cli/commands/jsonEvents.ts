@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { RequestRow } from '../../core/state/types.js';
 import type { Writer } from '../io.js';
 import { describeShell, SHELL_STATES, type ShellView } from '../../core/tools/shells.js';
+import type { ChildState } from '../../core/turn/subagents.js';
 
 export const JsonItem = z.discriminatedUnion('type', [
   /** The person's message as sent (notes included), or the model's words of one reply. */
@@ -24,6 +25,7 @@ export const JsonItem = z.discriminatedUnion('type', [
 export type Item = z.infer<typeof JsonItem>;
 
 const count = z.int().nonnegative();
+const Usage = z.strictObject({ input_tokens: count, cached_input_tokens: count, output_tokens: count });
 
 /** Every event `--json` writes, one a line: docs/json-events.md documents them, and its examples are checked against this. */
 export const JsonEvent = z.discriminatedUnion('type', [
@@ -34,11 +36,19 @@ export const JsonEvent = z.discriminatedUnion('type', [
     output_tokens: count, cause: z.string().optional(),
   }),
   z.strictObject({ type: z.literal('item.completed'), item: JsonItem }),
-  z.strictObject({ type: z.literal('turn.completed'), usage: z.strictObject({ input_tokens: count, cached_input_tokens: count, output_tokens: count }) }),
+  z.strictObject({ type: z.literal('turn.completed'), usage: Usage }),
   z.strictObject({ type: z.literal('turn.failed'), error: z.strictObject({ message: z.string() }) }),
   /** A background shell of the session (bash `run_in_background`) started, or ended: its state and status line. */
   z.strictObject({ type: z.literal('shell.started'), id: z.string(), command: z.string(), state: z.literal('running'), status: z.string() }),
   z.strictObject({ type: z.literal('shell.ended'), id: z.string(), command: z.string(), state: z.enum(SHELL_STATES).exclude(['running']), status: z.string() }),
+  /**
+   * A subagent of the turn's task call (its own session) is waiting for a place, running, or has
+   * ended: then with its requests' usage (its own cache figures, apart from the parent's).
+   */
+  z.strictObject({
+    type: z.literal('subagent.state'), session_id: z.int().positive(), description: z.string(),
+    state: z.enum(['waiting', 'running', 'answered', 'failed']), usage: Usage.optional(),
+  }),
 ]);
 export type JsonEvent = z.infer<typeof JsonEvent>;
 
@@ -47,6 +57,8 @@ export class JsonEvents {
   private text = '';
   private requests: RequestRow[] = [];
   private refused = false;
+  /** Each running subagent's requests, by its session id. */
+  private readonly children = new Map<number, RequestRow[]>();
   /** Whether a call was refused for want of an approval no one could give (exit 3). */
   needed = false;
 
@@ -103,11 +115,23 @@ export class JsonEvents {
     this.write(s.state === 'running' ? { type: 'shell.started', ...common, state: s.state } : { type: 'shell.ended', ...common, state: s.state });
   }
 
+  /** A subagent's state changed, or one of its requests completed (ChildHost.onChild). */
+  child(childId: number, description: string, change: { state: ChildState } | { event: LoopEvent }): void {
+    if ('event' in change) {
+      if (change.event.type === 'request') this.children.get(childId)?.push(change.event.request);
+      return;
+    }
+    if (!this.children.has(childId)) this.children.set(childId, []);
+    const ended = change.state === 'answered' || change.state === 'failed';
+    const usage = ended ? { usage: usageOf(this.children.get(childId)!) } : {};
+    if (ended) this.children.delete(childId);
+    this.write({ type: 'subagent.state', session_id: childId, description, state: change.state, ...usage });
+  }
+
   /** The turn ended with an answer (or stopped): its usage, summed over its requests. */
   completed(): void {
     this.flushText();
-    const sum = (f: (r: RequestRow) => number) => this.requests.reduce((n, r) => n + f(r), 0);
-    this.write({ type: 'turn.completed', usage: { input_tokens: sum((r) => r.promptTokens), cached_input_tokens: sum((r) => r.reusedTokens), output_tokens: sum((r) => r.outputTokens) } });
+    this.write({ type: 'turn.completed', usage: usageOf(this.requests) });
     this.requests = [];
   }
 
@@ -125,4 +149,10 @@ export class JsonEvents {
     if (this.text.trim() !== '') this.item({ type: 'message', role: 'assistant', text: this.text });
     this.text = '';
   }
+}
+
+/** Requests' usage, summed as Codex's turn.completed counts it. */
+function usageOf(requests: readonly RequestRow[]): z.infer<typeof Usage> {
+  const sum = (f: (r: RequestRow) => number) => requests.reduce((n, r) => n + f(r), 0);
+  return { input_tokens: sum((r) => r.promptTokens), cached_input_tokens: sum((r) => r.reusedTokens), output_tokens: sum((r) => r.outputTokens) };
 }

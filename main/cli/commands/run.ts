@@ -42,6 +42,7 @@ export async function runTurn(c: Conversation, prompt: string, o: TurnOptions, i
     events.write({ type: 'session.started', session_id: c.session.id, workspace: c.session.root, model: c.engine.model, engine: c.engine.kind });
   }
   const unwatch = events && c.shells?.onChange((s) => s.sessionId === c.session.id && events.shell(s));
+  c.onChild = (_parent, child, change) => events?.child(child, c.store.getSession(child)?.title ?? '', change);
   const controller = new AbortController();
   const stop = () => controller.abort();
   process.once('SIGINT', stop);
