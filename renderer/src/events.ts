@@ -5,6 +5,8 @@ type Handlers = { [K in KeelEvent['type']]: (event: Extract<KeelEvent, { type: K
 
 const state = () => useKeel.getState();
 const isOpen = (sessionId: number) => state().transcript.sessionId === sessionId;
+/** A subagent's transcript, open inside its task card, follows its session's events. */
+const childFollows = (sessionId: number) => state().subagents.onChildEvent(sessionId);
 
 /** The Changes tab, where it is the one shown, follows the session's files (a turn, a rewind). */
 function changesFollow(sessionId: number): void {
@@ -27,18 +29,25 @@ const handlers: Handlers = {
     refreshListSoon();
     if (isOpen(e.sessionId)) void state().transcript.reload();
     changesFollow(e.sessionId);
+    childFollows(e.sessionId);
   },
   'sessions-changed': () => refreshListSoon(),
   message: (e) => {
     if (isOpen(e.sessionId)) state().transcript.onMessage();
+    childFollows(e.sessionId);
   },
   text: (e) => {
     if (isOpen(e.sessionId)) state().transcript.onText(e.delta);
+    childFollows(e.sessionId);
   },
   tool: (e) => {
     if (isOpen(e.sessionId)) state().transcript.onTool(e.tool);
+    childFollows(e.sessionId);
   },
-  request: (e) => state().requests.add(e.sessionId, e.request),
+  request: (e) => {
+    state().requests.add(e.sessionId, e.request);
+    childFollows(e.sessionId);
+  },
   'turn-ended': (e) => {
     refreshListSoon();
     if (isOpen(e.sessionId)) void state().transcript.onTurnEnded();
@@ -51,8 +60,8 @@ const handlers: Handlers = {
   'approval-answered': (e) => state().approvals.remove(e.approvalId),
   'mcp-changed': (e) => state().servers.onChanged(e.workspace),
   'shells-changed': (e) => state().processes.onChanged(e.sessionId),
-  // Shown from the task call's card (its transcript one click away).
-  subagent: () => {},
+  // Shown on the task call's card (its transcript one click away).
+  subagent: (e) => state().subagents.onState(e.sessionId, e.childId, e.state),
   'mcp-progress': ({ type: _type, ...progress }) => state().servers.onProgress(progress),
 };
 

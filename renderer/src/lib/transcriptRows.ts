@@ -1,4 +1,5 @@
 import type { ReplyPart, SessionView, ToolView, TurnView } from '../../../main/contract.js';
+import type { SubagentInfo } from '../stores/slices/subagents.js';
 import type { Live } from '../stores/slices/transcript.js';
 
 /** One virtualized row of the transcript. Keys are stable across reloads and streaming. */
@@ -8,6 +9,8 @@ export type Row =
   | { kind: 'text'; key: string; seq: number; index: number; text: string; streaming: boolean }
   | { kind: 'tool'; key: string; seq: number; index: number; tool: ToolView }
   | { kind: 'working'; key: string }
+  /** A subagent at work whose task call has no card yet (the card comes with the call's result). */
+  | { kind: 'subagent'; key: string; childId: number }
   /** A reply the person stopped: marked where it was cut. */
   | { kind: 'stopped'; key: string; seq: number };
 
@@ -41,7 +44,15 @@ export function displayTurns(view: SessionView | undefined, live: Live | undefin
   return turns;
 }
 
-export function transcriptRows(view: SessionView | undefined, turns: TurnView[], running: boolean, pending: string | undefined): Row[] {
+/** The session's subagents waiting or running, by session id, that no task card shows yet. */
+export function pendingSubagents(known: Record<number, SubagentInfo>, sessionId: number | undefined, turns: TurnView[]): number[] {
+  const shown = new Set(turns.flatMap((t) => t.parts.flatMap((p) => (p.type === 'tool' && p.tool.subagent ? [p.tool.subagent.sessionId] : []))));
+  return Object.entries(known)
+    .filter(([id, info]) => info.parentId === sessionId && (info.state === 'waiting' || info.state === 'running') && !shown.has(Number(id)))
+    .map(([id]) => Number(id));
+}
+
+export function transcriptRows(view: SessionView | undefined, turns: TurnView[], running: boolean, pending: string | undefined, subagents: number[] = []): Row[] {
   const rows: Row[] = [];
   if (view?.compacted) rows.push({ kind: 'compacted', key: 'compacted', text: view.compacted });
   const lastSeq = turns.at(-1)?.seq;
@@ -56,6 +67,7 @@ export function transcriptRows(view: SessionView | undefined, turns: TurnView[],
     });
     if (turn.stopped) rows.push({ kind: 'stopped', key: `turn-${turn.seq}-stopped`, seq: turn.seq });
   }
+  for (const childId of subagents) rows.push({ kind: 'subagent', key: `subagent-${childId}`, childId });
   if (running) rows.push({ kind: 'working', key: 'working' });
   return rows;
 }

@@ -21,6 +21,7 @@ import { errorsSlice, reason, type ErrorsSlice } from './slices/errors.js';
 import { modelSlice, type ModelSlice } from './slices/model.js';
 import { requestsSlice, type RequestsSlice } from './slices/requests.js';
 import { sessionsSlice, type SessionsSlice } from './slices/sessions.js';
+import { subagentsSlice, type SubagentsSlice } from './slices/subagents.js';
 import { transcriptSlice, type TranscriptSlice } from './slices/transcript.js';
 import { uiSlice, type UiSlice } from './slices/ui.js';
 
@@ -32,6 +33,7 @@ export interface CoreSlices {
   model: ModelSlice;
   requests: RequestsSlice;
   sessions: SessionsSlice;
+  subagents: SubagentsSlice;
   transcript: TranscriptSlice;
   ui: UiSlice;
 }
@@ -51,6 +53,7 @@ const core: SliceMakers<CoreSlices> = {
   model: modelSlice,
   requests: requestsSlice,
   sessions: sessionsSlice,
+  subagents: subagentsSlice,
   transcript: transcriptSlice,
   ui: uiSlice,
 };

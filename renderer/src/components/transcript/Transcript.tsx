@@ -1,10 +1,11 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useLayoutEffect, useMemo, useRef, type ComponentType } from 'react';
-import { displayTurns, transcriptRows, type Row } from '../../lib/transcriptRows.js';
+import { displayTurns, pendingSubagents, transcriptRows, type Row } from '../../lib/transcriptRows.js';
 import { useKeel } from '../../stores/store.js';
 import { Linkified } from '../common/IdLink.js';
 import { PersonMessage } from './PersonMessage.js';
 import { ReplyText } from './ReplyText.js';
+import { PendingSubagent } from './Subagent.js';
 import { ToolCall } from './ToolCall.js';
 
 type RowOf<K extends Row['kind']> = Extract<Row, { kind: K }>;
@@ -45,11 +46,12 @@ const ROWS: { [K in Row['kind']]: ComponentType<{ row: RowOf<K> }> } = {
   person: PersonMessage,
   text: ReplyText,
   tool: ToolCall,
+  subagent: PendingSubagent,
   working: Working,
   stopped: Stopped,
 };
 
-const ESTIMATE: Record<Row['kind'], number> = { compacted: 48, person: 90, text: 80, tool: 160, working: 32, stopped: 28 };
+const ESTIMATE: Record<Row['kind'], number> = { compacted: 48, person: 90, text: 80, tool: 160, subagent: 60, working: 32, stopped: 28 };
 
 function RowView({ row }: { row: Row }) {
   const Component = ROWS[row.kind] as ComponentType<{ row: Row }>;
@@ -66,7 +68,12 @@ export function Transcript() {
   const live = useKeel((s) => s.transcript.live);
   const pending = useKeel((s) => s.transcript.pending);
   const running = useKeel((s) => s.transcript.running);
-  const rows = useMemo(() => transcriptRows(view, displayTurns(view, live, pending), running, pending), [view, live, pending, running]);
+  const sessionId = useKeel((s) => s.transcript.sessionId);
+  const known = useKeel((s) => s.subagents.known);
+  const rows = useMemo(() => {
+    const turns = displayTurns(view, live, pending);
+    return transcriptRows(view, turns, running, pending, pendingSubagents(known, sessionId, turns));
+  }, [view, live, pending, running, known, sessionId]);
 
   const scroller = useRef<HTMLDivElement>(null);
   const atBottom = useRef(true);
