@@ -94,18 +94,22 @@ export class LlamaEngine implements Engine {
   }
 
   /**
-   * The tokens every conversation with these system prompt and tools starts with (rendered with two
-   * first messages that differ at once: their common tokens), evaluated once per model and copied
-   * into this empty sequence (sharedPrefix.ts).
+   * The tokens every conversation with these system prompt and tools starts with (rendered with first
+   * messages that share no first byte: a symbol, a letter, a line break; their common tokens, so no
+   * token of a message is in it), evaluated once per model and copied into this empty sequence
+   * (sharedPrefix.ts).
    */
   async startFromShared(conversation: Conversation): Promise<void> {
     if (this.sequence.nextTokenIndex > 0) return;
     const opening = (text: string) => this.render({ ...conversation, messages: [{ role: 'user', text }] }).text.tokenize(this.model.model.tokenizer);
-    const a = opening(PROBE);
-    const b = opening(PROBE_OTHER);
-    let common = 0;
-    while (common < a.length && common < b.length && a[common] === b[common]) common++;
-    if (common > 0) await sharedPrefixes.start(this.sequence, this.stateIdentity(), a.slice(0, common));
+    const [first, ...others] = OPENINGS.map(opening);
+    let common = first.length;
+    for (const other of others) {
+      let n = 0;
+      while (n < common && n < other.length && first[n] === other[n]) n++;
+      common = n;
+    }
+    if (common > 0) await sharedPrefixes.start(this.sequence, this.stateIdentity(), first.slice(0, common));
   }
 
   /** How this model writes a tool call (tests and benchmarks script replies with it). */
@@ -280,6 +284,8 @@ export class LlamaEngine implements Engine {
 /** Stand-in texts for the person's message: they differ from any message at its first character. */
 const PROBE = '\u2400';
 const PROBE_OTHER = '\u2401';
+/** First messages that begin with nothing in common, not even a byte (startFromShared). */
+const OPENINGS = [PROBE, 'A', '\n'];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
