@@ -110,6 +110,10 @@ export const LAYERS = {
     may: ['main/core', 'main/llm', 'main/remote'], tests: MAIN_TESTS,
     why: 'openEngine opens an engine (local or server) and an agent loop on it: the core and the engines',
   },
+  'main/subagentHost': {
+    may: ['main/core', 'main/openEngine'], tests: MAIN_TESTS,
+    why: 'subagentHost runs the task tool\'s children on agent loops (openEngine) for the app, the CLI and the benches: the core and the engines\' one door',
+  },
   'main/engineFixture': {
     may: ['main'], not: [...HOSTS, 'main/cli', 'main/app'], tests: MAIN_TESTS,
     why: 'the engine fixture wires a real engine, store and session for tests and keel check-model, below the service',
