@@ -117,7 +117,7 @@ describe('the evaluated text kept per sequence', { timeout: 60_000 }, () => {
   });
 });
 
-describe('the evaluated text in chunks', () => {
+describe('the evaluated text in chunks', { timeout: 60_000 }, () => {
   it('reads, slices and cuts as one string does, across chunk boundaries', () => {
     let seed = 3;
     const next = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
