@@ -217,10 +217,10 @@ export class ReplyReader {
   /** Set once the format says no later text changes the words: each token then costs the same however long the reply. */
   private wordsSettled = false;
   /**
-   * After a complete call: where its text ends, the calls so far, the visible words there, and whether a next call has
+   * After a complete call: where its text ends, the calls so far, and whether a next call has
    * begun (the text since is then left to the stream until that call completes).
    */
-  private afterCall?: { end: number; calls: number; words: number; calling: boolean };
+  private afterCall?: { end: number; calls: number; calling: boolean };
 
   constructor(private readonly o: Pick<RequestOptions, 'model' | 'format' | 'callEnds' | 'callsTogether' | 'stopTriggers' | 'continueOn' | 'onText'>) {
     this.stream = new ReplyStream(o.model, o.format, o.callEnds);
@@ -263,7 +263,7 @@ export class ReplyReader {
       const text = this.stream.text;
       const calls = this.o.format.read(text).calls.length;
       if (calls > (this.afterCall?.calls ?? 0)) {
-        this.afterCall = { end: text.length, calls, words: this.o.format.visible(text, false).length, calling: false };
+        this.afterCall = { end: text.length, calls, calling: false };
         return undefined;
       }
     }
@@ -283,7 +283,8 @@ export class ReplyReader {
     const text = this.stream.text;
     const since = text.slice(after.end);
     if (since.trim() === '') return undefined;
-    if (this.o.format.visible(text, false).length > after.words) return this.endAfterCall();
+    // Read as a reply of its own, what follows shows words unless it is (or may become) a call.
+    if (this.o.format.visible(since.trimStart(), false).trim() !== '') return this.endAfterCall();
     // Long enough to be a call's beginning and not words: the stream reads it from here.
     if (since.length >= AFTER_CALL_READ) after.calling = true;
     return undefined;

@@ -176,4 +176,35 @@ describe('the reply read as it streams', { timeout: 60_000 }, () => {
       expect(streamed.join('')).toBe(format.visible(final, true));
     }
   });
+
+  it('goes on after a call to the next where the template writes calls together, and cuts words after them', () => {
+    const m = model.model;
+    const wrapper = sessionWrapper(m, '2026-12-01');
+    const syntax = callSyntax(wrapper);
+    const format = replyFormat(wrapper, syntax);
+    const [end] = m.tokenize('<|im_end|>', true);
+    expect(m.isEogToken(end)).toBe(true);
+    const first = formatCall(syntax, 'read', { path: 'a.ts' });
+    const second = formatCall(syntax, 'grep', { pattern: 'x' });
+    const read = (reply: string, callsTogether: boolean, withEnd: boolean) => {
+      const reader = new ReplyReader({ model: m, format, callEnds: callEnds({ harmony: false, suffix: syntax.suffix }), callsTogether, stopTriggers: [], continueOn: [] });
+      const tokens = [...m.tokenize(reply, true), ...(withEnd ? [end] : [])];
+      let stop: string | undefined;
+      let at = 0;
+      for (; at < tokens.length && !stop; at++) stop = reader.add(tokens[at]);
+      const text = reader.finish();
+      return { stop, text, calls: format.read(text).calls.map((c) => c.name), used: at, of: tokens.length };
+    };
+    // Two calls, the template's line between them, then the end token: both read, nothing cut.
+    expect(read(`${first}\n${second}`, true, true)).toMatchObject({ stop: 'call', text: `${first}\n${second}`, calls: ['read', 'grep'] });
+    // Words after a call (an invented result): the reply ends at the first of them, and they are cut.
+    const invented = read(`${first}\nThe file holds 42 lines.`, true, true);
+    expect(invented).toMatchObject({ stop: 'call', text: first, calls: ['read'] });
+    expect(invented.used).toBeLessThan(invented.of);
+    // Blank text after the last call, then the end: cut.
+    expect(read(`${first}\n\n`, true, true)).toMatchObject({ stop: 'call', text: first, calls: ['read'] });
+    // Where the template does not write calls together, the reply ends at its first call.
+    const one = read(`${first}\n${second}`, false, true);
+    expect(one).toMatchObject({ stop: 'call', text: first, calls: ['read'] });
+  });
 });
