@@ -98,10 +98,10 @@ export class Calls {
     return call.problem === undefined && this.deps.tools.get(call.name)?.concurrent === true && this.tools.some((t) => t.name === call.name);
   }
 
-  /** A call's output under way, with the instruction file as it was before it. */
+  /** A call's output under way, with the instruction files as they were before it. */
   private begin(name: string, args: unknown, o: CallOptions): Begun {
     const runs: HookRun[] = [];
-    // The instruction file now (state/notes.ts): a call that changes it is the session's change, whatever tool made it.
+    // The instruction files now (state/notes.ts): a call that changes one is the session's change, whatever tool made it.
     const before = instructionsNow(this.record.row.root);
     const raw = this.output(name, args, runs, o.signal);
     // Not awaited here: a rejection is the caller's once it finishes the call.
@@ -119,9 +119,11 @@ export class Calls {
       runs.push(...post.runs);
       if (post.text) inserted = { ...inserted, text: inserted.text + post.text };
     }
-    const after = instructionsNow(this.record.row.root);
-    const shown = inserted.wrote?.some((f) => f.absPath === after.absPath && f.hash === after.hash);
-    if (after.hash !== before.hash && !shown) inserted = { ...inserted, touched: [after] };
+    // An instruction file the call changed without a diff in its result (a command rewrote it): the session's change.
+    const touched = instructionsNow(this.record.row.root)
+      .filter((f, i) => f.hash !== before[i].hash && !inserted.wrote?.some((w) => w.absPath === f.absPath && w.hash === f.hash))
+      .map(({ absPath, hash }) => ({ absPath, hash }));
+    if (touched.length > 0) inserted = { ...inserted, touched };
     return this.store(turn, name, args, raw, inserted, runs, o.countTokens);
   }
 

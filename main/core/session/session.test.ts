@@ -141,6 +141,52 @@ describe('notes (§10.3)', () => {
     expect(s.userMessage('more').notes).toEqual([]);
   });
 
+  it('reads Claude Code\'s CLAUDE.md and CLAUDE.local.md beside AGENTS.md, in that order, each edit of the person told by its name', () => {
+    fs.writeFileSync(path.join(root, 'AGENTS.md'), 'Use tabs.\n');
+    fs.writeFileSync(path.join(root, 'CLAUDE.md'), 'Run npm test before you answer.\n');
+    fs.writeFileSync(path.join(root, 'CLAUDE.local.md'), 'My editor is vim.\n');
+    const s = Session.create(deps, { root, kind: 'agent', mode: 'auto' });
+    const at = (text: string) => s.systemPrompt.indexOf(text);
+    expect(at('# Instructions from AGENTS.md\n\nUse tabs.')).toBeGreaterThan(0);
+    expect(at('# Instructions from CLAUDE.md\n\nRun npm test before you answer.')).toBeGreaterThan(at('Use tabs.'));
+    expect(at('# Instructions from CLAUDE.local.md\n\nMy editor is vim.')).toBeGreaterThan(at('Run npm test'));
+    expect(s.userMessage('hi').notes.map((n) => n.kind)).toEqual(['date']);
+    fs.writeFileSync(path.join(root, 'CLAUDE.md'), 'Run npm test first.\n');
+    expect(s.userMessage('go').sent).toBe('go\n\nThe person edited CLAUDE.md. It now reads:\nRun npm test first.');
+    expect(s.userMessage('more').notes).toEqual([]);
+    // A file the person removed: told once, by its name, as empty; the others not again.
+    fs.rmSync(path.join(root, 'CLAUDE.local.md'));
+    expect(s.userMessage('gone').notes).toEqual([{ kind: 'instructions', path: 'CLAUDE.local.md', hash: '', body: '' }]);
+    expect(Session.open(deps, s.id).userMessage('again').notes).toEqual([]);
+  });
+
+  it('reads the person\'s ~/.claude/CLAUDE.md after the workspace\'s files, and tells the person\'s edit of it', () => {
+    const home = path.join(tmp, 'home');
+    fs.mkdirSync(path.join(home, '.claude'), { recursive: true });
+    fs.writeFileSync(path.join(home, '.claude', 'CLAUDE.md'), 'Answer in British English.\n');
+    fs.writeFileSync(path.join(root, 'CLAUDE.md'), 'Run the tests.\n');
+    const saved = process.env.HOME;
+    process.env.HOME = home;
+    try {
+      const s = Session.create(deps, { root, kind: 'agent', mode: 'auto' });
+      expect(s.systemPrompt.indexOf('# Instructions from ~/.claude/CLAUDE.md\n\nAnswer in British English.')).toBeGreaterThan(s.systemPrompt.indexOf('Run the tests.'));
+      s.userMessage('hi');
+      fs.writeFileSync(path.join(home, '.claude', 'CLAUDE.md'), 'Answer briefly.\n');
+      expect(s.userMessage('go').sent).toBe('go\n\nThe person edited ~/.claude/CLAUDE.md. It now reads:\nAnswer briefly.');
+    } finally {
+      process.env.HOME = saved;
+    }
+  });
+
+  it('tells no note of the model\'s own write of CLAUDE.md: its result told it', async () => {
+    fs.writeFileSync(path.join(root, 'CLAUDE.md'), 'Old.\n');
+    const s = Session.create(deps, { root, kind: 'agent', mode: 'auto' });
+    s.userMessage('rewrite it');
+    await reply(s, ['write', { path: 'CLAUDE.md', content: 'New.\n' }]);
+    s.endReply();
+    expect(s.userMessage('thanks').notes).toEqual([]);
+  });
+
   it('tells no note of the model\'s own edit of the instruction file: its diff told it, in a stored reply', async () => {
     fs.writeFileSync(path.join(root, 'AGENTS.md'), 'Use tabs.\n');
     const s = Session.create(deps, { root, kind: 'agent', mode: 'auto' });

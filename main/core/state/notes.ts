@@ -1,7 +1,6 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { contextConfig, fill } from '../config.js';
-import { INSTRUCTIONS_FILE, modeText, readInstructions } from '../prompts/buildSystemPrompt.js';
+import { instructionFiles, instructionHashes, modeText, readInstructions } from '../prompts/buildSystemPrompt.js';
 import type { ServerInstructions } from '../tools/external.js';
 import { formatPlan } from '../tools/planWrite.js';
 import type { MessageSection } from '../engine/types.js';
@@ -11,45 +10,52 @@ import type { Mode, Note, SessionRow, Turn } from './types.js';
 export interface Told {
   date?: string;
   mode: Mode;
-  instructionsHash: string;
+  /** Each instruction file's hash as the model last had it (absent: it had none of it). */
+  instructions: Record<string, string>;
   /** Each MCP server's instructions as the model last got them (system prompt or note). */
   servers: Record<string, string>;
 }
 
 /**
  * What the history tells, turn by turn: each turn's notes (on its message, first), then the files
- * its carried results wrote. The model's own change of the instruction file (`instructionsFile`,
- * absolute) is told by its diff, so it counts as told as a note would.
+ * its carried results wrote. The model's own change of an instruction file (`root`'s, by absolute
+ * path) is told by its diff, so it counts as told as a note would.
  */
 export function lastTold(
-  history: readonly Turn[], prompt: { mode: Mode; instructionsHash: string; servers?: Record<string, string> }, instructionsFile?: string,
+  history: readonly Turn[], prompt: { mode: Mode; instructionsHash: string; servers?: Record<string, string> }, root?: string,
 ): Told {
-  const told: Told = { mode: prompt.mode, instructionsHash: prompt.instructionsHash, servers: { ...prompt.servers } };
+  const told: Told = { mode: prompt.mode, instructions: instructionHashes(prompt.instructionsHash), servers: { ...prompt.servers } };
+  const files = root === undefined ? [] : instructionsNow(root);
   for (const turn of history) {
     for (const note of turn.notes) {
       if (note.kind === 'date') told.date = note.date;
       if (note.kind === 'mode') told.mode = note.mode;
-      if (note.kind === 'instructions') told.instructionsHash = note.hash;
+      if (note.kind === 'instructions') told.instructions[note.path] = note.hash;
       if (note.kind === 'server') told.servers[note.server] = note.body;
     }
-    for (const file of turn.wrote) if (file.absPath === instructionsFile) told.instructionsHash = file.hash;
+    for (const file of turn.wrote) {
+      const named = files.find((f) => f.absPath === file.absPath);
+      if (named) told.instructions[named.path] = file.hash;
+    }
   }
   return told;
 }
 
-/** The workspace's instruction file as the file tools name it: absolute, resolved where it exists. */
-export function instructionsFile(root: string): string {
-  const file = path.join(root, INSTRUCTIONS_FILE);
+/**
+ * The instruction files as they are now, each as the file tools name it (absolute, resolved where it
+ * exists) with the hash a note would carry ('' when there is none).
+ */
+export function instructionsNow(root: string): { path: string; absPath: string; hash: string }[] {
+  const hashes = new Map(readInstructions(root).map((i) => [i.path, i.hash]));
+  return instructionFiles(root).map((f) => ({ path: f.path, absPath: resolved(f.absPath), hash: hashes.get(f.path) ?? '' }));
+}
+
+function resolved(file: string): string {
   try {
     return fs.realpathSync.native(file);
   } catch {
     return file;
   }
-}
-
-/** The instruction file as it is now: where, and the hash a note would carry ('' when there is none). */
-export function instructionsNow(root: string): { absPath: string; hash: string } {
-  return { absPath: instructionsFile(root), hash: readInstructions(root).hash };
 }
 
 /** The files a revert note will name: those pending and these, once each, sorted. */
@@ -78,12 +84,11 @@ export interface NoteInputs {
  */
 export function messageNotes({ row, history, date, promptsDir, servers }: NoteInputs): Note[] {
   const prompt = { mode: row.promptMode, instructionsHash: row.promptInstructionsHash, servers: row.serverInstructions };
-  const told = lastTold(history, prompt, instructionsFile(row.root));
+  const told = lastTold(history, prompt, row.root);
   const notes: Note[] = [];
   if (told.date !== date) notes.push({ kind: 'date', date });
   if (told.mode !== row.mode) notes.push({ kind: 'mode', mode: row.mode, body: modeText(promptsDir, row.mode) });
-  const instructions = readInstructions(row.root);
-  if (instructions.hash !== told.instructionsHash) notes.push({ kind: 'instructions', ...instructions });
+  for (const i of readInstructions(row.root)) if (i.hash !== (told.instructions[i.path] ?? '')) notes.push({ kind: 'instructions', ...i });
   if (row.planNotePending) notes.push({ kind: 'plan', body: formatPlan(row.plan) });
   if (row.revertedPending?.length) notes.push({ kind: 'reverted', paths: row.revertedPending });
   for (const s of sortedServers(servers)) {
