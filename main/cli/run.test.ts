@@ -71,9 +71,16 @@ describe('keel run', { timeout: 120_000 }, () => {
     expect(request).toMatchObject({ request: 1, reused_tokens: 0 });
     expect(request.prompt_tokens).toBe(request.new_tokens);
     expect(request.prompt_tokens).toBeGreaterThan(100);
-    const done = list.at(-1)!;
+    const done = list.at(-2)!;
     expect(done.type).toBe('turn.completed');
     expect(done.usage).toEqual({ input_tokens: request.prompt_tokens, cached_input_tokens: 0, output_tokens: request.output_tokens });
+    // Last, the result in one line: the answer as the message items spell it, the requests, the time, the same usage.
+    const answer = list.filter((e) => e.type === 'item.completed' && (e.item as { role?: string }).role === 'assistant').map((e) => (e.item as { text: string }).text).join('');
+    const result = list.at(-1)!;
+    expect(result).toEqual({
+      type: 'result', subtype: 'success', is_error: false, result: answer, session_id: 1, num_turns: 1, duration_ms: expect.any(Number), usage: done.usage,
+    });
+    expect(result.duration_ms).toBeGreaterThan(0);
     expect(list.find((e) => e.type === 'item.completed')).toEqual({ type: 'item.completed', item: { type: 'message', role: 'user', text: expect.stringContaining('Say hi.') } });
     // The store has the session, titled after the prompt.
     const store = new SqliteStore(databasePath());
@@ -101,8 +108,9 @@ describe('keel run', { timeout: 120_000 }, () => {
     expect(code).toBe(0);
     const list = events(out.text);
     expect(list.map((e) => e.type)).not.toContain('session.started');
-    const done = list.at(-1)!;
+    const done = list.at(-2)!;
     expect(done.type).toBe('turn.completed');
+    expect(list.at(-1)).toMatchObject({ type: 'result', subtype: 'success', session_id: 1 });
     // A resumed session's first request re-reads (no saved cache from a 4-token turn is required), so only the figures' sum is checked.
     const requests = list.filter((e) => e.type === 'request.completed');
     expect((done.usage as { cached_input_tokens: number }).cached_input_tokens).toBe(requests.reduce((n, q) => n + (q.reused_tokens as number), 0));
@@ -193,8 +201,8 @@ describe('keel run', { timeout: 120_000 }, () => {
       // Each comes when it happens: bg2's end before the result that waited for it, bg1's as the turn ends, before turn.completed.
       const at = (f: (e: (typeof list)[number]) => boolean) => list.findIndex(f);
       expect(at((e) => e.type === 'shell.ended' && e.id === 'bg2')).toBeLessThan(at((e) => e.type === 'item.completed' && (e.item as { name?: string }).name === 'bash_output'));
-      expect(at((e) => e.type === 'shell.ended' && e.id === 'bg1')).toBe(list.length - 2);
-      expect(list.at(-1)!.type).toBe('turn.completed');
+      expect(at((e) => e.type === 'shell.ended' && e.id === 'bg1')).toBe(list.length - 3);
+      expect(list.at(-2)!.type).toBe('turn.completed');
       expect(runningThen).toBeGreaterThan(0);
       expect(tickers()).toEqual([]);
     } finally {
@@ -228,7 +236,7 @@ describe('keel run', { timeout: 120_000 }, () => {
       expect(usage?.cached_input_tokens).toBeGreaterThan(usage!.input_tokens / 2);
       expect(list.find((e) => e.type === 'item.completed' && (e.item as { type: string }).type === 'tool_result')).toMatchObject({ item: { name: 'task', text: '[#0001]\nIt is in config.json.' } });
       expect(store.getSession(child)).toMatchObject({ parentId: c.session.id, title: 'Find the config' });
-      expect(list.at(-1)!.type).toBe('turn.completed');
+      expect(list.at(-1)).toMatchObject({ type: 'result', subtype: 'success', result: 'Found it.' });
     } finally {
       store.close();
     }
@@ -250,7 +258,10 @@ describe('keel run', { timeout: 120_000 }, () => {
       expect(code).toBe(RUN_EXIT.failed);
       const list = events(out.text);
       expect(list.filter((e) => e.type === 'request.completed')).toHaveLength(2);
-      expect(list.at(-1)).toEqual({ type: 'turn.failed', error: { message: 'the turn reached its request limit before the model answered' } });
+      expect(list.at(-2)).toEqual({ type: 'turn.failed', error: { message: 'the turn reached its request limit before the model answered' } });
+      expect(list.at(-1)).toMatchObject({
+        type: 'result', subtype: 'error', is_error: true, result: 'the turn reached its request limit before the model answered', num_turns: 2,
+      });
     } finally {
       store.close();
     }

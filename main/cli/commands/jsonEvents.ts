@@ -38,6 +38,14 @@ export const JsonEvent = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('item.completed'), item: JsonItem }),
   z.strictObject({ type: z.literal('turn.completed'), usage: Usage }),
   z.strictObject({ type: z.literal('turn.failed'), error: z.strictObject({ message: z.string() }) }),
+  /**
+   * Last, always: the turn's outcome in one line, as Claude Code's `result` gives it: the answer (or
+   * why it failed), its requests, its time and its usage (the subagents' own not counted).
+   */
+  z.strictObject({
+    type: z.literal('result'), subtype: z.enum(['success', 'error']), is_error: z.boolean(), result: z.string(),
+    session_id: z.int().positive(), num_turns: count, duration_ms: count, usage: Usage,
+  }),
   /** A background shell of the session (bash `run_in_background`) started, or ended: its state and status line. */
   z.strictObject({ type: z.literal('shell.started'), id: z.string(), command: z.string(), state: z.literal('running'), status: z.string() }),
   z.strictObject({ type: z.literal('shell.ended'), id: z.string(), command: z.string(), state: z.enum(SHELL_STATES).exclude(['running']), status: z.string() }),
@@ -62,7 +70,10 @@ export class JsonEvents {
   /** Whether a call was refused for want of an approval no one could give (exit 3). */
   needed = false;
 
-  constructor(private readonly out: Writer) {}
+  private readonly began = performance.now();
+
+  /** `sessionId`: the session the turn runs in (the result names it). */
+  constructor(private readonly out: Writer, private readonly sessionId: number) {}
 
   write(event: JsonEvent): void {
     this.out.write(`${JSON.stringify(event)}\n`);
@@ -128,16 +139,24 @@ export class JsonEvents {
     this.write({ type: 'subagent.state', session_id: childId, description, state: change.state, ...usage });
   }
 
-  /** The turn ended with an answer (or stopped): its usage, summed over its requests. */
-  completed(): void {
+  /** The turn ended with `answer`: its usage, summed over its requests, then the result. */
+  completed(answer: string): void {
     this.flushText();
     this.write({ type: 'turn.completed', usage: usageOf(this.requests) });
-    this.requests = [];
+    this.result(answer, false);
   }
 
   failed(message: string): void {
     this.flushText();
     this.write({ type: 'turn.failed', error: { message } });
+    this.result(message, true);
+  }
+
+  private result(text: string, error: boolean): void {
+    this.write({
+      type: 'result', subtype: error ? 'error' : 'success', is_error: error, result: text, session_id: this.sessionId,
+      num_turns: this.requests.length, duration_ms: Math.round(performance.now() - this.began), usage: usageOf(this.requests),
+    });
     this.requests = [];
   }
 

@@ -23,7 +23,7 @@ export interface TurnOptions {
 
 /** Runs one turn of a conversation and closes it; returns the exit code. */
 export async function runTurn(c: Conversation, prompt: string, o: TurnOptions, io: Io): Promise<number> {
-  const events = o.json ? new JsonEvents(io.out) : undefined;
+  const events = o.json ? new JsonEvents(io.out, c.session.id) : undefined;
   const printer = events ? undefined : new ReplyPrinter(undefined, io.err);
   let answered = true;
   c.onEvent = (e) => {
@@ -52,7 +52,7 @@ export async function runTurn(c: Conversation, prompt: string, o: TurnOptions, i
     await c.endShells();
     const finished = answered && !controller.signal.aborted;
     if (events) {
-      if (finished) events.completed();
+      if (finished) events.completed(answer);
       else events.failed(controller.signal.aborted ? 'stopped' : 'the turn reached its request limit before the model answered');
     } else {
       printer?.endReply();
