@@ -235,6 +235,12 @@ describe('keel run', { timeout: 120_000 }, () => {
       expect(usage?.input_tokens).toBeGreaterThan(1000);
       expect(usage?.cached_input_tokens).toBeGreaterThan(usage!.input_tokens / 2);
       expect(list.find((e) => e.type === 'item.completed' && (e.item as { type: string }).type === 'tool_result')).toMatchObject({ item: { name: 'task', text: '[#0001]\nIt is in config.json.' } });
+      // The call shows as it starts, with the id its result gets, before its subagent runs.
+      const at = (f: (e: (typeof list)[number]) => boolean) => list.findIndex(f);
+      const started = at((e) => e.type === 'item.started');
+      expect(list[started]).toEqual({ type: 'item.started', item: { type: 'tool_call', id: '#0001', name: 'task', arguments: { description: 'Find the config', prompt: 'Where is the config?' } } });
+      expect(started).toBeLessThan(at((e) => e.type === 'subagent.state'));
+      expect(started).toBeLessThan(at((e) => e.type === 'item.completed' && (e.item as { type: string }).type === 'tool_call'));
       expect(store.getSession(child)).toMatchObject({ parentId: c.session.id, title: 'Find the config' });
       expect(list.at(-1)).toMatchObject({ type: 'result', subtype: 'success', result: 'Found it.' });
     } finally {

@@ -35,6 +35,8 @@ export const JsonEvent = z.discriminatedUnion('type', [
     type: z.literal('request.completed'), request: z.int().positive(), prompt_tokens: count, reused_tokens: count, new_tokens: count,
     output_tokens: count, cause: z.string().optional(),
   }),
+  /** A call starts: its item, with the id its result will have (a long call shows before it ends). */
+  z.strictObject({ type: z.literal('item.started'), item: JsonItem.options[1] }),
   z.strictObject({ type: z.literal('item.completed'), item: JsonItem }),
   z.strictObject({ type: z.literal('turn.completed'), usage: Usage }),
   z.strictObject({ type: z.literal('turn.failed'), error: z.strictObject({ message: z.string() }) }),
@@ -104,6 +106,9 @@ export class JsonEvents {
         this.flushText();
         break;
       }
+      case 'tool-started':
+        this.write({ type: 'item.started', item: { type: 'tool_call', id: formatId(e.number), name: e.name, arguments: e.args ?? null } });
+        break;
       case 'tool': {
         const id = formatId(e.result.number);
         this.item({ type: 'tool_call', id, name: e.name, arguments: e.args ?? null });

@@ -73,15 +73,19 @@ export class Calls {
   /**
    * The calls of one reply, in order. Calls of a `concurrent` tool next to each other run at the same
    * time (subagents); every result is then inserted and stored in the order the calls were made.
-   * `reject` answers a call that is not to run (its problem); `done` hears of each result as it is stored.
+   * `reject` answers a call that is not to run (its problem); `started` hears of each call as it starts,
+   * with the number its result will have; `done` hears of each result as it is stored.
    */
   async runAll(
     calls: readonly { name: string; args: unknown; problem?: string }[], o: CallOptions, done: (result: CallResult, index: number) => void,
+    started?: (index: number, number: number) => void,
   ): Promise<CallResult[]> {
     const results: CallResult[] = [];
     for (let i = 0; i < calls.length;) {
       let end = i + 1;
       while (this.concurrent(calls[i]) && end < calls.length && this.concurrent(calls[end])) end++;
+      // Every earlier result is stored by now, and these are stored in call order: their numbers follow.
+      for (let k = i; k < end; k++) started?.(k, this.insertion.next + k - i);
       const begun = calls.slice(i, end).map((c) => (c.problem === undefined ? this.begin(c.name, c.args, o) : undefined));
       for (const [k, call] of calls.slice(i, end).entries()) {
         const started = begun[k];

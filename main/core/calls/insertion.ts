@@ -24,6 +24,11 @@ export class Insertion {
     private readonly known: Map<string, string>,
   ) {}
 
+  /** The number the next result is stored as. */
+  get next(): number {
+    return this.nextNumber;
+  }
+
   knownHash(absPath: string): string | undefined {
     return this.known.get(absPath);
   }

@@ -140,7 +140,7 @@ export class AgentLoop {
       const results = await this.o.session.calls.runAll(asked, o, (result, i) => {
         this.emit({ type: 'tool', name: asked[i].name, args: asked[i].args, result });
         this.fileNotices();
-      });
+      }, (i, number) => this.emit({ type: 'tool-started', name: asked[i].name, args: asked[i].args, number }));
       const calls: ReplyCall[] = asked.map((call, i) => ({ name: call.name, args: call.args ?? null, number: results[i].number, raw: call.raw }));
       this.o.session.recordReply(reply.words, calls, reply.raw);
       if (signal?.aborted || repeats.exhausted) break;

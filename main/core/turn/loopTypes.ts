@@ -9,6 +9,8 @@ import type { RequestRow, SessionStore } from '../state/types.js';
 export type LoopEvent =
   | { type: 'message'; sent: string }
   | { type: 'text'; delta: string }
+  /** A call starts (its result will be `number`); `tool` follows when it has its result. */
+  | { type: 'tool-started'; name: string; args: unknown; number: number }
   | { type: 'tool'; name: string; args: unknown; result: CallResult }
   /** Hooks that ran for a message (UserPromptSubmit) or an answer (Stop); a call's are on its result. */
   | { type: 'hook'; event: HookEventName; runs: HookRun[] }
