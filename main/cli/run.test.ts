@@ -5,6 +5,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../db/store.js';
 import { databasePath } from '../keelHome.js';
 import type { LlamaEngine } from '../llm/engine.js';
+import type { Mode } from '../core/state/types.js';
 import { writeTestModel } from '../llm/testModel/makeTestModel.js';
 import { formatCall } from '../llm/toolCalls.js';
 import { newConversation } from './commands/conversation.js';
@@ -58,6 +59,18 @@ describe('docs/json-events.md', () => {
     expect([...types].sort()).toEqual([...all].sort());
   });
 });
+
+/** A new conversation on the test model whose replies are the returned `replies`, with collectors for its output. */
+async function scripted(store: SqliteStore, o: { mode: Mode; contextSize?: number; maxSteps?: number }) {
+  const replies: string[] = [];
+  const out = collector();
+  const err = collector();
+  const c = await newConversation(store, {
+    workspace: root, model, kind: 'agent', mode: o.mode, local: { threads: 1, contextSize: o.contextSize ?? 8192 }, maxSteps: o.maxSteps,
+    script: { next: () => replies.shift() },
+  }, { out: err, err });
+  return { c, syntax: (c.agent.engine as LlamaEngine).syntax(c.session.promptDate), replies, out, err };
+}
 
 describe('keel run', { timeout: 120_000 }, () => {
   it('--json prints only JSON Lines: the session, each request with its cache figures, the turn with its usage', async () => {
@@ -130,16 +143,9 @@ describe('keel run', { timeout: 120_000 }, () => {
   });
 
   it('a call that needs an approval in --approve never is a denial, and the run exits 3', async () => {
-    const replies: string[] = [];
     const store = new SqliteStore(databasePath());
     try {
-      const out = collector();
-      const err = collector();
-      const c = await newConversation(store, {
-        workspace: root, model, kind: 'agent', mode: 'ask', local: { threads: 1, contextSize: 8192 },
-        script: { next: () => replies.shift() },
-      }, { out: err, err });
-      const syntax = (c.agent.engine as LlamaEngine).syntax(c.session.promptDate);
+      const { c, syntax, replies, out, err } = await scripted(store, { mode: 'ask' });
       replies.push(formatCall(syntax, 'write', { path: 'b.txt', content: 'new\n' }), 'I could not write it.');
       const code = await runTurn(c, 'Write b.txt.', { json: true, approve: 'never', started: true }, { out, err });
       expect(code).toBe(RUN_EXIT.needsApproval);
@@ -165,16 +171,9 @@ describe('keel run', { timeout: 120_000 }, () => {
         return false;
       }
     });
-    const replies: string[] = [];
     const store = new SqliteStore(databasePath());
     try {
-      const out = collector();
-      const err = collector();
-      const c = await newConversation(store, {
-        workspace: root, model, kind: 'agent', mode: 'auto', local: { threads: 1, contextSize: 8192 },
-        script: { next: () => replies.shift() },
-      }, { out: err, err });
-      const syntax = (c.agent.engine as LlamaEngine).syntax(c.session.promptDate);
+      const { c, syntax, replies, out, err } = await scripted(store, { mode: 'auto' });
       const ticker = `while true; do echo ${marker}; sleep 0.2; done`;
       replies.push(
         formatCall(syntax, 'bash', { command: ticker, run_in_background: true }),
@@ -211,16 +210,9 @@ describe('keel run', { timeout: 120_000 }, () => {
   });
 
   it('runs a task call on a subagent of its own and tells its states and usage', async () => {
-    const replies: string[] = [];
     const store = new SqliteStore(databasePath());
     try {
-      const out = collector();
-      const err = collector();
-      const c = await newConversation(store, {
-        workspace: root, model, kind: 'agent', mode: 'auto', local: { threads: 1, contextSize: 16384 },
-        script: { next: () => replies.shift() },
-      }, { out: err, err });
-      const syntax = (c.agent.engine as LlamaEngine).syntax(c.session.promptDate);
+      const { c, syntax, replies, out, err } = await scripted(store, { mode: 'auto', contextSize: 16384 });
       replies.push(formatCall(syntax, 'task', { description: 'Find the config', prompt: 'Where is the config?' }), 'It is in config.json.', 'Found it.');
       const code = await runTurn(c, 'Find the config.', { json: true, approve: 'never' }, { out, err });
       expect(err.text).not.toContain('unexpected error');
@@ -249,16 +241,9 @@ describe('keel run', { timeout: 120_000 }, () => {
   });
 
   it('--max-turns stops a turn that keeps calling tools, and it fails', async () => {
-    const replies: string[] = [];
     const store = new SqliteStore(databasePath());
     try {
-      const out = collector();
-      const err = collector();
-      const c = await newConversation(store, {
-        workspace: root, model, kind: 'agent', mode: 'auto', local: { threads: 1, contextSize: 8192 }, maxSteps: 2,
-        script: { next: () => replies.shift() },
-      }, { out: err, err });
-      const syntax = (c.agent.engine as LlamaEngine).syntax(c.session.promptDate);
+      const { c, syntax, replies, out, err } = await scripted(store, { mode: 'auto', maxSteps: 2 });
       replies.push(formatCall(syntax, 'read', { path: 'a.txt' }), formatCall(syntax, 'list', {}), 'Never reached.');
       const code = await runTurn(c, 'Look.', { json: true, approve: 'never' }, { out, err });
       expect(code).toBe(RUN_EXIT.failed);
