@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { contextConfig, fill } from '../config.js';
-import { instructionFiles, instructionHashes, modeText, readInstructions } from '../prompts/buildSystemPrompt.js';
+import { instructionFiles, instructionHashes, modeText, readInstructions, type InstructionFile } from '../prompts/buildSystemPrompt.js';
 import type { ServerInstructions } from '../tools/external.js';
 import { formatPlan } from '../tools/planWrite.js';
 import type { MessageSection } from '../engine/types.js';
@@ -25,7 +25,7 @@ export function lastTold(
   history: readonly Turn[], prompt: { mode: Mode; instructionsHash: string; servers?: Record<string, string> }, root?: string,
 ): Told {
   const told: Told = { mode: prompt.mode, instructions: instructionHashes(prompt.instructionsHash), servers: { ...prompt.servers } };
-  const files = root === undefined ? [] : instructionsNow(root);
+  const files = root === undefined ? [] : instructionPaths(root);
   for (const turn of history) {
     for (const note of turn.notes) {
       if (note.kind === 'date') told.date = note.date;
@@ -47,15 +47,18 @@ export function lastTold(
  */
 export function instructionsNow(root: string): { path: string; absPath: string; hash: string }[] {
   const hashes = new Map(readInstructions(root).map((i) => [i.path, i.hash]));
-  return instructionFiles(root).map((f) => ({ path: f.path, absPath: resolved(f.absPath), hash: hashes.get(f.path) ?? '' }));
+  return instructionPaths(root).map((f) => ({ ...f, hash: hashes.get(f.path) ?? '' }));
 }
 
-function resolved(file: string): string {
-  try {
-    return fs.realpathSync.native(file);
-  } catch {
-    return file;
-  }
+/** The instruction files, each at the absolute path the file tools name it by (resolved where it exists); nothing read. */
+function instructionPaths(root: string): InstructionFile[] {
+  return instructionFiles(root).map((f) => {
+    try {
+      return { path: f.path, absPath: fs.realpathSync.native(f.absPath) };
+    } catch {
+      return f;
+    }
+  });
 }
 
 /** The files a revert note will name: those pending and these, once each, sorted. */
