@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { pidsRunning } from '../../test/processes.js';
 import { makeContext, makeTempRoot } from '../../test/toolContext.js';
 import { bashTool, type BashArgs } from '../core/tools/bash.js';
 import { bashOutputTool } from '../core/tools/bashOutput.js';
@@ -44,5 +45,25 @@ describe('background shells in the OS sandbox', () => {
     for (let i = 0; i < 100 && !(await output(ctx, { bash_id: 'bg2' })).startsWith('up'); i++) await new Promise((r) => setTimeout(r, 100));
     expect(await kill(ctx, 'bg2')).toBe('Shell bg2 was stopped.');
     expect(fs.readFileSync(path.join(ws.root, 'clean'), 'utf8')).toBe('cleaned\n');
+  }, 60_000);
+
+  it('stops a sandbox whose own shell ended before it (a stop just as it started): everything in it, by its cgroup', async () => {
+    const sandbox = createSandboxRunner({ dataFolder: data.root });
+    const prepared = await sandbox.prepare('echo up; sleep 317', { root: ws.root, access: 'workspace-write' });
+    expect(prepared.cgroup, 'Keel can make a pids cgroup here').toBeDefined();
+    // The shell Keel started leaves bubblewrap running without it, as a SIGTERM to the shell does before
+    // bubblewrap has asked to die with its parent (modelled by leaving that flag out).
+    const line = `${prepared.line.replace('--die-with-parent ', '')} & sleep 0.5`;
+    const own = shells.forSession(2);
+    const view = own.start({ ...prepared, line }, { command: 'sleep 317', root: ws.root });
+    let seen = '';
+    for (let i = 0; i < 100 && !seen; i++) seen = (await own.read(view.id, { waitMs: 100 })).text;
+    expect(seen).toBe('up\n');
+    for (let i = 0; i < 50 && fs.existsSync(`/proc/${view.pid}`); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(pidsRunning('sleep 317')).toHaveLength(1);
+    const stopped = await own.kill(view.id);
+    expect(stopped.forced).toBe(false);
+    expect(stopped.shell.state).toBe('stopped');
+    expect(pidsRunning('sleep 317')).toEqual([]);
   }, 60_000);
 });

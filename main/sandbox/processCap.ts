@@ -41,6 +41,8 @@ function pidsParent(): string | null {
 }
 
 export interface ProcessCap {
+  /** The cgroup's folder: its `cgroup.procs` lists the command's processes. */
+  dir: string;
   /** Shell text the outer line starts with: it moves that shell into the cgroup. */
   join: string;
   /** Removes the cgroup (its processes are gone once the sandbox's init has ended). */
@@ -61,6 +63,7 @@ export function processCap(id: string, max: number): ProcessCap | undefined {
   }
   const procs = `'${path.join(own, 'cgroup.procs').replace(/'/g, `'"'"'`)}'`;
   return {
+    dir: own,
     join: `echo $$ > ${procs} || exit 125; `,
     release() {
       // Still busy while the last process is being reaped: tried again a second later.

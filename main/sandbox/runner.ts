@@ -147,6 +147,8 @@ interface Launch {
   line: string;
   id: string;
   policy: CommandPolicy;
+  /** The command's process cap's cgroup folder, where one was made. */
+  cgroup?: string;
   /** The workspace's git directories before the command, where it may write (gitGuard.ts). */
   git?: GitSnapshot;
   /** Frees the temp folder, the process cap and the network grant, and lets the library remove its mount points. Once. */
@@ -197,7 +199,7 @@ async function sandboxLaunch(command: string, base: PolicyBase, domains: readonl
     const hiddenHome = config.filesystem?.denyRead?.includes(policy.home) ? `--remount-ro ${shellQuote(policy.home)} ` : '';
     const withTmp = wrappedLine.replace(DEV_ARG, `${DEV_ARG}--size ${base.tmpBytes ?? TMP_BYTES} --tmpfs ${shellQuote(tmp)} ${hiddenHome}`);
     const line = `${CLOSE_INHERITED_FDS}${cap?.join ?? ''}${withTmp}`;
-    return { line, id, policy, git, release };
+    return { line, id, policy, git, release, ...(cap ? { cgroup: cap.dir } : {}) };
   } catch (err) {
     release();
     throw err;
@@ -268,6 +270,7 @@ export function createSandboxRunner(o: SandboxOptions): CommandRunner {
       return {
         line: launch.line,
         env: commandEnv(process.env, o.env),
+        ...(launch.cgroup ? { cgroup: launch.cgroup } : {}),
         async finish(exit) {
           try {
             return exit.code === 0 ? [] : await refusals(launch);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { contextConfig, fill, toolConfig } from '../config.js';
 import { decodeCut, NO_RUNNER, spawnPrepared, type PreparedCommand } from './commandRunner.js';
+import { killTree } from './processTree.js';
 import { toolParameters } from './schema.js';
 import { ToolError, type Tool } from './types.js';
 
@@ -74,11 +75,7 @@ function runCommand(prepared: PreparedCommand, cwd: string, timeoutMs: number, s
     let grace: NodeJS.Timeout | undefined;
 
     const killGroup = (): void => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // The group is already gone.
-      }
+      if (child.pid !== undefined) killTree(child.pid, prepared.cgroup);
     };
     const timer = setTimeout(() => {
       timedOut = true;

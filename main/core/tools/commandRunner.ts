@@ -33,6 +33,12 @@ export interface PreparedCommand {
   /** The process's environment (undefined: Keel's own, as `commandEnv` leaves it). */
   env?: NodeJS.ProcessEnv;
   /**
+   * The command's own cgroup folder, where there is one: its `cgroup.procs` lists every process
+   * the command started, including one its parent left behind (no longer below the process Keel
+   * started), so a stop reaches them all.
+   */
+  cgroup?: string;
+  /**
    * Called once, after the process has ended (or failed to start): frees what `prepare` took
    * (a temporary folder, a network grant) and returns what the sandbox refused the command
    * while it ran, one line each (`deny openat /etc/x`), [] for nothing.

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { pidsRunning } from '../../../test/processes.js';
 import { makeContext, makeTempRoot } from '../../../test/toolContext.js';
 import { toolConfig } from '../config.js';
 import { bashTool, type BashArgs } from './bash.js';
@@ -82,6 +83,18 @@ describe('background shells', () => {
     const started = Date.now();
     expect(await kill(ctx, 'bg2')).toBe(`Shell bg2 ignored SIGTERM for ${toolConfig.shells.kill_grace_ms} ms and was killed.`);
     expect(Date.now() - started).toBeGreaterThanOrEqual(toolConfig.shells.kill_grace_ms - 50);
+  }, 20_000);
+
+  it('ends a stopped shell whose output a process it left behind holds open, once the grace periods are over', async () => {
+    const ctx = session();
+    // `setsid` puts the process out of the shell's group and, its parent gone, out of its tree: no kill reaches it.
+    await bash(ctx, { command: '(setsid sleep 319 &); echo up; sleep 300', run_in_background: true });
+    expect(await output(ctx, { bash_id: 'bg1', wait_ms: 300 })).toMatch(/^up\n/);
+    const started = Date.now();
+    expect(await kill(ctx, 'bg1')).toBe(`Shell bg1 ignored SIGTERM for ${toolConfig.shells.kill_grace_ms} ms and was killed.`);
+    expect(Date.now() - started).toBeLessThan(3 * toolConfig.shells.kill_grace_ms);
+    expect(await output(ctx, { bash_id: 'bg1' })).toBe('[shell bg1 was stopped: kill_shell stopped it]');
+    for (const pid of pidsRunning('sleep 319')) process.kill(pid, 'SIGKILL');
   }, 20_000);
 
   it('keeps a bounded file of what it prints and says how much the reader missed', async () => {

@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fill, toolConfig } from '../config.js';
 import { completeLength, spawnPrepared, type PreparedCommand } from './commandRunner.js';
+import { alive, killTree, members, processes, signal, startTime } from './processTree.js';
 
 const config = toolConfig.shells;
 const texts = config.texts;
@@ -82,72 +83,14 @@ interface Shell {
   fileStart: number;
   readAt: number;
   ended: Promise<void>;
+  /** Ends it without waiting for its output to close (what holds it open was killed, or cannot be found). */
+  abandon(): void;
+  cgroup?: string;
   timer?: NodeJS.Timeout;
 }
 
 /** The Keel process's own name for its files: pid and start time, so a reused pid is not taken for it. */
 const ownName = (): string => `${process.pid}.${startTime(process.pid) ?? 0}`;
-
-/** A process's start time (clock ticks since boot, /proc), or undefined when it is gone or there is no /proc. */
-function startTime(pid: number): string | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-  } catch {
-    return undefined;
-  }
-}
-
-/** Whether the process `pid` that started at `start` is still running (without /proc: whether any `pid` is). */
-function alive(pid: number, start: string): boolean {
-  if (fs.existsSync('/proc/self/stat')) return startTime(pid) === start;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-interface Proc { pid: number; name: string; parent: number }
-
-/** Every process below `pid` (read from /proc; none where there is no /proc), with its program name and parent. */
-function below(pid: number): Proc[] {
-  const children = new Map<number, Proc[]>();
-  let entries: string[] = [];
-  try {
-    entries = fs.readdirSync('/proc').filter((e) => /^\d+$/.test(e));
-  } catch {
-    return [];
-  }
-  for (const entry of entries) {
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(parent, [...(children.get(parent) ?? []), { pid: Number(entry), name, parent }]);
-    } catch {
-      // It ended while we looked.
-    }
-  }
-  const found: Proc[] = [];
-  const walk = (p: number): void => {
-    for (const c of children.get(p) ?? []) {
-      found.push(c);
-      walk(c.pid);
-    }
-  };
-  walk(pid);
-  return found;
-}
-
-function signal(pid: number, sig: NodeJS.Signals): void {
-  try {
-    process.kill(pid, sig);
-  } catch {
-    // It is gone.
-  }
-}
 
 /**
  * SIGTERM to the command's own processes, each once (`done` holds those signalled). In the OS
@@ -156,8 +99,8 @@ function signal(pid: number, sig: NodeJS.Signals): void {
  * before it could end cleanly. Called again while the grace period runs, for what started since
  * (a command stopped as it starts is not inside its sandbox yet).
  */
-function terminate(pid: number, done: Set<number>): void {
-  const tree = below(pid);
+function terminate(pid: number, cgroup: string | undefined, done: Set<number>): void {
+  const tree = processes(pid, cgroup);
   const sandbox = new Set(tree.filter((p) => p.name === 'bwrap').map((p) => p.pid));
   if (sandbox.size === 0 && !done.has(pid)) signal(-pid, 'SIGTERM');
   sandbox.add(pid);
@@ -167,13 +110,6 @@ function terminate(pid: number, done: Set<number>): void {
     done.add(p.pid);
     signal(p.pid, 'SIGTERM');
   }
-}
-
-/** SIGKILL to the shell's process group and everything below it (a process that left the group too). */
-function killTree(pid: number): void {
-  const tree = below(pid);
-  signal(-pid, 'SIGKILL');
-  for (const p of tree) signal(p.pid, 'SIGKILL');
 }
 
 /** Every table of this process, for the exit handler. */
@@ -199,7 +135,7 @@ export class Shells {
 
   /** At process exit, what is still running is killed (synchronously: nothing waits at exit). */
   killRunning(): void {
-    for (const s of this.all()) if (s.view.state === 'running' && s.view.pid) killTree(s.view.pid);
+    for (const s of this.all()) if (s.view.state === 'running' && s.view.pid) killTree(s.view.pid, s.cgroup);
   }
 
   /** Nothing is written until a shell starts: the folder is made then. */
@@ -275,7 +211,10 @@ export class Shells {
     const base = path.join(this.dir, `${this.name}.s${sessionId}.${id}`);
     const view: ShellView = { id, sessionId, command: o.command, startedAt: Date.now(), state: 'running', bytes: 0, dropped: 0 };
     let done!: () => void;
-    const shell: Shell = { view, file: `${base}.log`, record: `${base}.json`, fileStart: 0, readAt: 0, ended: new Promise((r) => (done = r)) };
+    const shell: Shell = {
+      view, file: `${base}.log`, record: `${base}.json`, fileStart: 0, readAt: 0, ended: new Promise((r) => (done = r)),
+      abandon: () => undefined, ...(prepared.cgroup ? { cgroup: prepared.cgroup } : {}),
+    };
     if (!this.shells.has(sessionId)) this.shells.set(sessionId, new Map());
     this.shells.get(sessionId)!.set(id, shell);
     fs.mkdirSync(this.dir, { recursive: true });
@@ -300,8 +239,16 @@ export class Shells {
     const child = spawnPrepared(prepared, o.root);
     view.pid = child.pid;
     if (child.pid !== undefined) {
-      fs.writeFileSync(shell.record, JSON.stringify({ pid: child.pid, start: startTime(child.pid) ?? '', sessionId, id, command: o.command }));
+      const record = { pid: child.pid, start: startTime(child.pid) ?? '', cgroup: prepared.cgroup, sessionId, id, command: o.command };
+      fs.writeFileSync(shell.record, JSON.stringify(record));
     }
+    let exit: { code: number | null; signal: string | null } = { code: null, signal: 'SIGKILL' };
+    child.on('exit', (code, signal) => (exit = { code, signal }));
+    shell.abandon = () => {
+      child.stdout.destroy();
+      child.stderr.destroy();
+      end(exit.signal ? { signal: exit.signal } : { code: exit.code ?? 0 }, exit);
+    };
     const take = (chunk: Buffer): void => this.take(shell, chunk);
     child.stdout.on('data', take);
     child.stderr.on('data', take);
@@ -390,8 +337,8 @@ export class Shells {
     if (shell.view.state !== 'running' || pid === undefined) return false;
     Object.assign(shell.view, { state: 'stopped', why });
     const signalled = new Set<number>();
-    terminate(pid, signalled);
-    const again = setInterval(() => terminate(pid, signalled), 100);
+    terminate(pid, shell.cgroup, signalled);
+    const again = setInterval(() => terminate(pid, shell.cgroup, signalled), 100);
     let timer: NodeJS.Timeout | undefined;
     const graceful = await Promise.race([
       shell.ended.then(() => true),
@@ -400,7 +347,14 @@ export class Shells {
     clearTimeout(timer);
     clearInterval(again);
     if (!graceful) {
-      killTree(pid);
+      killTree(pid, shell.cgroup);
+      // Its output stays open while a process Keel could not find holds it (one that left the tree, where there is no cgroup).
+      const held = await Promise.race([
+        shell.ended.then(() => false),
+        new Promise<boolean>((r) => (timer = setTimeout(() => r(true), config.kill_grace_ms))),
+      ]);
+      clearTimeout(timer);
+      if (held) shell.abandon();
       await shell.ended;
     }
     return !graceful;
@@ -415,8 +369,20 @@ function sweep(dir: string): void {
     const file = path.join(dir, entry);
     if (owner[3] === 'json') {
       try {
-        const record = JSON.parse(fs.readFileSync(file, 'utf8')) as { pid?: unknown; start?: unknown };
-        if (typeof record.pid === 'number' && typeof record.start === 'string' && alive(record.pid, record.start)) killTree(record.pid);
+        const record = JSON.parse(fs.readFileSync(file, 'utf8')) as { pid?: unknown; start?: unknown; cgroup?: unknown };
+        const cgroup = typeof record.cgroup === 'string' ? record.cgroup : undefined;
+        if (typeof record.pid === 'number' && typeof record.start === 'string' && alive(record.pid, record.start)) killTree(record.pid, cgroup);
+        if (cgroup) {
+          for (const n of members(cgroup)) signal(n, 'SIGKILL');
+          // Empty once the killed are reaped: removed then, where Keel may.
+          setTimeout(() => {
+            try {
+              fs.rmdirSync(cgroup);
+            } catch {
+              // Not Keel's to remove, or not empty yet.
+            }
+          }, 1000).unref();
+        }
       } catch {
         // A record cut short by the crash: nothing to end by it.
       }
