@@ -26,6 +26,7 @@ import { HOOKS_CONTRACT } from './contract/hooks.js';
 import { PRICE_CALLS } from './contract/price.js';
 import { SETTINGS_CALLS } from './contract/settings.js';
 import { SHELL_CALLS } from './contract/shells.js';
+import { COMMAND_CALLS } from './contract/commands.js';
 
 export type * from './contract/views.js';
 export type * from './contract/hooks.js';
@@ -33,6 +34,7 @@ export type * from './contract/checkpoints.js';
 export type * from './contract/price.js';
 export type * from './contract/settings.js';
 export type * from './contract/shells.js';
+export type * from './contract/commands.js';
 export type { KeelEvent } from './contract/events.js';
 export { CALL_CHANNEL, EVENT_CHANNEL, type CallReply } from './contract/transport.js';
 /** How an approval shows text (control, escape and bidi characters named): the CLI calls the same function. */
@@ -126,6 +128,8 @@ export const CONTRACT = {
   ...SETTINGS_CALLS,
   // Background shells (issue 33): the Processes tab lists them, shows one's output, stops one.
   ...SHELL_CALLS,
+  // Custom slash commands (issue 34): the composer's list as the person types `/`.
+  ...COMMAND_CALLS,
 };
 
 /** Every call the UI can make, as TypeScript sees it. */

@@ -30,6 +30,8 @@ import { parseAskAboveSeconds, sandboxOptions, settingViews } from './settings.j
 import { pricedAction, priceView } from './price.js';
 import { sandboxView, sessionView, summaryOf } from './views.js';
 import { hostSubagents } from '../subagentHost.js';
+import { commandLabel, expandTyped, listCommands } from '../core/prompts/slashCommands.js';
+import type { SlashCommandView } from '../contract.js';
 
 export interface ServiceOptions {
   store: SqliteStore;
@@ -127,8 +129,17 @@ export class KeelService implements KeelApi {
     await this.deps.shells?.endSession(id);
   }
 
+  /**
+   * A message that starts with a custom command's `/name` sends the command's prompt in its place,
+   * and that prompt is what is stored and shown; a `/word` that is no command is refused, nothing sent.
+   */
   async send(id: number, text: string): Promise<void> {
-    await this.pool.run(id, (agent, signal) => agent.send(text, { signal }), { marksStop: true });
+    const { prompt } = expandTyped(text, this.pool.session(id).root);
+    await this.pool.run(id, (agent, signal) => agent.send(prompt, { signal }), { marksStop: true });
+  }
+
+  async slashCommands(workspace: string): Promise<SlashCommandView[]> {
+    return listCommands(workspace).map(({ body: _body, ...command }) => ({ ...command, label: commandLabel(command) }));
   }
 
   /** Stops a running reply; an approval it waits for is denied. */
