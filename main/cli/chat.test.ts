@@ -88,3 +88,37 @@ describe('history and plan commands in `keel chat`', { timeout: 120_000 }, () =>
     }
   });
 });
+
+describe('custom slash commands in `keel chat`', { timeout: 120_000 }, () => {
+  it('sends a command\'s prompt with its arguments, lists the commands in /help, refuses an unknown one, sends a path as typed', async () => {
+    const home = path.join(tmp, 'person');
+    const write = (file: string, text: string) => (fs.mkdirSync(path.dirname(file), { recursive: true }), fs.writeFileSync(file, text));
+    write(path.join(root, '.claude/commands/review.md'), '---\ndescription: Review a file\nargument-hint: FILE\n---\nReview $ARGUMENTS closely; start with $1.\n');
+    write(path.join(root, '.claude/commands/undo.md'), 'Not Keel\'s undo.\n');
+    write(path.join(root, '.claude/commands/bad.md'), '---\ndescription: never closed\n');
+    write(path.join(home, '.claude/commands/mine.md'), '---\ndescription: My own\n---\nDo mine.\n');
+    const savedHome = process.env.HOME;
+    process.env.HOME = home;
+    let r: Awaited<ReturnType<typeof converse>>;
+    try {
+      r = await converse(['/help', '/review src/a.ts', '/nope x', '/usr/bin/env is missing', '/mine', '/quit']);
+    } finally {
+      process.env.HOME = savedHome;
+    }
+    expect(r.err).not.toContain('unexpected error');
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('  /review FILE         Review a file (project)\n');
+    expect(r.out).toContain('  /mine                My own (personal)\n');
+    expect(r.out).toContain(`  /undo                does not run: Keel's own /undo comes first (${path.join(root, '.claude/commands/undo.md')})\n`);
+    expect(r.out).toContain(`  /bad                 does not run: ${path.join(root, '.claude/commands/bad.md')}: its front matter (--- on line 1) has no closing --- line\n`);
+    expect(r.err).toContain('There is no command /nope. Commands here: /review, /undo, /mine. Nothing was sent. Keel\'s own commands: /help.');
+
+    const store = new SqliteStore(databasePath());
+    try {
+      const s = Session.open({ store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, now: () => new Date() }, 1);
+      expect(s.turns().map((t) => t.words)).toEqual(['Review src/a.ts closely; start with src/a.ts.', '/usr/bin/env is missing', 'Do mine.']);
+    } finally {
+      store.close();
+    }
+  });
+});

@@ -11,6 +11,7 @@ import { recallResult } from './recall.js';
 import { showContext } from './context.js';
 import { showRequests } from './requests.js';
 import { paysPrice, pricedAction, type Ask } from './price.js';
+import { commandLabel, expandCommand, expandTyped, listCommands, SlashCommandError } from '../../core/prompts/slashCommands.js';
 
 export const SLASH_HELP = `Commands:
   /compact             summarise the history so far and go on from the summary
@@ -28,6 +29,33 @@ export const SLASH_HELP = `Commands:
   /help                this list
   /quit                leave (Ctrl-D does too); Ctrl-C stops a reply
 `;
+
+/** Keel's own commands, as /help lists them (and /exit, /quit's other name): each runs before a custom command of its name. */
+const BUILT_IN = new Set([...SLASH_HELP.matchAll(/^ {2}\/(\w+)/gm), ...PLAN_HELP.matchAll(/^\/(\w+)/gm)].map((m) => m[1]).concat('exit'));
+
+/** The workspace's custom commands for /help: each with its hint, description and origin, or why it does not run. */
+function customHelp(root: string): string {
+  const commands = listCommands(root);
+  if (commands.length === 0) return 'No custom commands here (.claude/commands/NAME.md, .keel/commands/NAME.md or ~/.claude/commands/NAME.md).\n';
+  const lines = commands.map((c) => {
+    const call = `/${c.name}${c.argumentHint ? ` ${c.argumentHint}` : ''}`;
+    const what = c.problem !== undefined ? `does not run: ${c.file}: ${c.problem}`
+      : BUILT_IN.has(c.name) ? `does not run: Keel's own /${c.name} comes first (${c.file})`
+      : `${c.description} ${commandLabel(c)}`;
+    return `  ${call.padEnd(20)} ${what}`;
+  });
+  return `Custom commands (a command's prompt is sent in its place, $ARGUMENTS and $1… filled in):\n${lines.join('\n')}\n`;
+}
+
+/** A message as sent: a custom command's prompt in its place; a /word that is no command is refused (nothing sent). */
+function expanded(root: string, words: string): string {
+  try {
+    return expandTyped(words, root).prompt;
+  } catch (e) {
+    if (e instanceof SlashCommandError) throw new CliError(e.message);
+    throw e;
+  }
+}
 
 /**
  * The conversation on a terminal (or piped lines): each line is sent, the reply streams, then the
@@ -145,6 +173,7 @@ async function slash(c: Conversation, line: string, io: Io, step: Step, prefill?
       return 'quit';
     case '/help':
       io.out.write(SLASH_HELP);
+      io.out.write(customHelp(c.session.root));
       return;
     case '/compact':
       await step((signal) => c.agent.compact(signal), false);
@@ -188,8 +217,17 @@ async function slash(c: Conversation, line: string, io: Io, step: Step, prefill?
       if (args[0] === undefined) throw new CliError('/recall needs a result id, e.g. /recall #0003.');
       recallResult(c.store, c.session.id, args[0], { offset: parseCount('offset', args[1]), limit: parseCount('limit', args[2]) }, io.out);
       return;
-    default:
-      throw new CliError(`Unknown command ${command}. ${SLASH_HELP}`);
+    default: {
+      // A custom command sends its prompt; a path (`/usr/bin/env fails`) is a message as typed.
+      const commands = listCommands(c.session.root);
+      const expansion = expandCommand(line, commands);
+      if (expansion === undefined) {
+        await step((signal) => c.agent.send(line, { signal }));
+        return;
+      }
+      if ('error' in expansion) throw new CliError(`${expansion.error} Keel's own commands: /help.`);
+      await step((signal) => c.agent.send(expansion.prompt, { signal }));
+    }
   }
 }
 
@@ -207,7 +245,7 @@ export async function sayOnce(c: Conversation, words: string, io: Io): Promise<v
   try {
     let answer: string;
     try {
-      answer = await c.agent.send(words, { signal: controller.signal });
+      answer = await c.agent.send(expanded(c.session.root, words), { signal: controller.signal });
     } catch (e) {
       throw explain(c, e) ?? e;
     } finally {
