@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { subagentsConfig } from '../config.js';
+import { list, scalar, splitFrontMatter } from '../frontMatter.js';
 
 /**
  * An agent the `task` tool can run, as Claude Code writes one: a Markdown file whose front matter
@@ -50,9 +51,9 @@ export function readAgents(root: string, home = os.homedir()): { agents: AgentDe
 
 /** One agent file: front matter between `---` lines, then the instructions. */
 export function parseAgent(text: string, file: string): AgentDefinition {
-  const m = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
-  if (!m) throw new Error('it has no front matter (--- lines with name and description)');
-  const fields = frontMatter(m[1]);
+  const front = splitFrontMatter(text);
+  if (!front) throw new Error('it has no front matter (--- lines with name and description)');
+  const { fields } = front;
   const name = scalar(fields.name);
   if (!name) throw new Error('its front matter has no name');
   if (!/^[\w.-]+$/.test(name)) throw new Error(`its name "${name}" is not a word (letters, digits, - _ .)`);
@@ -60,44 +61,8 @@ export function parseAgent(text: string, file: string): AgentDefinition {
   const model = scalar(fields.model);
   return {
     name, description: scalar(fields.description) ?? '', ...(tools && { tools }), ...(model && { model }),
-    instructions: text.slice(m[0].length).trim(), file,
+    instructions: front.body.trim(), file,
   };
-}
-
-type Field = string | string[];
-
-/** The front matter's top-level keys: `key: value`, `key: [a, b]`, a block list of `- a` lines, or a `|`/`>` block. */
-function frontMatter(yaml: string): Record<string, Field> {
-  const fields: Record<string, Field> = {};
-  const lines = yaml.split(/\r?\n/);
-  for (let i = 0; i < lines.length; i++) {
-    const m = /^([A-Za-z_][\w-]*):[ \t]*(.*)$/.exec(lines[i]);
-    if (!m) continue;
-    const [, key, rest] = m;
-    const block: string[] = [];
-    while (i + 1 < lines.length && (/^\s+\S/.test(lines[i + 1]) || /^-\s/.test(lines[i + 1]) || lines[i + 1].trim() === '')) block.push(lines[++i]);
-    const items = block.filter((l) => /^\s*-\s/.test(l));
-    if (rest.trim() === '' && items.length > 0) fields[key] = items.map((l) => unquote(l.replace(/^\s*-\s+/, '')));
-    else if (/^[|>][+-]?$/.test(rest.trim())) fields[key] = block.map((l) => l.trim()).join(rest.trim().startsWith('|') ? '\n' : ' ').trim();
-    else fields[key] = [rest, ...block.map((l) => l.trim())].join(' ').trim();
-  }
-  return fields;
-}
-
-function scalar(f: Field | undefined): string | undefined {
-  if (f === undefined) return undefined;
-  const s = unquote(Array.isArray(f) ? f.join(', ') : f);
-  return s === '' ? undefined : s;
-}
-
-function list(f: Field): string[] {
-  const items = Array.isArray(f) ? f : f.trim().replace(/^\[(.*)\]$/, '$1').split(',');
-  return items.map(unquote).filter((s) => s !== '');
-}
-
-function unquote(s: string): string {
-  const t = s.trim();
-  return /^(["']).*\1$/.test(t) ? t.slice(1, -1) : t;
 }
 
 /** Claude Code's tool names, as Keel's: an agent file copied from Claude Code names its tools so. */
