@@ -41,3 +41,10 @@ export const subagentsConfig = {
   folders: loop.subagents.folders.value,
   texts: loop.subagents.texts,
 } as const;
+
+/** Skills (the `skill` tool): where they are read, the longest description the prompt lists, the texts. */
+export const skillsConfig = {
+  folders: loop.skills.folders.value,
+  maxDescription: loop.skills.max_description.value,
+  texts: loop.skills.texts,
+} as const;

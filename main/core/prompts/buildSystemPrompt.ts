@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fill, mcpConfig } from '../config.js';
+import { fill, mcpConfig, skillsConfig } from '../config.js';
 import type { ServerInstructions } from '../tools/external.js';
+import type { Skill } from '../tools/skillFiles.js';
 import { sha256 } from '../hash.js';
 
 /** The repository's prompts/ folder; the app passes its own (packaged) location instead. */
@@ -82,6 +83,8 @@ export interface PromptInputs {
   kind: 'agent' | 'chat';
   /** The instructions of the MCP servers connected when the prompt is built. */
   servers?: readonly ServerInstructions[];
+  /** The skills the session's `skill` tool loads (none: no list, and the prompt is as it was before skills). */
+  skills?: readonly Skill[];
 }
 
 /**
@@ -89,7 +92,7 @@ export interface PromptInputs {
  * Nothing in it is a clock: the date travels as a note. The mode appears only as its first line,
  * as it was when the prompt was built; changes arrive as notes.
  */
-export function buildSystemPrompt({ promptsDir, root, mode, kind, servers = [] }: PromptInputs): { text: string; instructionsHash: string } {
+export function buildSystemPrompt({ promptsDir, root, mode, kind, servers = [], skills = [] }: PromptInputs): { text: string; instructionsHash: string } {
   const instructions = readInstructions(root).filter((i) => i.hash !== '');
   const parts = [
     readPrompt(promptsDir, `system-${kind}.md`).replaceAll('{{root}}', root),
@@ -97,11 +100,23 @@ export function buildSystemPrompt({ promptsDir, root, mode, kind, servers = [] }
     readPrompt(promptsDir, 'blocks/context.md'),
   ];
   for (const i of instructions) if (i.body) parts.push(`# Instructions from ${i.path}\n\n${i.body}`);
+  if (skills.length > 0) parts.push(skillsBlock(skills));
   for (const s of [...servers].sort((a, b) => (a.server < b.server ? -1 : 1))) {
     parts.push(`${fill(mcpConfig.prompt_heading.value, { server: s.server })}\n\n${s.text.trim()}`);
   }
   const hashes = Object.fromEntries(instructions.map((i) => [i.path, i.hash]));
   return { text: parts.join('\n\n') + '\n', instructionsHash: instructions.length === 0 ? '' : JSON.stringify(hashes) };
+}
+
+/**
+ * The skills as the system prompt lists them: by name and description, sorted by name (code-unit
+ * order, so the text does not depend on the order folders were read in). Their instructions are not
+ * here: the `skill` tool loads one when it is used, so using one never changes this text.
+ */
+export function skillsBlock(skills: readonly Skill[]): string {
+  const byName = [...skills].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const list = byName.map((s) => fill(skillsConfig.texts.prompt_item, { name: s.name, description: s.description })).join('\n');
+  return fill(skillsConfig.texts.prompt, { list });
 }
 
 /** Each tool's description is prompts/tools/NAME.md. */

@@ -1,5 +1,6 @@
 import { buildSystemPrompt } from '../prompts/buildSystemPrompt.js';
 import type { ServerInstructions } from '../tools/external.js';
+import { readSkills, type Skill } from '../tools/skillFiles.js';
 import type { SessionDeps } from './deps.js';
 import { lastTold, localDate } from './notes.js';
 import type { SessionRecord } from './record.js';
@@ -37,9 +38,11 @@ export class KeptPrompt {
     // A server that is not connected now keeps the instructions the model last got from it: its tools are still listed.
     const told = lastTold(this.history(), { mode: row.promptMode, instructionsHash: row.promptInstructionsHash, servers: row.serverInstructions }).servers;
     const servers = { ...told, ...byServer(this.deps.external?.instructions(row.tools) ?? []) };
+    // The skills are read again with everything else, but listed only where the session's fixed tool list can load them.
+    const skills = row.tools?.some((t) => t.name === 'skill') ? readSkills(row.root).skills : [];
     const prompt = buildSystemPrompt({
       promptsDir: this.deps.promptsDir, root: row.root, mode: row.mode, kind: row.kind,
-      servers: Object.entries(servers).map(([server, text]) => ({ server, text })),
+      servers: Object.entries(servers).map(([server, text]) => ({ server, text })), skills,
     });
     this.record.update({
       ...fields, systemPrompt: prompt.text, promptMode: row.mode, promptInstructionsHash: prompt.instructionsHash,
@@ -49,12 +52,12 @@ export class KeptPrompt {
   }
 }
 
-/** The prompt fields of a new session's row: its system prompt as built now, and what it was built with. */
+/** The prompt fields of a new session's row: its system prompt as built now (listing `skills`), and what it was built with. */
 export function newPromptFields(
-  deps: Pick<SessionDeps, 'promptsDir' | 'now' | 'external'>, root: string, mode: Mode, kind: SessionKind,
+  deps: Pick<SessionDeps, 'promptsDir' | 'now' | 'external'>, root: string, mode: Mode, kind: SessionKind, skills: readonly Skill[] = [],
 ): Pick<SessionRow, 'systemPrompt' | 'promptMode' | 'promptInstructionsHash' | 'promptDate' | 'serverInstructions'> {
   const servers = deps.external?.instructions() ?? [];
-  const prompt = buildSystemPrompt({ promptsDir: deps.promptsDir, root, mode, kind, servers });
+  const prompt = buildSystemPrompt({ promptsDir: deps.promptsDir, root, mode, kind, servers, skills });
   return {
     systemPrompt: prompt.text, promptMode: mode, promptInstructionsHash: prompt.instructionsHash,
     promptDate: localDate(deps.now()), serverInstructions: byServer(servers),

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { SessionError, type NewSession, type SessionDeps } from './deps.js';
+import { readSkills } from '../tools/skillFiles.js';
 import { newPromptFields } from './prompt.js';
 import { restoreKnownHashes, restoreTurns } from './restore.js';
 import { builtinSpecs, sessionToolList } from './toolList.js';
@@ -7,7 +8,7 @@ import type { SessionRow, Turn } from './types.js';
 
 /**
  * A new session's row, stored: the workspace resolved (it must be a folder), the system prompt
- * and the tool list built now, once, for the session's whole life.
+ * and the tool list built now, once, for the session's whole life (with the skills there are now).
  */
 export function createSessionRow(deps: SessionDeps, opts: NewSession): SessionRow {
   let root: string;
@@ -18,8 +19,10 @@ export function createSessionRow(deps: SessionDeps, opts: NewSession): SessionRo
   }
   if (!fs.statSync(root).isDirectory()) throw new SessionError(`The workspace ${root} is not a folder.`);
   const mode = opts.mode ?? 'ask';
-  const prompt = newPromptFields(deps, root, mode, opts.kind);
-  const tools = opts.child?.tools ?? sessionToolList(builtinSpecs(deps.promptsDir, deps.tools), deps.external?.specs() ?? []);
+  // The skills are read once, here: the prompt lists them and the tool list offers `skill` from the same reading.
+  const { skills } = readSkills(root);
+  const prompt = newPromptFields(deps, root, mode, opts.kind, skills);
+  const tools = opts.child?.tools ?? sessionToolList(builtinSpecs(deps.promptsDir, deps.tools, { skills: skills.length > 0 }), deps.external?.specs() ?? []);
   return deps.store.createSession({
     ...(opts.child && { parentId: opts.child.parentId }),
     kind: opts.kind, root, title: opts.title ?? '', mode, systemPrompt: opts.child?.systemPrompt ?? prompt.systemPrompt, promptMode: prompt.promptMode,

@@ -5,10 +5,13 @@ import type { ToolSpec } from '../types.js';
 /**
  * The built-in tools as a session offers them: registry order, each description read from
  * prompts/tools/NAME.md now. Read once, when a session's list is built (spec §10.4): editing a
- * description file changes the next session, never one already running.
+ * description file changes the next session, never one already running. `skill` is offered only
+ * where a skill existed when the session began (`skills`), a fact fixed for the session's life:
+ * elsewhere the list is the one it was before skills were read.
  */
-export function builtinSpecs(promptsDir: string, tools: ToolRegistry): ToolSpec[] {
-  return tools.names().map((name) => ({ name, description: toolDescription(promptsDir, name), parameters: tools.get(name)!.parameters }));
+export function builtinSpecs(promptsDir: string, tools: ToolRegistry, { skills = false }: { skills?: boolean } = {}): ToolSpec[] {
+  return tools.names().filter((name) => skills || name !== 'skill')
+    .map((name) => ({ name, description: toolDescription(promptsDir, name), parameters: tools.get(name)!.parameters }));
 }
 
 /**

@@ -14,6 +14,7 @@ import { planWriteTool } from './planWrite.js';
 import { readTool } from './read.js';
 import { recallTool } from './recall.js';
 import { searchTool } from './search.js';
+import { skillTool } from './skill.js';
 import { taskTool } from './task.js';
 import type { Tool, ToolName } from './types.js';
 import { writeTool } from './write.js';
@@ -23,12 +24,14 @@ const ALL = {
   read: readTool, write: writeTool, edit: editTool, multiedit: multieditTool, apply_patch: applyPatchTool,
   list: listTool, glob: globTool, grep: grepTool, search: searchTool, bash: bashTool, recall: recallTool,
   plan_write: planWriteTool, plan_update: planUpdateTool, plan_submit: planSubmitTool,
-  bash_output: bashOutputTool, kill_shell: killShellTool, task: taskTool,
+  bash_output: bashOutputTool, kill_shell: killShellTool, task: taskTool, skill: skillTool,
 } satisfies Record<ToolName, Tool<never>>;
 
 /**
  * The tools a session offers. The list is fixed for the session's life (spec §10.4): a tool whose
- * requirement comes and goes (plan_submit) is offered throughout and answers its unavailable text.
+ * requirement comes and goes (plan_submit) is offered throughout and answers its unavailable text;
+ * one whose requirement is fixed at the session's start (skill: a skill exists) is left out of the
+ * session's list where it is not met (state/toolList.ts).
  */
 export class ToolRegistry {
   private readonly tools: Map<string, Tool>;

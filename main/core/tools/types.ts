@@ -14,7 +14,7 @@ export type { Attachment, FileChange, FileText, JsonSchema, PlanItem, RawOutput,
 
 export const TOOL_NAMES = [
   'read', 'write', 'edit', 'multiedit', 'apply_patch', 'list', 'glob', 'grep', 'search', 'bash',
-  'recall', 'plan_write', 'plan_update', 'plan_submit', 'bash_output', 'kill_shell', 'task',
+  'recall', 'plan_write', 'plan_update', 'plan_submit', 'bash_output', 'kill_shell', 'task', 'skill',
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 
