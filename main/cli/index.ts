@@ -35,7 +35,7 @@ Usage:
   keel say ID "message" [--model FILE.gguf] [--json]
                                      send one message; the answer is printed (stdout)
   keel run --workspace DIR (--model FILE.gguf | --server URL --model NAME) [--mode MODE]
-           [--approve never|always] [--max-turns N] [--max-seconds S] [--json] PROMPT
+           [--approve never|always] [--max-turns N] [--max-seconds S] [--max-tokens N] [--json] PROMPT
                                      a new session, one message (PROMPT - reads stdin); the agent
                                      works until it answers. --max-seconds: a cache break Keel would
                                      take (a compaction) priced above S seconds of re-reading is
@@ -90,7 +90,7 @@ Model options (new, chat, say, doctor); each defaults to auto, what the machine 
   --threads N|auto            evaluation threads       --kv-type auto|f16|q8_0|q4_0   KV cache type
   --checkpoint-memory MB|auto cache checkpoints per session (hybrid, sliding-window models)
   --window-cache auto|full|checkpoints   a sliding-window model's cache (auto: by memory)
-  --max-tokens N              longest reply, in tokens (new, chat, say)
+  --max-tokens N              longest reply, in tokens (new, chat, say, run)
 
 Modes: ${MODES.join(', ')}. In a conversation, /help lists the slash commands;
 Ctrl-C stops a reply, Ctrl-D quits.
@@ -348,6 +348,8 @@ async function runCommand(values: Values, prompt: string, store: SqliteStore, io
   const maxSeconds = str(values, 'max-seconds');
   if (maxSeconds !== undefined && !(Number(maxSeconds) >= 0 && maxSeconds.trim() !== '')) throw new UsageError(`--max-seconds needs a number of seconds, not "${maxSeconds}".`);
   const approve = oneOf('approve', str(values, 'approve'), ['never', 'always'] as const, 'never');
+  // A bad --max-tokens is a wrong command line too (exit 2), refused before anything is created.
+  try { parseCount('max-tokens', str(values, 'max-tokens')); } catch (e) { throw new UsageError((e as Error).message); }
   const mode = oneOf<Mode>('mode', str(values, 'mode'), MODES, 'ask');
   const words = prompt === '-' ? await readAll(io.input ?? process.stdin) : prompt;
   if (words.trim() === '') throw new UsageError('keel run needs a prompt (or - to read it from standard input), and it was empty.');
@@ -359,7 +361,7 @@ async function runCommand(values: Values, prompt: string, store: SqliteStore, io
     title: words.trim().split('\n')[0].slice(0, 80), ...(maxTurns === undefined ? {} : { maxSteps: Number(maxTurns) }),
     ...(maxSeconds === undefined ? {} : { maxBreakSeconds: Number(maxSeconds) }),
   }, { ...io, out: io.err });
-  return runTurn(c, words, { json, approve, started: true }, io);
+  return runTurn(c, words, { json, approve }, io);
 }
 
 /** With --json, what a command prints as it sets up goes to stderr: stdout holds only events. */

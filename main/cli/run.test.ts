@@ -13,6 +13,7 @@ import { JsonEvent, JsonItem } from './commands/jsonEvents.js';
 import { RUN_EXIT, runTurn } from './commands/run.js';
 import { runCli } from './index.js';
 import { collector, tempKeelHome } from '../../test/cliRun.js';
+import { entry, GROWING, nodeServer, writeConfig } from '../../test/mcp/servers.js';
 
 let tmp: string;
 let root: string;
@@ -78,7 +79,7 @@ describe('keel run', { timeout: 120_000 }, () => {
     expect(r.err).not.toContain('unexpected error');
     expect(r.code).toBe(RUN_EXIT.answered);
     const list = events(r.out);
-    expect(list[0]).toEqual({ type: 'session.started', session_id: 1, workspace: root, model, engine: 'local' });
+    expect(list[0]).toEqual({ type: 'session.started', session_id: 1, workspace: root, model, engine: 'local', mode: 'ask', tools: expect.any(Array) });
     expect(list.map((e) => e.type)).toEqual(expect.arrayContaining(['turn.started', 'request.completed', 'turn.completed']));
     const request = list.find((e) => e.type === 'request.completed')!;
     expect(request).toMatchObject({ request: 1, reused_tokens: 0 });
@@ -94,11 +95,16 @@ describe('keel run', { timeout: 120_000 }, () => {
       type: 'result', subtype: 'success', is_error: false, result: answer, session_id: 1, num_turns: 1, duration_ms: expect.any(Number), usage: done.usage,
     });
     expect(result.duration_ms).toBeGreaterThan(0);
-    expect(list.find((e) => e.type === 'item.completed')).toEqual({ type: 'item.completed', item: { type: 'message', role: 'user', text: expect.stringContaining('Say hi.') } });
-    // The store has the session, titled after the prompt.
+    // The person's message as sent, and apart: the words as typed, the note Keel attached (the date).
+    const message = list.find((e) => e.type === 'item.completed')!.item as { text: string; words: string; notes: string[] };
+    expect(message).toEqual({ type: 'message', role: 'user', text: expect.any(String), words: 'Say hi.', notes: [expect.stringMatching(/^Today's date is \d{4}-\d\d-\d\d\.$/)] });
+    expect(message.text).toBe(`Say hi.\n\n${message.notes[0]}`);
+    // The store has the session, titled after the prompt, with the tool list the init event named.
     const store = new SqliteStore(databasePath());
     try {
       expect(store.getSession(1)).toMatchObject({ root, title: 'Say hi.' });
+      expect(list[0].tools).toEqual(store.getSession(1)!.tools!.map((t) => t.name));
+      expect(list[0].tools).toEqual(expect.arrayContaining(['read', 'edit', 'bash', 'task']));
     } finally {
       store.close();
     }
@@ -120,7 +126,9 @@ describe('keel run', { timeout: 120_000 }, () => {
     expect(err.text).not.toContain('unexpected error');
     expect(code).toBe(0);
     const list = events(out.text);
-    expect(list.map((e) => e.type)).not.toContain('session.started');
+    // The same init event as run's, for the session resumed.
+    expect(list[0]).toEqual({ type: 'session.started', session_id: 1, workspace: root, model, engine: 'local', mode: 'ask', tools: expect.arrayContaining(['read', 'bash']) });
+    expect(list.filter((e) => e.type === 'session.started')).toHaveLength(1);
     const done = list.at(-2)!;
     expect(done.type).toBe('turn.completed');
     expect(list.at(-1)).toMatchObject({ type: 'result', subtype: 'success', session_id: 1 });
@@ -133,6 +141,8 @@ describe('keel run', { timeout: 120_000 }, () => {
     [['--json'], 'keel run takes 1 argument, not none'],
     [['--json', '--approve', 'sometimes', 'x'], '--approve must be one of never, always'],
     [['--json', '--max-turns', '0', 'x'], '--max-turns needs a positive whole number'],
+    [['--json', '--max-tokens', '0', 'x'], '--max-tokens needs a positive whole number, not "0"'],
+    [['--json', '--max-tokens', 'lots', 'x'], '--max-tokens needs a positive whole number, not "lots"'],
     [['--json', '--frobnicate', 'x'], 'Unknown option'],
   ])('bad usage exits 2 and creates nothing (%#)', async (args, said) => {
     const r = await run(args);
@@ -147,11 +157,14 @@ describe('keel run', { timeout: 120_000 }, () => {
     try {
       const { c, syntax, replies, out, err } = await scripted(store, { mode: 'ask' });
       replies.push(formatCall(syntax, 'write', { path: 'b.txt', content: 'new\n' }), 'I could not write it.');
-      const code = await runTurn(c, 'Write b.txt.', { json: true, approve: 'never', started: true }, { out, err });
+      const code = await runTurn(c, 'Write b.txt.', { json: true, approve: 'never' }, { out, err });
       expect(code).toBe(RUN_EXIT.needsApproval);
       expect(fs.existsSync(path.join(root, 'b.txt'))).toBe(false);
       const items = events(out.text).filter((e) => e.type === 'item.completed').map((e) => e.item as { type: string; text?: string; name?: string });
-      expect(items.map((i) => i.type)).toEqual(['message', 'tool_call', 'denial', 'message']);
+      expect(items.map((i) => i.type)).toEqual(['message', 'tool_call', 'denial', 'file_change', 'message']);
+      // Codex's item for the refused change: the file it would have added, failed.
+      expect(items[3]).toEqual({ type: 'file_change', id: '#0001', changes: [{ path: path.join(root, 'b.txt'), kind: 'add' }], status: 'failed' });
+      items.splice(3, 1);
       expect(items[1]).toMatchObject({ name: 'write', arguments: { path: 'b.txt', content: 'new\n' } });
       expect(items[2].text).toMatch(/^\[#0001\]\nError: the person denied/);
       expect(items[3]).toEqual({ type: 'message', role: 'assistant', text: 'I could not write it.' });
@@ -186,7 +199,7 @@ describe('keel run', { timeout: 120_000 }, () => {
       const off = c.shells!.onChange((s) => {
         if (s.id === 'bg2' && s.state !== 'running') runningThen = tickers().length;
       });
-      const code = await runTurn(c, 'Start a ticker.', { json: true, approve: 'never', started: true }, { out, err });
+      const code = await runTurn(c, 'Start a ticker.', { json: true, approve: 'never' }, { out, err });
       off();
       expect(err.text).not.toContain('unexpected error');
       expect(code).toBe(RUN_EXIT.answered);
@@ -235,6 +248,90 @@ describe('keel run', { timeout: 120_000 }, () => {
       expect(started).toBeLessThan(at((e) => e.type === 'item.completed' && (e.item as { type: string }).type === 'tool_call'));
       expect(store.getSession(child)).toMatchObject({ parentId: c.session.id, title: 'Find the config' });
       expect(list.at(-1)).toMatchObject({ type: 'result', subtype: 'success', result: 'Found it.' });
+    } finally {
+      store.close();
+    }
+  });
+
+  it('--max-tokens cuts each reply at N tokens', async () => {
+    const r = await run(['--json', '--max-tokens', '2', 'Tell me a long story.']);
+    expect(r.code).toBe(RUN_EXIT.answered);
+    const request = events(r.out).find((e) => e.type === 'request.completed')!;
+    expect(request.output_tokens).toBe(2);
+  });
+
+  it("a bash call is also Codex's command_execution: started in progress, then its output as the model got it and its exit code", async () => {
+    const store = new SqliteStore(databasePath());
+    try {
+      const { c, syntax, replies, out, err } = await scripted(store, { mode: 'auto' });
+      replies.push(
+        formatCall(syntax, 'bash', { command: 'echo out; exit 3' }),
+        formatCall(syntax, 'bash', { command: 'echo fine' }),
+        'Done.',
+      );
+      const code = await runTurn(c, 'Run them.', { json: true, approve: 'never' }, { out, err });
+      expect(err.text).not.toContain('unexpected error');
+      expect(code).toBe(RUN_EXIT.answered);
+      const list = events(out.text);
+      const commands = list.filter((e) => (e.item as { type?: string } | undefined)?.type === 'command_execution').map((e) => [e.type, e.item]);
+      expect(commands).toEqual([
+        ['item.started', { type: 'command_execution', id: '#0001', command: 'echo out; exit 3', aggregated_output: '', exit_code: null, status: 'in_progress' }],
+        ['item.completed', { type: 'command_execution', id: '#0001', command: 'echo out; exit 3', aggregated_output: 'out\n[exit code 3]', exit_code: 3, status: 'failed' }],
+        ['item.started', { type: 'command_execution', id: '#0002', command: 'echo fine', aggregated_output: '', exit_code: null, status: 'in_progress' }],
+        ['item.completed', { type: 'command_execution', id: '#0002', command: 'echo fine', aggregated_output: 'fine', exit_code: 0, status: 'completed' }],
+      ]);
+      // Beside Keel's own items, which are as they were: the typed item follows the call's tool_result.
+      const items = list.filter((e) => e.type === 'item.completed').map((e) => (e.item as { type: string }).type);
+      expect(items).toEqual(['message', 'tool_call', 'tool_result', 'command_execution', 'tool_call', 'tool_result', 'command_execution', 'message']);
+    } finally {
+      store.close();
+    }
+  });
+
+  it("an edit, a write and a patch that deletes are Codex's file_change items, each file with its kind", async () => {
+    const store = new SqliteStore(databasePath());
+    try {
+      fs.writeFileSync(path.join(root, 'gone.txt'), 'bye\n');
+      const { c, syntax, replies, out, err } = await scripted(store, { mode: 'auto' });
+      replies.push(
+        formatCall(syntax, 'edit', { path: 'a.txt', old_string: 'hello', new_string: 'hi' }),
+        formatCall(syntax, 'write', { path: 'sub/b.txt', content: 'new\n' }),
+        formatCall(syntax, 'apply_patch', { patch: '--- a/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n' }),
+        'Changed.',
+      );
+      const code = await runTurn(c, 'Change them.', { json: true, approve: 'never' }, { out, err });
+      expect(err.text).not.toContain('unexpected error');
+      expect(code).toBe(RUN_EXIT.answered);
+      expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('hi\n');
+      const changes = events(out.text).filter((e) => (e.item as { type?: string } | undefined)?.type === 'file_change');
+      expect(changes.map((e) => [e.type, e.item])).toEqual([
+        ['item.completed', { type: 'file_change', id: '#0001', changes: [{ path: path.join(root, 'a.txt'), kind: 'update' }], status: 'completed' }],
+        ['item.completed', { type: 'file_change', id: '#0002', changes: [{ path: path.join(root, 'sub/b.txt'), kind: 'add' }], status: 'completed' }],
+        ['item.completed', { type: 'file_change', id: '#0003', changes: [{ path: path.join(root, 'gone.txt'), kind: 'delete' }], status: 'completed' }],
+      ]);
+    } finally {
+      store.close();
+    }
+  });
+
+  it("an MCP server's tool is in the init event's tools, and its call is Codex's mcp_tool_call", async () => {
+    writeConfig(path.join(tmp, 'home', 'mcp.json'), { growing: entry(nodeServer(GROWING)) });
+    const store = new SqliteStore(databasePath());
+    try {
+      const { c, syntax, replies, out, err } = await scripted(store, { mode: 'auto' });
+      replies.push(formatCall(syntax, 'mcp__growing__look_around', {}), 'It runs.');
+      const code = await runTurn(c, 'Look around.', { json: true, approve: 'always' }, { out, err });
+      expect(err.text).not.toContain('unexpected error');
+      expect(code).toBe(RUN_EXIT.answered);
+      const list = events(out.text);
+      expect(list[0].tools).toEqual(expect.arrayContaining(['bash', 'mcp__growing__look_around', 'mcp__growing__grow']));
+      const calls = list.filter((e) => (e.item as { type?: string } | undefined)?.type === 'mcp_tool_call').map((e) => [e.type, e.item]);
+      // The tool as its server names it (the session's list makes the dot an underscore).
+      const common = { type: 'mcp_tool_call', id: '#0001', server: 'growing', tool: 'look.around', arguments: {} };
+      expect(calls).toEqual([
+        ['item.started', { ...common, result: null, error: null, status: 'in_progress' }],
+        ['item.completed', { ...common, result: { content: [{ type: 'text', text: expect.stringMatching(/^cwd \//) }], structured_content: null }, error: null, status: 'completed' }],
+      ]);
     } finally {
       store.close();
     }

@@ -13,6 +13,7 @@ import type { LoadedModel } from '../../llm/model.js';
 import { defaultStateBudget } from '../../llm/stateFiles.js';
 import type { McpHub } from '../../mcp/hub.js';
 import type { Shells } from '../../core/tools/shells.js';
+import { parseExternalName } from '../../core/tools/external.js';
 import { readSettings } from '../../app/settings.js';
 import { connectEngine, engineRefId, openAgent, openEngine, parseEngineRef, type EngineRef, type EngineSource } from '../../openEngine.js';
 import { baseUrl } from '../../remote/http.js';
@@ -61,6 +62,15 @@ export class Conversation {
   /** What the session runs on, as `keel run --json` announces it. */
   get engine(): { model: string; kind: 'local' | 'server' } {
     return { model: this.target.id, kind: this.target.ref.kind };
+  }
+
+  /**
+   * An MCP tool of the session's list as its server names it (the list's `mcp__s__look_around` may be
+   * the server's `look.around`); from the name alone where its server is not connected now.
+   */
+  mcpTool(name: string): { server: string; tool: string } | undefined {
+    const info = this.servers?.describe(name);
+    return info && 'server' in info ? { server: info.server, tool: info.tool } : parseExternalName(name);
   }
 
   /**

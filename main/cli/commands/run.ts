@@ -17,13 +17,11 @@ export interface TurnOptions {
   json: boolean;
   /** `always` grants every approval; `never` (the default: a script has no one to ask) denies it. */
   approve: 'never' | 'always';
-  /** Announce the session (`keel run`: it is new). */
-  started?: boolean;
 }
 
 /** Runs one turn of a conversation and closes it; returns the exit code. */
 export async function runTurn(c: Conversation, prompt: string, o: TurnOptions, io: Io): Promise<number> {
-  const events = o.json ? new JsonEvents(io.out, c.session.id) : undefined;
+  const events = o.json ? new JsonEvents(io.out, c.session, (name) => c.mcpTool(name)) : undefined;
   const printer = events ? undefined : new ReplyPrinter(undefined, io.err);
   let answered = true;
   c.onEvent = (e) => {
@@ -38,9 +36,8 @@ export async function runTurn(c: Conversation, prompt: string, o: TurnOptions, i
     needed = true;
     events?.denied();
   });
-  if (o.started && events) {
-    events.write({ type: 'session.started', session_id: c.session.id, workspace: c.session.root, model: c.engine.model, engine: c.engine.kind });
-  }
+  // Announced by `keel run` (a new session) and `keel say` (the session resumed) alike.
+  events?.started(c.engine);
   const unwatch = events && c.shells?.onChange((s) => s.sessionId === c.session.id && events.shell(s));
   c.onChild = (_parent, child, change) => events?.child(child, c.store.getSession(child)?.title ?? '', change);
   const controller = new AbortController();

@@ -111,11 +111,16 @@ export function messageWithNotes(words: string, notes: readonly Note[]): string 
 
 /** The message's two pieces as the context view names them: the words, then the notes (each present where it is not empty). */
 export function messageSections(words: string, notes: readonly Note[]): MessageSection[] {
-  const paragraphs = notes.map(noteText).filter((p) => p !== '');
+  const paragraphs = noteTexts(notes);
   return [
     ...(words === '' ? [] : [{ kind: 'words' as const, text: words }]),
     ...(paragraphs.length === 0 ? [] : [{ kind: 'notes' as const, text: paragraphs.join(contextConfig.note.separator) }]),
   ];
+}
+
+/** Each note as the message carries it, in order (a note with no text is not carried). */
+export function noteTexts(notes: readonly Note[]): string[] {
+  return notes.map(noteText).filter((p) => p !== '');
 }
 
 function noteText(note: Note): string {
