@@ -58,6 +58,8 @@ export function fakeApi(overrides: Partial<KeelClient> = {}): KeelClient & { emi
     stopShell: async (_id: number, shellId: string) => {
       throw new Error(`Error: there is no background shell ${shellId} in this session; none was started.`);
     },
+    // Custom slash commands: a workspace without any.
+    slashCommands: async () => [],
     onEvent(listener: EventListener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { MOD, withMod } from '../../shortcuts.js';
 import { useKeel } from '../../stores/store.js';
+import { SlashCommandList, useSlashCommands } from './SlashCommands.js';
 
 /** Where the person's choice of send key is kept (this browser or window, across sessions). */
 const SEND_KEY = 'keel.sendWithEnter';
@@ -16,7 +17,8 @@ const readSendWithEnter = () => {
  * The message box. Enter sends and Shift+Enter is a new line (or, switched under the box, Enter is a
  * new line and only Ctrl/Cmd+Enter sends; Ctrl/Cmd+Enter sends either way). The hint stays under
  * the box. Up in an empty box brings back the last message sent. A message sent while a reply runs
- * is queued, shown, and sent when the turn ends (Escape or Cancel takes it back).
+ * is queued, shown, and sent when the turn ends (Escape or Cancel takes it back). A `/` at the start
+ * lists the workspace's custom commands (SlashCommands.tsx); main sends a command's prompt.
  */
 export function Composer() {
   const [text, setText] = useState('');
@@ -28,6 +30,7 @@ export function Composer() {
   const running = useKeel((s) => s.transcript.running);
   const mode = useKeel((s) => s.transcript.view?.summary.mode);
   const draft = useKeel((s) => s.transcript.draft);
+  const slash = useSlashCommands(text, setText);
   // A message rewound to comes back here, to send again or change.
   useEffect(() => {
     if (draft) setText(draft.text);
@@ -60,6 +63,7 @@ export function Composer() {
   };
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
     if (e.nativeEvent.isComposing) return; // an input method's Enter picks a candidate
+    if (slash.onKeyDown(e)) return;
     if (e.key === 'Enter' && (withMod(e) || (sendWithEnter && !e.shiftKey && !e.altKey))) {
       e.preventDefault();
       send();
@@ -81,6 +85,7 @@ export function Composer() {
             </button>
           </div>
         )}
+        <SlashCommandList matches={slash.matches} chosen={slash.chosen} choose={slash.choose} />
         <textarea
           value={text}
           onChange={(e) => setText(e.target.value)}
