@@ -4,6 +4,7 @@ import { parseExternalName, unavailable } from '../tools/external.js';
 import type { Tool, ToolContext } from '../tools/types.js';
 import { ToolError, type RawOutput, type ToolSpec } from '../types.js';
 import { hiddenFrom, passExternalGate, passGate, recallRefusal } from '../permissions/approval.js';
+import { rulesFor } from '../permissions/types.js';
 import { formatId, parseId } from '../hygiene/ids.js';
 import type { Inserted } from '../hygiene/types.js';
 import type { Hooks } from '../hooks/hooks.js';
@@ -175,7 +176,7 @@ export class Calls {
   /** A built-in tool with valid arguments: the gate, then the tool with the access it granted. */
   private async gated(tool: Tool, args: Record<string, unknown>, signal?: AbortSignal): Promise<RawOutput> {
     const row = this.record.row;
-    const rules = this.deps.permissions?.rules ?? [];
+    const rules = rulesFor(this.deps.permissions ?? {}, row.root);
     const ctx = { ...this.toolContext(signal), hidden: hiddenFrom(rules, tool.name, row.root) };
     try {
       const gate = await passGate({ sessionId: row.id, mode: row.mode }, tool, args, ctx, this.deps.permissions ?? {}, this.grants);

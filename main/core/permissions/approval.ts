@@ -9,8 +9,7 @@ import { externalAccess, type ToolAccess } from '../tools/access.js';
 import { linkTargetsBelow, resolveForCommand } from './commandPaths.js';
 import { parseLine } from './command.js';
 import { decide, denyingRule, describeRule, type GateVerdict } from './gate.js';
-import type { Rule } from './types.js';
-import type { ApprovalRequest, GateSession, PermissionOptions } from './types.js';
+import { rulesFor, type ApprovalRequest, type GateSession, type PermissionOptions, type Rule } from './types.js';
 
 export type { ApprovalAnswer, ApprovalDecision, ApprovalRequest, Approver, GateSession, PermissionOptions } from './types.js';
 import { readDecision } from '../approvalAnswers.js';
@@ -54,7 +53,7 @@ export async function passGate(
   const sandboxed = (await runner.status()).kind === 'sandboxed';
   const verdict: GateVerdict = decide({
     tool: tool.name, access: tool.access, paths, command: command !== undefined ? parseLine(command) : undefined, mode: session.mode, root: ctx.root,
-    rules: o.rules ?? [], protectedFolders: o.protectedFolders ?? [], sandboxed, deniedReads: runner.deniedReads, home: runner.home, realpath: realOrSame,
+    rules: rulesFor(o, ctx.root), protectedFolders: o.protectedFolders ?? [], sandboxed, deniedReads: runner.deniedReads, home: runner.home, realpath: realOrSame,
     resolve: resolveForCommand, linksBelow: sandboxed ? undefined : (folder) => linkTargetsBelow(folder, ctx.root),
   });
   const what = command !== undefined ? `the command ${JSON.stringify(command)}` : `${tool.name} of ${paths.join(', ') || 'the files named'}`;
@@ -72,7 +71,7 @@ export async function passExternalGate(
   session: GateSession & { root: string }, name: string, info: ExternalToolInfo, args: Record<string, unknown>, o: PermissionOptions, grants: Set<string>,
 ): Promise<Passage> {
   const verdict = decide({
-    tool: name, access: externalAccess({ readOnly: info.readOnly, openWorld: info.openWorld }, info.trusted), paths: [], mode: session.mode, root: session.root, rules: o.rules ?? [], protectedFolders: o.protectedFolders ?? [],
+    tool: name, access: externalAccess({ readOnly: info.readOnly, openWorld: info.openWorld }, info.trusted), paths: [], mode: session.mode, root: session.root, rules: rulesFor(o, session.root), protectedFolders: o.protectedFolders ?? [],
     sandboxed: true, mcp: { server: info.server, readOnly: info.readOnly, trusted: info.trusted },
   });
   const preview = `MCP server: ${info.server}\nTool: ${info.tool}\nArguments: ${JSON.stringify(args, null, 2)}`;

@@ -182,16 +182,16 @@ function namesProgram(text: string, pattern: string): boolean {
   return word.test(text) || word.test(text.replace(/['"\\]/g, ''));
 }
 
-const describe = (r: Rule) => `${r.tool}${r.pattern ? ` ${r.pattern}` : ''}`;
+const describe = (r: Rule) => `${r.tool}${r.pattern ? ` ${r.pattern}${r.exact ? ' (exactly)' : ''}` : ''}`;
 const patternWords = (pattern: string) => pattern.trim().split(/\s+/);
 const appliesTo = (rule: Rule, tool: string) => rule.tool === '*' || rule.tool === tool;
 
-/** A deny or ask rule on a command: when any program the line may run starts with the pattern. */
+/** A deny or ask rule on a command: when any program the line may run starts with the pattern (is it, for an exact rule). */
 function matchesCommand(rule: Rule, tool: string, programs: ProgramRuns): boolean {
   if (!appliesTo(rule, tool)) return false;
   if (!rule.pattern) return true;
   const [program, ...rest] = patternWords(rule.pattern);
-  return programs.runs.some((run) => baseName(run[0]) === baseName(program) && rest.every((w, i) => run[i + 1] === w));
+  return programs.runs.some((run) => baseName(run[0]) === baseName(program) && rest.every((w, i) => run[i + 1] === w) && (!rule.exact || run.length === rest.length + 1));
 }
 
 /** A rule on a file tool: by glob on the paths, relative to the root or absolute, as named or as they really lead. */
@@ -221,8 +221,8 @@ export const describeRule = (r: Rule) => `${r.action} ${describe(r)}`;
 
 /**
  * The allow rule that lets a command line run: the line is one the judge follows, every simple
- * command is read-only or starts with an allow rule's pattern, its program named exactly (no
- * path), and at least one rule matched.
+ * command is read-only or starts with an allow rule's pattern (is it, for an exact rule), its
+ * program named exactly (no path), and at least one rule matched.
  */
 function allowedCommand(input: GateInput, line: ParsedLine): Rule | undefined {
   if (line.complex) return undefined;
@@ -230,7 +230,7 @@ function allowedCommand(input: GateInput, line: ParsedLine): Rule | undefined {
   let used: Rule | undefined;
   for (const command of line.commands) {
     const words = texts(command);
-    const hit = allows.find((r) => !r.pattern || startsWith(words, patternWords(r.pattern)));
+    const hit = allows.find((r) => !r.pattern || (startsWith(words, patternWords(r.pattern)) && (!r.exact || words.length === patternWords(r.pattern).length)));
     if (hit) used ??= hit;
     else if (classifyWords(words) !== 'read-only') return undefined;
   }

@@ -1,7 +1,7 @@
 /**
  * What the permission layer speaks: the approval asked of the person, their answer, and what the
  * gate needs of a session (its id and mode, never the Session itself, so no import circle runs
- * through the session). Types only.
+ * through the session). Types, and the one function that joins a session's rules.
  */
 import type { Mode } from '../types.js';
 import type { ApprovalAnswer, ApprovalDecision } from '../approvalAnswers.js';
@@ -16,6 +16,8 @@ export interface Rule {
   action: Decision;
   tool: string;
   pattern?: string;
+  /** The pattern is a whole command, not its first words (Claude Code's "Bash(npm run build)"; rules from its settings files). */
+  exact?: boolean;
 }
 
 /** What the gate needs to know of the session a call belongs to. */
@@ -46,6 +48,17 @@ export type Approver = (request: ApprovalRequest) => Promise<ApprovalAnswer | Ap
 export interface PermissionOptions {
   approve?: Approver;
   rules?: Rule[];
+  /**
+   * More rules for a session in `root`, asked at every call: those of the settings files Keel reads
+   * as Claude Code writes them (the person's own, and the workspace's once approved as they are now).
+   */
+  rulesAt?: (root: string) => Rule[];
   /** Folders never written without asking (Keel's own data folder). */
   protectedFolders?: string[];
+}
+
+/** Every rule that holds for a call in `root`: the person's, then those of the settings files. */
+export function rulesFor(o: PermissionOptions, root: string): Rule[] {
+  const more = o.rulesAt?.(root) ?? [];
+  return more.length === 0 ? o.rules ?? [] : [...(o.rules ?? []), ...more];
 }
