@@ -8,7 +8,7 @@ import { MODES, type Mode, type ReplyCall } from '../main/core/state/types.js';
 import { ToolRegistry } from '../main/core/tools/registry.js';
 import { createSandboxRunner } from '../main/sandbox/runner.js';
 import { checkpointsIn } from '../main/checkpoints/open.js';
-import { approveHooks, hookFiles, sessionHooks } from '../main/app/hookSettings.js';
+import { approveSettingsFile, sessionHooks, settingsFiles } from '../main/app/hookSettings.js';
 import { shellsFolder } from '../main/app/sessionDeps.js';
 import { Shells } from '../main/core/tools/shells.js';
 import { SUBAGENT_MIME } from '../main/core/tools/task.js';
@@ -68,9 +68,9 @@ export async function runCase(c: Case): Promise<CaseOutcome> {
   try {
     for (const [rel, content] of Object.entries(c.files ?? {})) writeFile(root, rel, content);
     // Every tool allowed inside the workspace, as contract.md says: whatever the gate asks is approved,
-    // and the workspace's own settings file counts as approved (its hooks run).
+    // and the workspace's own settings files count as approved (their hooks run).
     const data = path.join(tmp, 'data');
-    if (hookFiles(data, root).some((f) => f.source === 'workspace')) approveHooks(data, root);
+    for (const f of settingsFiles(data, root)) if (f.source === 'workspace') approveSettingsFile(data, root, f.file);
     const deps = { store, tools: new ToolRegistry(), promptsDir: DEFAULT_PROMPTS_DIR, now: () => new Date(), permissions: { approve: async () => 'allow' as const },
       commands: createSandboxRunner({ dataFolder: data }), hooks: sessionHooks(data), checkpoints: checkpointsIn(data), shells };
     const scripts: string[][] = [];

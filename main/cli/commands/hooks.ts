@@ -1,34 +1,40 @@
 /**
- * `keel hooks list|approve`: the hooks a session in a workspace would run, where each comes from,
- * and the approval a workspace's `.keel/settings.json` needs before any of its hooks runs.
+ * `keel hooks list|approve`: the settings files a session in a workspace uses (Keel's and Claude
+ * Code's, the person's and the workspace's), the hooks and permission rules in each, and the
+ * approval each workspace file needs, on its own, before any of its hooks runs or its rules apply.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { approveHooks, hookFiles, type HookFile } from '../../app/hookSettings.js';
+import { approveSettingsFile, settingsFiles, type SettingsFile } from '../../app/hookSettings.js';
+import { settingsTarget } from '../../app/hooksView.js';
 import { HOOK_EVENTS } from '../../core/hooks/settings.js';
+import { describeRule } from '../../core/permissions/gate.js';
 import { keelHome } from '../../keelHome.js';
 import { CliError, type Io, type Writer } from '../io.js';
 
+/** `workspace` is a folder, or (for approve) one settings file of a workspace: `--workspace DIR/.claude/settings.json`. */
 export async function hooksCommand(sub: string, workspace: string | undefined, io: Io): Promise<number> {
   const absolute = path.resolve(workspace ?? '.');
-  if (!fs.existsSync(absolute) || !fs.statSync(absolute).isDirectory()) throw new CliError(`The workspace ${absolute} is not a folder.`);
-  const root = fs.realpathSync(absolute);
+  if (!fs.existsSync(absolute)) throw new CliError(`The workspace ${absolute} is not a folder.`);
+  const named = fs.statSync(absolute).isDirectory() ? undefined : settingsTarget(absolute);
+  if (named && sub !== 'approve') throw new CliError(`The workspace ${absolute} is not a folder.`);
+  const root = named?.root ?? fs.realpathSync(absolute);
   switch (sub) {
     case 'list': {
-      const files = hookFiles(keelHome(), root);
-      if (files.length === 0) io.out.write('No hooks are configured.\n');
+      const files = settingsFiles(keelHome(), root);
+      if (files.length === 0) io.out.write('No hooks or permission rules are configured.\n');
       for (const f of files) describe(f, io.out);
       return files.some((f) => f.problem) ? 1 : 0;
     }
     case 'approve': {
-      let file: HookFile;
+      let file: SettingsFile;
       try {
-        file = approveHooks(keelHome(), root);
+        file = approveSettingsFile(keelHome(), root, named?.file);
       } catch (e) {
         throw new CliError((e as Error).message);
       }
       describe(file, io.out);
-      io.out.write(`Approved ${file.file} (sha ${file.hash.slice(0, 8)}): its hooks run in sessions here. Any change to the file asks again.\n`);
+      io.out.write(`Approved ${file.file} (sha ${file.hash.slice(0, 8)}): its hooks run and its rules apply in sessions here. Any change to the file asks again.\n`);
       return 0;
     }
     default:
@@ -36,8 +42,8 @@ export async function hooksCommand(sub: string, workspace: string | undefined, i
   }
 }
 
-function describe(f: HookFile, out: Writer): void {
-  const status = f.problem ? 'not loaded' : f.source === 'person' ? 'yours' : f.approved ? 'approved' : 'not approved (keel hooks approve)';
+function describe(f: SettingsFile, out: Writer): void {
+  const status = f.problem ? 'not loaded' : f.source === 'person' ? 'yours' : f.approved ? 'approved' : `not approved (keel hooks approve --workspace ${f.file})`;
   out.write(`${f.source} file ${f.file}: ${status}\n`);
   if (f.problem) out.write(`  ${f.problem}\n`);
   for (const event of HOOK_EVENTS) {
@@ -48,6 +54,10 @@ function describe(f: HookFile, out: Writer): void {
         out.write(`  ${event}${visible(matcher)}: ${visible(hook.command)}${timeout}\n`);
       }
     }
+  }
+  for (const rule of f.rules) {
+    const made = rule.ignored === undefined ? `: ${rule.rules.map(describeRule).join(', ')}` : ` ignored: ${rule.ignored}`;
+    out.write(`  ${rule.action} ${visible(rule.written)}${visible(made)}\n`);
   }
 }
 

@@ -63,7 +63,7 @@ export function parseHooks(json: unknown, file: string, source: HookSource): Hoo
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = fieldPath(['hooks', ...issue.path]);
-    throw new HookSettingsError(`${file}: ${field}: ${issue.message}; its hooks were not loaded.`);
+    throw new HookSettingsError(`${file}: ${field}: ${issue.message}; nothing in it was loaded.`);
   }
   for (const event of HOOK_EVENTS) {
     (parsed.data[event] ?? []).forEach((group, i) => {
@@ -71,7 +71,7 @@ export function parseHooks(json: unknown, file: string, source: HookSource): Hoo
       try {
         new RegExp(matcher);
       } catch (e) {
-        throw new HookSettingsError(`${file}: hooks.${event}[${i}].matcher ${JSON.stringify(matcher)} is not a regular expression (${(e as Error).message}); its hooks were not loaded.`);
+        throw new HookSettingsError(`${file}: hooks.${event}[${i}].matcher ${JSON.stringify(matcher)} is not a regular expression (${(e as Error).message}); nothing in it was loaded.`);
       }
       events[event].push({ matcher, hooks: group.hooks.map((h) => ({ command: h.command, ...(h.timeout === undefined ? {} : { timeoutS: h.timeout }) })) });
     });

@@ -14,11 +14,23 @@ const workspace = '/code/ledger-api';
 const places = ['/data/settings.json', `${workspace}/.keel/settings.json`];
 const person: HookFileView = {
   source: 'person', file: '/data/settings.json', hash: 'p'.repeat(64), approved: true, needsApproval: false,
-  hooks: [{ event: 'Stop', command: 'npm test', timeoutS: 600 }],
+  hooks: [{ event: 'Stop', command: 'npm test', timeoutS: 600 }], rules: [],
 };
 const waiting: HookFileView = {
   source: 'workspace', file: `${workspace}/.keel/settings.json`, hash: 'ab12cd34'.repeat(8), approved: false, needsApproval: true,
-  hooks: [{ event: 'PostToolUse', matcher: 'Edit|Write', command: 'npx tsc --noEmit' }, { event: 'PreToolUse', matcher: '', command: './guard.sh' }],
+  hooks: [{ event: 'PostToolUse', matcher: 'Edit|Write', command: 'npx tsc --noEmit' }, { event: 'PreToolUse', matcher: '', command: './guard.sh' }], rules: [],
+};
+/** Claude Code's files of the same workspace: each waits on its own. */
+const claude: HookFileView = {
+  source: 'workspace', file: `${workspace}/.claude/settings.json`, hash: 'cd'.repeat(32), approved: false, needsApproval: true, hooks: [],
+  rules: [
+    { action: 'deny', written: 'Read(./.env)', keel: ['deny read .env', 'deny read .env/**'] },
+    { action: 'allow', written: 'WebFetch(domain:example.com)', keel: [], ignored: "Keel has no tool that Claude Code's WebFetch stands for" },
+  ],
+};
+const claudeLocal: HookFileView = {
+  source: 'workspace', file: `${workspace}/.claude/settings.local.json`, hash: 'ef'.repeat(32), approved: false, needsApproval: true,
+  hooks: [{ event: 'PostToolUse', matcher: 'Edit', command: 'npx prettier --write' }], rules: [],
 };
 
 /** Main as the fake plays it: `view` before an approval, `approved` after one main accepted (`approve` may refuse). */
@@ -62,7 +74,7 @@ describe('the hooks in the Servers tab', () => {
     expect(screen.getByTestId('servers-tab').textContent).toContain('1 to see');
 
     fireEvent.click(within(theirs).getByTestId('hooks-approve'));
-    await waitFor(() => expect(calls).toContainEqual(['approveHooksFile', workspace, 'ab12cd34'.repeat(8)]));
+    await waitFor(() => expect(calls).toContainEqual(['approveHooksFile', waiting.file, 'ab12cd34'.repeat(8)]));
     await waitFor(() => expect(within(screen.getAllByTestId('hook-file')[1]).getByTestId('hook-state').textContent).toBe('approved'));
     expect(screen.queryByTestId('hooks-approve')).toBeNull();
     expect(screen.getByTestId('servers-tab').textContent).not.toContain('to see');
@@ -87,6 +99,28 @@ describe('the hooks in the Servers tab', () => {
     cleanup();
     resetStores();
     setUp({ workspace, places, files: [] });
-    expect((await screen.findByTestId('hooks-none')).textContent).toContain(`No hooks. Add them to /data/settings.json or ${workspace}/.keel/settings.json`);
+    expect((await screen.findByTestId('hooks-none')).textContent).toContain(`No hooks or permission rules. Add them to /data/settings.json or ${workspace}/.keel/settings.json`);
+  });
+
+  it("shows Claude Code's files with their rules (an ignored one with why), and approves only the file whose button was pressed", async () => {
+    const calls = setUp(
+      { workspace, places, files: [claude, claudeLocal] },
+      { workspace, places, files: [claude, { ...claudeLocal, approved: true, needsApproval: false }] },
+    );
+    await waitFor(() => expect(screen.getAllByTestId('hook-file')).toHaveLength(2));
+    const [settings, local] = screen.getAllByTestId('hook-file');
+    expect(within(settings).getAllByTestId('rule-entry').map((e) => e.textContent)).toEqual([
+      'deny Read(./.env) → deny read .env, deny read .env/**',
+      "allow WebFetch(domain:example.com) ignored: Keel has no tool that Claude Code's WebFetch stands for",
+    ]);
+    expect(within(settings).getByTestId('hook-state').textContent).toBe('not approved');
+    expect(screen.getByTestId('servers-tab').textContent).toContain('2 to see');
+
+    fireEvent.click(within(local).getByTestId('hooks-approve'));
+    await waitFor(() => expect(calls).toContainEqual(['approveHooksFile', claudeLocal.file, claudeLocal.hash]));
+    expect(calls.filter((c) => c[0] === 'approveHooksFile')).toHaveLength(1);
+    await waitFor(() => expect(within(screen.getAllByTestId('hook-file')[1]).getByTestId('hook-state').textContent).toBe('approved'));
+    expect(within(screen.getAllByTestId('hook-file')[0]).getByTestId('hook-state').textContent).toBe('not approved');
+    expect(screen.getAllByTestId('hooks-approve')).toHaveLength(1);
   });
 });

@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import { visibleText, type HookEntryView, type HookFileView } from '../../../../main/contract.js';
+import { visibleText, type HookEntryView, type HookFileView, type RuleEntryView } from '../../../../main/contract.js';
 import { useKeel } from '../../stores/store.js';
 
 /** A file's state in words: whether its hooks run, and why not. */
@@ -20,6 +20,18 @@ function Hook({ hook }: { hook: HookEntryView }) {
   );
 }
 
+/** One permission rule as written, and the Keel rules it became, or why it is ignored. */
+function PermissionRule({ rule }: { rule: RuleEntryView }) {
+  return (
+    <li data-testid="rule-entry" data-ignored={rule.ignored !== undefined || undefined}>
+      <strong>{rule.action}</strong> {visibleText(rule.written)}
+      {rule.ignored === undefined
+        ? <span className="muted"> → {rule.keel.map(visibleText).join(', ')}</span>
+        : <span className="muted"> ignored: {rule.ignored}</span>}
+    </li>
+  );
+}
+
 function HookFile({ file }: { file: HookFileView }) {
   const approving = useKeel((s) => s.hooks.approving);
   const state = stateOf(file);
@@ -32,7 +44,8 @@ function HookFile({ file }: { file: HookFileView }) {
       </header>
       {file.needsApproval && (
         <p className="muted small">
-          A workspace&apos;s own hooks run nothing until you approve the file as it is now (sha {file.hash.slice(0, 8)}); any later change asks again.
+          A workspace&apos;s own hooks run nothing, and its rules apply to nothing, until you approve this file as it is now (sha {file.hash.slice(0, 8)});
+          its hooks then run in the command sandbox, writing only inside the workspace. Any later change asks again.
         </p>
       )}
       {file.problem !== undefined && (
@@ -47,16 +60,23 @@ function HookFile({ file }: { file: HookFileView }) {
           ))}
         </ul>
       )}
+      {file.rules.length > 0 && (
+        <ul className="hook-list mono small" data-testid="rule-list">
+          {file.rules.map((rule, i) => (
+            <PermissionRule key={i} rule={rule} />
+          ))}
+        </ul>
+      )}
       {file.needsApproval && (
-        <button type="button" className="ok" disabled={approving} onClick={() => void useKeel.getState().hooks.approve(file.hash)} data-testid="hooks-approve">
-          Approve its hooks
+        <button type="button" className="ok" disabled={approving} onClick={() => void useKeel.getState().hooks.approve(file.file, file.hash)} data-testid="hooks-approve">
+          Approve this file
         </button>
       )}
     </section>
   );
 }
 
-/** The Servers tab's hooks: each settings file with hooks, where it is, whether they run, and the approval a workspace's needs. */
+/** The Servers tab's hooks and rules: each settings file with either, where it is, whether it is used, and the approval a workspace's needs. */
 export function HooksPanel() {
   const view = useKeel((s) => s.hooks.view);
   // Opening the tab reads the files again: one edited since shows as it is now (and asks again).
@@ -72,7 +92,7 @@ export function HooksPanel() {
       ))}
       {view.files.length === 0 && (
         <p className="muted small" data-testid="hooks-none">
-          No hooks. Add them to {view.places.join(' or ')} as
+          No hooks or permission rules. Add them to {view.places.join(' or ')} as
           {' {"hooks": {"PostToolUse": [{"matcher": "Edit|Write", "hooks": [{"type": "command", "command": …}]}]}}'}.
         </p>
       )}

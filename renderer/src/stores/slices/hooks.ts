@@ -9,8 +9,8 @@ export interface HooksSlice {
   approving: boolean;
   load(workspace: string): Promise<void>;
   refresh(): Promise<void>;
-  /** Approves the workspace's file as shown (its hash); main refuses a file changed since. */
-  approve(hash: string): Promise<void>;
+  /** Approves one workspace settings file (its path) as shown (its hash); main refuses a file changed since. */
+  approve(file: string, hash: string): Promise<void>;
 }
 
 /** A panel's slice: the store's type learns its key here (slice.ts), its line in components/panels.ts makes it. */
@@ -22,7 +22,7 @@ declare module '../slice.js' {
 
 let seq = 0;
 
-/** The hooks beside the MCP servers (issue 26): the open session's workspace's hook files as main reads them. */
+/** The hooks and rules beside the MCP servers (issues 26, 34): the open session's workspace's settings files as main reads them. */
 export function hooksSlice({ get, set, call }: SliceContext<HooksSlice>): HooksSlice {
   return {
     approving: false,
@@ -37,11 +37,10 @@ export function hooksSlice({ get, set, call }: SliceContext<HooksSlice>): HooksS
       const got = await call((api) => api.hooks(workspace));
       if (mine === seq && got.ok) set({ view: got.value });
     },
-    async approve(hash) {
-      const { workspace } = get();
-      if (workspace === undefined) return;
+    async approve(file, hash) {
+      if (get().workspace === undefined) return;
       set({ approving: true });
-      await call((api) => api.approveHooksFile(workspace, hash));
+      await call((api) => api.approveHooksFile(file, hash));
       set({ approving: false });
       await get().refresh();
     },
