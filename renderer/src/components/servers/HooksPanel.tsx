@@ -86,7 +86,7 @@ export function HooksPanel() {
   if (!view) return null;
   return (
     <div className="hooks-panel" data-testid="hooks-panel">
-      <h3>Hooks</h3>
+      <h3>Hooks and permission rules</h3>
       {view.files.map((f) => (
         <HookFile key={f.file} file={f} />
       ))}
