@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { scalar, splitFrontMatter, type Field } from '../frontMatter.js';
 
 /**
  * Custom slash commands, as Claude Code writes them: a Markdown file whose name (less `.md`) is the
@@ -148,61 +149,31 @@ function readCommand(file: string, source: CommandSource, namespace: string | un
 
 /** A command file's text: its front matter's fields and its prompt. Throws, naming the line or field, where it is malformed. */
 export function parseCommand(text: string): Pick<SlashCommand, 'description' | 'argumentHint' | 'allowedTools' | 'model' | 'body'> {
-  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
-  let fields: Record<string, string | string[]> = {};
-  let bodyStart = 0;
-  if (/^---[ \t]*$/.test(lines[0] ?? '')) {
-    const end = lines.findIndex((l, i) => i > 0 && /^---[ \t]*$/.test(l));
-    if (end < 0) throw new Error('its front matter (--- on line 1) has no closing --- line');
-    fields = frontMatter(lines.slice(1, end));
-    bodyStart = end + 1;
-  }
-  const body = lines.slice(bodyStart).join('\n').trim();
+  const front = splitFrontMatter(text);
+  if (!front && /^\uFEFF?---[ \t]*\r?\n/.test(text)) throw new Error('its front matter (--- on line 1) has no closing --- line');
+  const fields = front?.fields ?? {};
+  // Line numbers as the file counts them: the opening --- is line 1.
+  const stray = front?.stray[0];
+  if (stray !== undefined) throw new Error(`line ${stray + 1} of its front matter is not "key: value": ${JSON.stringify(text.split(/\r?\n/)[stray])}`);
+  const body = (front ? front.body : text.replace(/^\uFEFF/, '')).trim();
   if (body === '') throw new Error('it has no prompt (nothing after its front matter)');
-  const description = scalar(fields, 'description') ?? body.split('\n')[0].replace(/^#+\s*/, '').trim();
-  const argumentHint = scalar(fields, 'argument-hint');
-  const model = scalar(fields, 'model');
-  const allowedTools = fields['allowed-tools'] === undefined ? undefined : toolList(fields['allowed-tools']);
+  const description = line(fields, 'description') ?? body.split('\n')[0].replace(/^#+\s*/, '').trim();
+  const argumentHint = line(fields, 'argument-hint');
+  const model = line(fields, 'model');
+  const tools = fields['allowed-tools'];
+  const allowedTools = tools === undefined ? undefined : Array.isArray(tools) ? tools.filter((t) => t !== '') : toolList(tools);
   return { description, ...(argumentHint && { argumentHint }), ...(allowedTools && { allowedTools }), ...(model && { model }), body };
 }
 
-/**
- * The front matter's top-level fields: `key: value`, a `key:` followed by `- item` lines, a value
- * going on over indented lines. Any other line is malformed (line numbers count the opening ---).
- */
-function frontMatter(lines: string[]): Record<string, string | string[]> {
-  const fields: Record<string, string | string[]> = {};
-  let key: string | undefined;
-  lines.forEach((line, i) => {
-    if (line.trim() === '' || /^\s*#/.test(line)) return;
-    const field = /^([A-Za-z_][\w-]*):(?:[ \t]+(.*))?$/.exec(line);
-    if (field) {
-      key = field[1];
-      fields[key] = unquote(field[2] ?? '');
-      return;
-    }
-    const item = /^\s*-\s+(.*)$/.exec(line);
-    if (key !== undefined && item && (fields[key] === '' || Array.isArray(fields[key]))) {
-      fields[key] = [...(Array.isArray(fields[key]) ? fields[key] : []), unquote(item[1])];
-    } else if (key !== undefined && /^\s+\S/.test(line) && typeof fields[key] === 'string') {
-      fields[key] = `${fields[key]} ${line.trim()}`.trim();
-    } else {
-      throw new Error(`line ${i + 2} of its front matter is not "key: value": ${JSON.stringify(line)}`);
-    }
-  });
-  return fields;
+/** A field that takes one line of text: a list there is a mistake, not a line to guess. */
+function line(fields: Record<string, Field>, key: string): string | undefined {
+  if (Array.isArray(fields[key])) throw new Error(`its front matter's ${key} is a list; it takes one line of text`);
+  return scalar(fields[key]);
 }
 
-function scalar(fields: Record<string, string | string[]>, key: string): string | undefined {
-  const value = fields[key];
-  if (Array.isArray(value)) throw new Error(`its front matter's ${key} is a list; it takes one line of text`);
-  return value === undefined || value === '' ? undefined : value;
-}
-
-/** `allowed-tools`: a list, `[a, b]`, or a comma list whose commas inside parentheses (`Bash(a, b)`) do not split it. */
-function toolList(value: string | string[]): string[] {
-  if (Array.isArray(value)) return value.filter((t) => t !== '');
-  const inner = /^\[(.*)\]$/.exec(value)?.[1] ?? value;
+/** `allowed-tools` as a line: `[a, b]` or a comma list whose commas inside parentheses (`Bash(a, b)`) do not split it. */
+function toolList(value: string): string[] {
+  const inner = /^\[(.*)\]$/.exec(value.trim())?.[1] ?? value;
   const tools: string[] = [];
   let depth = 0;
   let current = '';
