@@ -128,6 +128,19 @@ describe("Claude Code's .claude/settings.json in a workspace", () => {
     expect(fileView(shared()).problem).toMatch(new RegExp(`^${shared().replace(/[.]/g, '\\.')}: hooks\\.PostToolUse\\[0\\]\\.hooks\\[0\\]\\.command: `));
   });
 
+  it("keeps a file an approved Read deny names from read, and from the tools that walk folders (Claude Code's best effort)", async () => {
+    fs.writeFileSync(path.join(root, '.env'), 'TOKEN=SECRET-123\n');
+    fs.writeFileSync(path.join(root, 'notes.txt'), 'no TOKEN here\n');
+    fs.writeFileSync(shared(), JSON.stringify({ permissions: { deny: ['Read(./.env)'] } }));
+    const session = open();
+    expect((await session.calls.run('grep', { pattern: 'TOKEN' })).text).toContain('SECRET-123');
+    approveHooksFile(data, shared(), fileView(shared()).hash);
+    const grep = (await session.calls.run('grep', { pattern: 'TOKEN' })).text ?? '';
+    expect(grep).toContain('notes.txt');
+    expect(grep).not.toContain('SECRET-123');
+    expect((await session.calls.run('read', { path: '.env' })).text).toContain('rule: deny read .env');
+  });
+
   it("uses the person's ~/.claude/settings.json as theirs, without approval", () => {
     const home = path.join(tmp, 'home');
     fs.mkdirSync(path.join(home, '.claude'), { recursive: true });
