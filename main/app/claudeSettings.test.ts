@@ -59,7 +59,8 @@ const edit = (session: Session, to: string) => session.calls.run('edit', { path:
 const run = async (session: Session, command: string) => (await session.calls.run('bash', { command })).text ?? '';
 const fileView = (file: string) => hooksView(data, root).files.find((f) => f.file === file)!;
 
-describe("Claude Code's .claude/settings.json in a workspace", () => {
+// Each test runs several hooks and commands in the OS sandbox: a busy machine needs more than the default 5 s.
+describe("Claude Code's .claude/settings.json in a workspace", { timeout: 60_000 }, () => {
   it('runs its hooks and holds its rules only once the file is approved as it is now; any change stops them until approved again', async () => {
     fs.writeFileSync(shared(), settings());
     const session = open();
