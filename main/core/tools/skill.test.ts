@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SqliteStore } from '../../db/store.js';
 import { buildSystemPrompt, DEFAULT_PROMPTS_DIR } from '../prompts/buildSystemPrompt.js';
 import { Session, type SessionDeps } from '../session/session.js';
+import { agentTools } from '../turn/agentFiles.js';
 import { ToolRegistry } from './registry.js';
 
 let tmp: string;
@@ -101,5 +102,14 @@ describe('the skill tool in a session', () => {
     s.rebuildPrompt();
     expect(s.systemPrompt).not.toContain('# Skills');
     expect(Session.create(deps, { root, kind: 'agent', mode: 'auto' }).tools.map((t) => t.name)).toContain('skill');
+  });
+
+  it('is a general subagent\'s too where its parent has it, since the child\'s prompt is the parent\'s and lists the skills', () => {
+    write(root, '.claude/skills/review/SKILL.md', REVIEW);
+    const withSkills = Session.create(deps, { root, kind: 'agent', mode: 'auto' }).tools;
+    expect(agentTools(withSkills, undefined).map((t) => t.name)).toEqual(['read', 'list', 'glob', 'grep', 'search', 'recall', 'skill']);
+    fs.rmSync(path.join(root, '.claude'), { recursive: true });
+    const without = Session.create(deps, { root, kind: 'agent', mode: 'auto' }).tools;
+    expect(agentTools(without, undefined).map((t) => t.name)).toEqual(['read', 'list', 'glob', 'grep', 'search', 'recall']);
   });
 });
