@@ -9,7 +9,7 @@ import type { Mode } from '../core/state/types.js';
 import { writeTestModel } from '../llm/testModel/makeTestModel.js';
 import { formatCall } from '../llm/toolCalls.js';
 import { newConversation } from './commands/conversation.js';
-import { JsonEvent, JsonItem } from './commands/jsonEvents.js';
+import { JsonEvent, JsonItem } from './commands/jsonEventSchema.js';
 import { RUN_EXIT, runTurn } from './commands/run.js';
 import { runCli } from './index.js';
 import { collector, tempKeelHome } from '../../test/cliRun.js';

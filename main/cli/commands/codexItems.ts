@@ -15,7 +15,7 @@ import { parseExternalName } from '../../core/tools/external.js';
 import { multieditTool } from '../../core/tools/multiedit.js';
 import type { Tool } from '../../core/tools/types.js';
 import { writeTool } from '../../core/tools/write.js';
-import type { Item, StartedItem } from './jsonEvents.js';
+import type { Item, StartedItem } from './jsonEventSchema.js';
 
 /** The tools whose result is a file change, with the access that names their files. */
 const FILE_TOOLS: Record<string, Pick<Tool, 'access'>> = { write: writeTool, edit: editTool, multiedit: multieditTool, apply_patch: applyPatchTool };
