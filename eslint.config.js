@@ -12,7 +12,7 @@ export const LEAF_PACKAGES = ['zod', 'diff', 'picomatch'];
 /** Packages every test file (*.test.ts, *.test.tsx) may use. */
 export const TEST_PACKAGES = ['vitest', '@testing-library/react', '@testing-library/dom'];
 /** Hosts: they call the service; nothing but another host's entry point imports them. */
-const HOSTS = ['main/index', 'main/ipc', 'main/server', 'main/appHost'];
+const HOSTS = ['main/index', 'main/ipc', 'main/server', 'main/appHost', 'main/acp'];
 /** Integration tests in main meet real parts from anywhere in main, and use test/. */
 const MAIN_TESTS = ['main', 'test'];
 
@@ -99,8 +99,8 @@ export const LAYERS = {
     why: 'the service (main/app) runs in plain Node under any host, and the hosts (CLI, IPC, server) call it',
   },
   'main/cli': {
-    may: ['main'], not: HOSTS, tests: MAIN_TESTS,
-    why: 'the CLI is a host of its own, in plain Node: it calls the service, never another host',
+    may: ['main'], not: HOSTS.filter((h) => h !== 'main/acp'), tests: MAIN_TESTS,
+    why: 'the CLI is a host of its own, in plain Node: it calls the service, never another host (`keel acp` starts the ACP host: its entry point)',
   },
   'main/serverCache': {
     may: ['main/core', 'main/llm', 'main/remote'], tests: MAIN_TESTS,
@@ -133,6 +133,10 @@ export const LAYERS = {
   'main/server': {
     may: ['main/contract', 'main/appHost', 'main/keelHome'], packages: ['ws'], tests: MAIN_TESTS,
     why: 'the browser-mode server binds the contract to the host over loopback HTTP/WebSocket',
+  },
+  'main/acp': {
+    may: ['main/contract', 'main/appHost', 'main/core', 'package.json'], packages: ['@agentclientprotocol/sdk'], tests: MAIN_TESTS,
+    why: 'the ACP agent binds the contract to an editor over JSON-RPC on stdio: the host and the SDK',
   },
   'main/index': {
     may: ['main'], packages: ['electron'],

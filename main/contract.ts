@@ -12,7 +12,7 @@
  */
 import { APPROVAL_ANSWERS, type ApprovalAnswer } from './core/approvalAnswers.js';
 import { SESSION_KINDS, type RequestRow, type SessionKind } from './core/state/types.js';
-import { MODES, PLAN_STATUSES, type Mode, type PlanItem } from './core/types.js';
+import { MODE_HELP, MODES, PLAN_STATUSES, type Mode, type PlanItem } from './core/types.js';
 import type { Choice, DoctorReport, LocalSettings, LocalSettingsText, LocalSetup, ModelPlan } from './llm/localSettings.js';
 import { optional, takes, type SignatureOf } from './contract/shape.js';
 import { FLAG, PATH, SEQ, SESSION_ID, TEXT } from './contract/args.js';
@@ -40,7 +40,7 @@ export { CALL_CHANNEL, EVENT_CHANNEL, type CallReply } from './contract/transpor
 /** How an approval shows text (control, escape and bidi characters named): the CLI calls the same function. */
 export { visibleParts, visibleText, type VisiblePart } from './core/permissions/visible.js';
 /** The closed sets the UI offers, as core defines them (the renderer imports them from here). */
-export { APPROVAL_ANSWERS, MODES, PLAN_STATUSES, SESSION_KINDS };
+export { APPROVAL_ANSWERS, MODE_HELP, MODES, PLAN_STATUSES, SESSION_KINDS };
 export type { ContextPart, ContextView };
 export type { ApprovalAnswer, Choice, DoctorReport, ElidedMark, LocalSettings, LocalSettingsText, LocalSetup, Mode, ModelPlan, RequestRow, SessionKind };
 

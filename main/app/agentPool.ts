@@ -1,5 +1,6 @@
 import type { KeelEvent } from '../contract.js';
 import { loopConfig } from '../core/config.js';
+import { formatId } from '../core/hygiene/ids.js';
 import { Session, type SessionDeps } from '../core/session/session.js';
 import type { AgentLoop, LoopEvent, Script } from '../core/turn/loop.js';
 import type { ExternalTools } from '../core/tools/external.js';
@@ -290,6 +291,7 @@ export class AgentPool {
     const emit = this.o.emit;
     if (e.type === 'message') emit({ type: 'message', sessionId: id, sent: e.sent });
     if (e.type === 'text') emit({ type: 'text', sessionId: id, delta: e.delta });
+    if (e.type === 'tool-started') emit({ type: 'tool-started', sessionId: id, id: formatId(e.number), name: e.name, args: e.args });
     if (e.type === 'tool') emit({ type: 'tool', sessionId: id, tool: callView(e.result, e.name, e.args, this.o.deps.store.listAttachments(id, e.result.number)) });
     if (e.type === 'request') emit({ type: 'request', sessionId: id, request: e.request });
     if (e.type === 'compacted') emit({ type: 'session-changed', sessionId: id });

@@ -71,9 +71,15 @@ Usage:
   keel mcp approve [--workspace DIR] [--allow-env VAR,…]
                                      approve DIR/.mcp.json (and the files it runs) as it is now, so its
                                      servers may run; --allow-env lets its entries read those variables
-  keel hooks list [--workspace DIR]  the hooks sessions in DIR run ($KEEL_HOME/settings.json, DIR/.keel/settings.json)
-  keel hooks approve [--workspace DIR]
-                                     approve DIR/.keel/settings.json's hooks as the file is now
+  keel hooks list [--workspace DIR]  the hooks and permission rules sessions in DIR use ($KEEL_HOME/settings.json,
+                                     ~/.claude/settings.json, DIR/.keel/settings.json, DIR/.claude/settings.json,
+                                     DIR/.claude/settings.local.json)
+  keel hooks approve [--workspace DIR | --workspace FILE]
+                                     approve DIR's one waiting settings file, or FILE, as it is now
+  keel acp [--model FILE.gguf | --server URL --model NAME] [--mode MODE]
+                                     an Agent Client Protocol agent on stdin and stdout, for an editor
+                                     (Zed, JetBrains, Neovim): the app's sessions, model and approvals
+                                     (docs/acp.md); without --model, the model the app last used
   keel settings [NAME VALUE | NAME --unset]
                                      $KEEL_HOME/settings.json's settings, each with its value and what it
                                      is; with NAME VALUE (JSON, or plain text) sets one, checked first
@@ -137,6 +143,7 @@ const COMMANDS = {
   doctor: { options: { ...LOCAL_OPTIONS, json: { type: 'boolean' }, server: { type: 'string' }, 'key-file': { type: 'string' } }, positionals: [0, 1] },
   mcp: { options: { workspace: { type: 'string' }, config: { type: 'string' }, 'allow-env': { type: 'string' } }, positionals: 1 },
   hooks: { options: { workspace: { type: 'string' } }, positionals: 1 },
+  acp: { options: { model: { type: 'string' }, server: { type: 'string' }, mode: { type: 'string' } }, positionals: 0 },
   settings: { options: { unset: { type: 'boolean' } }, positionals: [0, 2] },
   'check-template': { options: { name: { type: 'string' }, 'size-label': { type: 'string' }, json: { type: 'boolean' } }, positionals: 1 },
   'check-model': { options: { json: { type: 'boolean' } }, positionals: 1 },
@@ -237,6 +244,11 @@ export async function runCli(argv: readonly string[], io: CliContext = { out: pr
       const { hooksCommand } = await import('./commands/hooks.js');
       return await hooksCommand(positionals[0], str(values, 'workspace'), io);
     }
+    if (command === 'acp') {
+      const { acpCommand } = await import('./commands/acp.js');
+      const mode = values.mode === undefined ? undefined : oneOf<Mode>('mode', str(values, 'mode'), MODES, 'ask');
+      return await acpCommand({ model: str(values, 'model'), server: str(values, 'server'), mode }, io);
+    }
     if (command === 'settings') {
       const { settingsCommand } = await import('./commands/settings.js');
       settingsCommand(positionals, values.unset === true, io);
@@ -257,7 +269,7 @@ export async function runCli(argv: readonly string[], io: CliContext = { out: pr
   }
 }
 
-async function dispatch(command: Exclude<Command, 'mcp' | 'hooks' | 'settings' | 'check-template' | 'check-model'>, values: Values, positionals: string[], store: SqliteStore, io: CliContext): Promise<number | void> {
+async function dispatch(command: Exclude<Command, 'mcp' | 'hooks' | 'settings' | 'check-template' | 'check-model' | 'acp'>, values: Values, positionals: string[], store: SqliteStore, io: CliContext): Promise<number | void> {
   switch (command) {
     case 'sessions':
       return listSessions(store, io.out);

@@ -10,6 +10,8 @@ export type KeelEvent =
   | { type: 'sessions-changed' }
   | { type: 'message'; sessionId: number; sent: string }
   | { type: 'text'; sessionId: number; delta: string }
+  /** A call starts (before any approval it needs): `id` is the id its result will have. */
+  | { type: 'tool-started'; sessionId: number; id: string; name: string; args: unknown }
   | { type: 'tool'; sessionId: number; tool: ToolView }
   | { type: 'request'; sessionId: number; request: RequestRow }
   | { type: 'turn-ended'; sessionId: number }

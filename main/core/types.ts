@@ -67,6 +67,14 @@ export type RawOutput =
   | { kind: 'error'; message: string };
 
 /** A plan item's states, in order; a value so the UI contract and plan_write check the same list. */
+/** What each mode lets run, in a line (the app's mode selector and an editor's mode list over ACP). */
+export const MODE_HELP = {
+  ask: 'Every edit and every command waits for you',
+  'accept-edits': 'Edits in the workspace run; commands wait for you',
+  plan: 'Reads and searches only; ends with a plan for you to approve',
+  auto: 'Edits and commands run without asking',
+} as const satisfies Record<Mode, string>;
+
 export const PLAN_STATUSES = ['todo', 'doing', 'done'] as const;
 export interface PlanItem { text: string; status: (typeof PLAN_STATUSES)[number] }
 

@@ -40,6 +40,8 @@ const handlers: Handlers = {
     if (isOpen(e.sessionId)) state().transcript.onText(e.delta);
     childFollows(e.sessionId);
   },
+  // The transcript shows a call with its result; an editor over ACP shows it as it starts.
+  'tool-started': () => undefined,
   tool: (e) => {
     if (isOpen(e.sessionId)) state().transcript.onTool(e.tool);
     childFollows(e.sessionId);

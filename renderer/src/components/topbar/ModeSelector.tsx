@@ -1,12 +1,5 @@
-import { MODES, type Mode } from '../../../../main/contract.js';
+import { MODE_HELP as HELP, MODES } from '../../../../main/contract.js';
 import { useKeel } from '../../stores/store.js';
-
-const HELP = {
-  ask: 'Every edit and every command waits for you',
-  'accept-edits': 'Edits in the workspace run; commands wait for you',
-  plan: 'Reads and searches only; ends with a plan for you to approve',
-  auto: 'Edits and commands run without asking',
-} as const satisfies Record<Mode, string>;
 
 /**
  * The permission mode; a change goes to main (it becomes a note on the next message). A mode

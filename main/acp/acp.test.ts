@@ -1,0 +1,153 @@
+/**
+ * `keel acp` end to end: the ACP SDK's own client drives Keel in another process over its real
+ * standard input and output, on the generated model (replies scripted, every token still
+ * evaluated by the real engine), with the real store and sandbox.
+ */
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import {
+  client, ndJsonStream, PROTOCOL_VERSION, type ClientConnection, type RequestPermissionRequest, type SessionNotification,
+} from '@agentclientprotocol/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadModel } from '../llm/model.js';
+import { writeTestModel } from '../llm/testModel/makeTestModel.js';
+import { callSyntax, formatCall, type CallSyntax } from '../llm/toolCalls.js';
+import { sessionWrapper } from '../llm/wrapper.js';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+interface Agent {
+  connection: ClientConnection;
+  updates: SessionNotification[];
+  permissions: RequestPermissionRequest[];
+  child: ChildProcessByStdio<Writable, Readable, Readable>;
+  stderr: () => string;
+}
+
+let dir: string;
+let ws: string;
+let model: string;
+let script: string;
+let syntax: CallSyntax;
+const agents: Agent[] = [];
+
+/** `keel acp` in a process of its own, and the SDK's client on its stdio (every permission asked is granted once). */
+function startAgent(): Agent {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/acpChild.ts', path.join(dir, 'data'), model, script], { cwd: REPO, stdio: ['pipe', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (d) => (err += d));
+  const updates: SessionNotification[] = [];
+  const permissions: RequestPermissionRequest[] = [];
+  const app = client({ name: 'keel-test' })
+    .onNotification('session/update', ({ params }) => void updates.push(params))
+    .onRequest('session/request_permission', ({ params }) => {
+      permissions.push(params);
+      return { outcome: { outcome: 'selected', optionId: 'allow' } };
+    });
+  const connection = app.connect(ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>));
+  const agent = { connection, updates, permissions, child, stderr: () => err };
+  agents.push(agent);
+  return agent;
+}
+
+/** Closes the agent's input, as an editor does when it quits, and waits for it to exit. */
+async function quit(agent: Agent): Promise<number | null> {
+  const exited = new Promise<number | null>((resolve) => agent.child.once('exit', (code) => resolve(code)));
+  agent.child.stdin.end();
+  return exited;
+}
+
+const kinds = (agent: Agent) => agent.updates.map((u) => u.update.sessionUpdate);
+const said = (agent: Agent) => agent.updates.flatMap((u) => (u.update.sessionUpdate === 'agent_message_chunk' && u.update.content.type === 'text' ? [u.update.content.text] : [])).join('');
+const scripted = (...replies: string[]) => fs.writeFileSync(script, JSON.stringify(replies));
+
+beforeAll(async () => {
+  dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-acp-')));
+  ws = path.join(dir, 'ws');
+  fs.mkdirSync(ws);
+  fs.mkdirSync(path.join(dir, 'data'));
+  fs.writeFileSync(path.join(ws, 'a.txt'), 'one\ntwo\n');
+  model = path.join(dir, 'tiny.gguf');
+  writeTestModel(model);
+  script = path.join(dir, 'script.json');
+  const loaded = await loadModel({ modelPath: model, threads: 1, contextSize: 2048 });
+  syntax = callSyntax(sessionWrapper(loaded.model, '2026-12-07'));
+  await loaded.dispose();
+}, 120_000);
+
+afterAll(async () => {
+  for (const agent of agents) agent.child.kill('SIGKILL');
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('keel acp', () => {
+  it('edits a file with permission, cancels mid-reply, and resumes the session in a new process with its cache', async () => {
+    const first = startAgent();
+    const { agent } = first.connection;
+    const init = await agent.request('initialize', { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+    expect(init.protocolVersion).toBe(PROTOCOL_VERSION);
+    expect(init.agentCapabilities?.loadSession).toBe(true);
+    const created = await agent.request('session/new', { cwd: ws, mcpServers: [] });
+    expect(created.modes?.currentModeId).toBe('ask');
+    const sessionId = created.sessionId;
+
+    // A call that edits a file: asked in the editor, granted, its diff in the update.
+    scripted(formatCall(syntax, 'edit', { path: 'a.txt', old_string: 'one', new_string: 'uno' }), 'Changed it.');
+    const edited = await agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Change one to uno in a.txt' }] });
+    expect(edited.stopReason).toBe('end_turn');
+    expect(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8')).toBe('uno\ntwo\n');
+    expect(first.permissions).toHaveLength(1);
+    expect(first.permissions[0].options.map((o) => o.kind)).toEqual(['allow_once', 'allow_always', 'reject_once']);
+    const call = first.updates.find((u) => u.update.sessionUpdate === 'tool_call')!.update;
+    expect(call).toMatchObject({ kind: 'edit', status: 'in_progress', locations: [{ path: path.join(ws, 'a.txt') }] });
+    expect(first.permissions[0].toolCall.toolCallId).toBe((call as { toolCallId: string }).toolCallId);
+    const ended = first.updates.find((u) => u.update.sessionUpdate === 'tool_call_update')!.update as { status: string; content: unknown[] };
+    expect(ended.status).toBe('completed');
+    expect(ended.content[0]).toEqual({ type: 'diff', path: path.join(ws, 'a.txt'), oldText: 'one\ntwo\n', newText: 'uno\ntwo\n' });
+    expect(said(first)).toBe('Changed it.');
+    // Keel's cache figures: one per request, in the response's _meta and beside each usage update.
+    const requests = (edited._meta as { keel: { requests: { prompt_tokens: number; reused_tokens: number }[] } }).keel.requests;
+    expect(requests).toHaveLength(2);
+    expect(requests[1].reused_tokens).toBeGreaterThan(0);
+    expect(kinds(first).filter((k) => k === 'usage_update')).toHaveLength(2);
+
+    // Cancel mid-reply: the prompt ends `cancelled` and the turn is kept, cut where it stopped.
+    first.updates.length = 0;
+    scripted('word '.repeat(1500).trim());
+    const long = agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Say many words' }] });
+    for (let i = 0; i < 600 && !said(first); i++) await new Promise((r) => setTimeout(r, 50));
+    await agent.notify('session/cancel', { sessionId });
+    expect((await long).stopReason).toBe('cancelled');
+    const cut = said(first);
+    expect(cut.length).toBeGreaterThan(0);
+    expect(cut.length).toBeLessThan('word '.repeat(1500).trim().length);
+
+    // Bad input: an unknown session and an image are refused by name; the agent goes on.
+    await expect(agent.request('session/prompt', { sessionId: '999999', prompt: [{ type: 'text', text: 'hi' }] })).rejects.toThrow(/no session 999999/);
+    await expect(agent.request('session/prompt', { sessionId, prompt: [{ type: 'image', data: 'AA==', mimeType: 'image/png' }] })).rejects.toThrow(/not image content/);
+    expect(await quit(first)).toBe(0);
+
+    // A new process: the session loads with its history replayed, and its next request reads from the saved cache.
+    const second = startAgent();
+    await second.connection.agent.request('initialize', { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+    const loaded = await second.connection.agent.request('session/load', { sessionId, cwd: ws, mcpServers: [] });
+    expect(loaded.modes?.currentModeId).toBe('ask');
+    const replayed = second.updates.map((u) => u.update);
+    expect(replayed[0]).toEqual({ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'Change one to uno in a.txt' } });
+    expect(replayed.some((u) => u.sessionUpdate === 'tool_call_update' && u.status === 'completed')).toBe(true);
+    expect(said(second)).toContain('Changed it.');
+    expect(said(second)).toContain(cut);
+    second.updates.length = 0;
+    scripted('You are welcome.');
+    const thanked = await second.connection.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Thanks' }] });
+    expect(thanked.stopReason).toBe('end_turn');
+    expect(said(second)).toBe('You are welcome.');
+    const [resumed] = (thanked._meta as { keel: { requests: { prompt_tokens: number; reused_tokens: number }[] } }).keel.requests;
+    expect(resumed.reused_tokens).toBeGreaterThan(resumed.prompt_tokens * 0.9);
+    expect(await quit(second)).toBe(0);
+  }, 240_000);
+});
