@@ -71,6 +71,8 @@ beforeAll(async () => {
   fs.mkdirSync(ws);
   fs.mkdirSync(path.join(dir, 'data'));
   fs.writeFileSync(path.join(ws, 'a.txt'), 'one\ntwo\n');
+  fs.mkdirSync(path.join(ws, '.claude', 'commands'), { recursive: true });
+  fs.writeFileSync(path.join(ws, '.claude', 'commands', 'review.md'), '---\ndescription: Review a file\nargument-hint: FILE\n---\nReview $ARGUMENTS for bugs.\n');
   model = path.join(dir, 'tiny.gguf');
   writeTestModel(model);
   script = path.join(dir, 'script.json');
@@ -94,6 +96,11 @@ describe('keel acp', () => {
     const created = await agent.request('session/new', { cwd: ws, mcpServers: [] });
     expect(created.modes?.currentModeId).toBe('ask');
     const sessionId = created.sessionId;
+    for (let i = 0; i < 100 && !kinds(first).includes('available_commands_update'); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(first.updates.find((u) => u.update.sessionUpdate === 'available_commands_update')?.update).toEqual({
+      sessionUpdate: 'available_commands_update', availableCommands: [{ name: 'review', description: 'Review a file (project)', input: { hint: 'FILE' } }],
+    });
+    first.updates.length = 0;
 
     // A call that edits a file: asked in the editor, granted, its diff in the update.
     scripted(formatCall(syntax, 'edit', { path: 'a.txt', old_string: 'one', new_string: 'uno' }), 'Changed it.');
@@ -126,6 +133,10 @@ describe('keel acp', () => {
     expect(cut.length).toBeGreaterThan(0);
     expect(cut.length).toBeLessThan('word '.repeat(1500).trim().length);
 
+    // The workspace's slash commands are offered, and a prompt `/review a.txt` sends the command's prompt.
+    scripted('Looks fine.');
+    expect((await agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: '/review a.txt' }] })).stopReason).toBe('end_turn');
+
     // Bad input: an unknown session and an image are refused by name; the agent goes on.
     await expect(agent.request('session/prompt', { sessionId: '999999', prompt: [{ type: 'text', text: 'hi' }] })).rejects.toThrow(/no session 999999/);
     await expect(agent.request('session/prompt', { sessionId, prompt: [{ type: 'image', data: 'AA==', mimeType: 'image/png' }] })).rejects.toThrow(/not image content/);
@@ -141,6 +152,8 @@ describe('keel acp', () => {
     expect(replayed.some((u) => u.sessionUpdate === 'tool_call_update' && u.status === 'completed')).toBe(true);
     expect(said(second)).toContain('Changed it.');
     expect(said(second)).toContain(cut);
+    expect(replayed).toContainEqual({ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'Review a.txt for bugs.' } });
+    expect(kinds(second)).toContain('available_commands_update');
     second.updates.length = 0;
     scripted('You are welcome.');
     const thanked = await second.connection.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Thanks' }] });

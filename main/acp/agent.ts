@@ -106,6 +106,16 @@ export function acpAgent(host: Pick<Host, 'api' | 'subscribe'>, o: AcpOptions): 
     ).catch(() => undefined);
   };
 
+  /** The workspace's slash commands, offered to the editor once the session exists (a prompt `/name args` runs one). */
+  const offerCommands = async (client: AgentContext, sessionId: string, root: string): Promise<void> => {
+    const commands = (await api.slashCommands(root)).filter((c) => !c.problem);
+    if (commands.length === 0) return;
+    await client.notify('session/update', { sessionId, update: {
+      sessionUpdate: 'available_commands_update',
+      availableCommands: commands.map((c) => ({ name: c.name, description: `${c.description} ${c.label}`, ...(c.argumentHint ? { input: { hint: c.argumentHint } } : {}) })),
+    } });
+  };
+
   const modes = (current: Mode): SessionModeState => ({
     currentModeId: current,
     availableModes: MODES.map((m) => ({ id: m, name: m, description: MODE_HELP[m] })),
@@ -122,10 +132,13 @@ export function acpAgent(host: Pick<Host, 'api' | 'subscribe'>, o: AcpOptions): 
       agentInfo: { name: 'keel', title: 'Keel', version: o.version },
       authMethods: [],
     }))
-    .onRequest('session/new', async ({ params }) => {
+    .onRequest('session/new', async ({ params, client }) => {
       const summary = await api.createSession({ workspace: params.cwd, kind: 'agent', ...(o.mode ? { mode: o.mode } : {}) });
-      known.set(String(summary.id), { id: summary.id, root: summary.workspace });
-      return { sessionId: String(summary.id), modes: modes(summary.mode) };
+      const sessionId = String(summary.id);
+      known.set(sessionId, { id: summary.id, root: summary.workspace });
+      // After the response: an update must name a session the editor has.
+      setImmediate(() => void offerCommands(client, sessionId, summary.workspace).catch(() => undefined));
+      return { sessionId, modes: modes(summary.mode) };
     })
     .onRequest('session/load', async ({ params, client }) => {
       const id = Number(params.sessionId);
@@ -133,6 +146,7 @@ export function acpAgent(host: Pick<Host, 'api' | 'subscribe'>, o: AcpOptions): 
       const view = await api.openSession(id);
       known.set(params.sessionId, { id, root: view.summary.workspace });
       for (const update of historyUpdates(view)) await client.notify('session/update', { sessionId: params.sessionId, update });
+      await offerCommands(client, params.sessionId, view.summary.workspace);
       return { modes: modes(view.summary.mode) };
     })
     .onRequest('session/set_mode', async ({ params }) => {
