@@ -27,6 +27,7 @@ import { PRICE_CALLS } from './contract/price.js';
 import { SETTINGS_CALLS } from './contract/settings.js';
 import { SHELL_CALLS } from './contract/shells.js';
 import { COMMAND_CALLS } from './contract/commands.js';
+import { PROJECT_FILE_CALLS } from './contract/projectFiles.js';
 
 export type * from './contract/views.js';
 export type * from './contract/hooks.js';
@@ -35,6 +36,8 @@ export type * from './contract/price.js';
 export type * from './contract/settings.js';
 export type * from './contract/shells.js';
 export type * from './contract/commands.js';
+export type * from './contract/projectFiles.js';
+export { PROJECT_FILE_KINDS } from './contract/projectFiles.js';
 export type { KeelEvent } from './contract/events.js';
 export { CALL_CHANNEL, EVENT_CHANNEL, type CallReply } from './contract/transport.js';
 /** How an approval shows text (control, escape and bidi characters named): the CLI calls the same function. */
@@ -130,6 +133,8 @@ export const CONTRACT = {
   ...SHELL_CALLS,
   // Custom slash commands (issue 34): the composer's list as the person types `/`.
   ...COMMAND_CALLS,
+  // Which project files were read and which wait for approval (issue 34): the Servers tab's list.
+  ...PROJECT_FILE_CALLS,
 };
 
 /** Every call the UI can make, as TypeScript sees it. */

@@ -18,7 +18,7 @@ import { AgentPool } from './agentPool.js';
 import { ApprovalBroker } from './approvals.js';
 import { ModelCatalog } from './catalog.js';
 import { SessionHistory } from './history.js';
-import { McpService } from './mcp.js';
+import { McpService, resolveFolder } from './mcp.js';
 import { approveHooksFile, hooksView } from './hooksView.js';
 import type { HooksView } from '../contract.js';
 import type { WrapLaunch } from '../mcp/connection.js';
@@ -31,7 +31,8 @@ import { pricedAction, priceView } from './price.js';
 import { sandboxView, sessionView, summaryOf } from './views.js';
 import { hostSubagents } from '../subagentHost.js';
 import { commandLabel, expandTyped, listCommands } from '../core/prompts/slashCommands.js';
-import type { SlashCommandView } from '../contract.js';
+import type { ProjectFilesView, SlashCommandView } from '../contract.js';
+import { projectFiles } from './projectFiles.js';
 
 export interface ServiceOptions {
   store: SqliteStore;
@@ -273,6 +274,10 @@ export class KeelService implements KeelApi {
 
   async approveHooksFile(workspace: string, hash: string): Promise<void> {
     approveHooksFile(this.o.dataFolder, workspace, hash);
+  }
+
+  async projectFiles(workspace: string): Promise<ProjectFilesView> {
+    return projectFiles(this.o.dataFolder, resolveFolder(workspace));
   }
 
   // Checkpoints (changes.ts): the Changes tab, its reverts (only while the session is idle), a rewind's plan.

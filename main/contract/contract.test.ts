@@ -29,7 +29,7 @@ describe('the contract', () => {
     expect(packages).toEqual([]);
     const rel = [...files].map((f) => path.relative(path.resolve(import.meta.dirname, '..'), f)).sort();
     expect(rel).toEqual([
-      'contract.ts', 'contract/args.ts', 'contract/checkpoints.ts', 'contract/commands.ts', 'contract/hooks.ts', 'contract/price.ts', 'contract/settings.ts', 'contract/shape.ts', 'contract/shells.ts', 'contract/transport.ts', 'core/approvalAnswers.ts', 'core/engine/breaks.ts', 'core/permissions/visible.ts',
+      'contract.ts', 'contract/args.ts', 'contract/checkpoints.ts', 'contract/commands.ts', 'contract/hooks.ts', 'contract/price.ts', 'contract/projectFiles.ts', 'contract/settings.ts', 'contract/shape.ts', 'contract/shells.ts', 'contract/transport.ts', 'core/approvalAnswers.ts', 'core/engine/breaks.ts', 'core/permissions/visible.ts',
       'core/price/actions.ts', 'core/state/types.ts', 'core/types.ts',
     ]);
   });
