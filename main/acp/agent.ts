@@ -20,6 +20,8 @@ export interface AcpOptions {
   version: string;
   /** The mode of a new session (default: the service's). */
   mode?: Mode;
+  /** Says something to the person (standard error: the editor's agent log). */
+  log?: (line: string) => void;
 }
 
 /** A prompt under way: where its updates go, in order, and what is known of its calls. */
@@ -136,6 +138,9 @@ export function acpAgent(host: Pick<Host, 'api' | 'subscribe'>, o: AcpOptions): 
       const summary = await api.createSession({ workspace: params.cwd, kind: 'agent', ...(o.mode ? { mode: o.mode } : {}) });
       const sessionId = String(summary.id);
       known.set(sessionId, { id: summary.id, root: summary.workspace });
+      if (params.mcpServers.length > 0) {
+        o.log?.(`The editor's MCP servers (${params.mcpServers.map((m) => m.name).join(', ')}) are not added to session ${sessionId}: its tools come from .mcp.json and $KEEL_HOME/mcp.json (docs/acp.md).`);
+      }
       // After the response: an update must name a session the editor has.
       setImmediate(() => void offerCommands(client, sessionId, summary.workspace).catch(() => undefined));
       return { sessionId, modes: modes(summary.mode) };

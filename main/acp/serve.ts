@@ -35,7 +35,7 @@ export async function serveAcp(o: AcpServeOptions): Promise<void> {
       const { lastModel } = await host.api.getState();
       o.log(lastModel ? `Sessions use the model the app last used: ${lastModel}.` : 'No model chosen yet: pass --model FILE, or load one in the app first.');
     }
-    const { app, stopAll } = acpAgent(host, { version: pkg.version, mode: o.mode });
+    const { app, stopAll } = acpAgent(host, { version: pkg.version, mode: o.mode, log: o.log });
     const stream = ndJsonStream(Writable.toWeb(o.output as Writable), Readable.toWeb(o.input as Readable) as ReadableStream<Uint8Array>);
     const connection = app.connect(stream);
     o.log('Keel speaks ACP on standard input and output.');

@@ -175,6 +175,16 @@ describe('bad input', { timeout: 30_000 }, () => {
     store = new SqliteStore(path.join(tmp, 'other.db')); // for afterEach
   });
 
+  it('keel acp names a missing model file, or a wrong mode, in one line before it speaks ACP', async () => {
+    const missing = await cli('acp', '--model', 'no/such/model.gguf');
+    expect(missing.code).toBe(1);
+    expect(missing.err).toContain(`keel: The model file ${path.resolve('no/such/model.gguf')} does not exist.`);
+    expect(missing.err).not.toContain('unexpected error');
+    const mode = await cli('acp', '--mode', 'bogus');
+    expect(mode.code).toBe(1);
+    expect(mode.err).toBe('keel: --mode must be one of ask, accept-edits, plan, auto, not "bogus".\n');
+  });
+
   it('names a missing model file by its absolute path and creates no session', async () => {
     const r = await cli('new', '--workspace', root, '--model', 'no/such/model.gguf');
     expect(r.code).toBe(1);
