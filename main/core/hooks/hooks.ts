@@ -10,7 +10,7 @@ import type { CommandRunner } from '../tools/commandRunner.js';
 import { readDecision } from '../approvalAnswers.js';
 import type { Approver } from '../permissions/approval.js';
 import { matches } from './match.js';
-import { runHook, type HookRun } from './run.js';
+import { AS_THE_PERSON, runHook, type HookRun } from './run.js';
 import type { HookEventName, HookSet } from './settings.js';
 
 const texts = hooksConfig.texts;
@@ -18,6 +18,7 @@ const texts = hooksConfig.texts;
 export interface HookContext {
   sessionId: number;
   root: string;
+  /** The session's command runner (the OS sandbox): a workspace's hooks run in it, the person's never do (placeOf). */
   runner: CommandRunner;
   mode: string;
   /** Asks the person (a workspace's hook where no sandbox can run); absent where no one can be asked. */
@@ -107,9 +108,9 @@ export class Hooks {
           yield async () => {
             const c = this.ctx();
             const input = { session_id: String(c.sessionId), cwd: c.root, hook_event_name: event, permission_mode: c.mode, ...fields };
-            const refused = set.source === 'workspace' ? await unsandboxedRefusal(c, event, hook.command, set.file) : undefined;
-            if (refused) return { event, command: hook.command, file: set.file, exit: null, stdout: '', stderr: '', problem: refused, ms: 0 };
-            return runHook({ event, command: hook.command, file: set.file, timeoutS: hook.timeoutS, input, root: c.root, runner: c.runner, signal });
+            const where = await placeOf(set, c, event, hook.command);
+            if ('refused' in where) return { event, command: hook.command, file: set.file, exit: null, stdout: '', stderr: '', problem: where.refused, ms: 0 };
+            return runHook({ event, command: hook.command, file: set.file, timeoutS: hook.timeoutS, input, root: c.root, runner: where.runner, signal });
           };
         }
       }
@@ -118,9 +119,21 @@ export class Hooks {
 }
 
 /**
+ * Where a hook runs, decided here alone, by the settings file it was written in (issue 34): the
+ * person's own hooks as they would run them themselves (AS_THE_PERSON, outside the sandbox, as
+ * Claude Code runs hooks); a repository's in the session's command sandbox, as the person approved
+ * them, and where no sandbox can run only as unsandboxedRefusal lets them.
+ */
+async function placeOf(set: HookSet, c: HookContext, event: HookEventName, command: string): Promise<{ runner: CommandRunner } | { refused: string }> {
+  if (set.source === 'person') return { runner: AS_THE_PERSON };
+  const refused = await unsandboxedRefusal(c, event, command, set.file);
+  return refused === undefined ? { runner: c.runner } : { refused };
+}
+
+/**
  * A workspace's hook was approved to run in the sandbox. Where none can run, each run is asked of the
  * person, saying it runs unsandboxed (refused in auto, and where no one can be asked): why it did not
- * run, or undefined to run it. The person's own hooks run as their shell would, as their MCP servers do.
+ * run, or undefined to run it.
  */
 async function unsandboxedRefusal(c: HookContext, event: HookEventName, command: string, file: string): Promise<string | undefined> {
   const status = await c.runner.status();

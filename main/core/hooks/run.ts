@@ -30,13 +30,27 @@ export interface HookProcess {
   /** The event, written as JSON to the hook's standard input. */
   input: object;
   root: string;
+  /** What runs it: the session's command sandbox, or AS_THE_PERSON (hooks.ts decides which, by the hook's file). */
   runner: CommandRunner;
   signal?: AbortSignal;
 }
 
 /**
- * Runs one hook command as an approved command would run (contract.md, Hooks): `bash -c` in the
- * workspace root through the session's command runner (the OS sandbox, workspace-write: a formatter
+ * How the person's own hooks run (those of `$KEEL_HOME/settings.json` and `~/.claude/settings.json`):
+ * as their shell would, outside the command sandbox, with their whole environment, as Claude Code
+ * runs hooks. They wrote these commands themselves, and what such a hook is for needs their
+ * permissions: a notifier reaches the desktop's session bus, a formatter keeps its cache in `~`, a
+ * log is appended in `~`. The sandbox is for what the model or a repository asks to run.
+ */
+export const AS_THE_PERSON: CommandRunner = {
+  status: async () => ({ kind: 'none', reason: "the person's own hooks run as their shell would" }),
+  deniedReads: [],
+  prepare: async (command) => ({ line: command, env: { ...process.env }, finish: async () => [] }),
+};
+
+/**
+ * Runs one hook command (contract.md, Hooks): `bash -c` in the workspace root through the runner it
+ * is given (a workspace's hook in the OS sandbox as an approved command, workspace-write: a formatter
  * may rewrite files, nothing may write `.git`), the event on stdin, stdout and stderr apart. It is
  * bounded: killed with everything it started past its timeout or once either stream passes
  * loop.json's hooks.max_output_bytes. Never throws: a hook that cannot start is a run with a problem.
