@@ -284,6 +284,36 @@ describe('keel doctor', { timeout: 60_000 }, () => {
     expect(json.err).toBe(`keel: ${report.model.problem}\n`);
   });
 
+  it("lists the workspace's project files with their state, where a waiting one is approved, and why a broken one is not used", async () => {
+    const write = (rel: string, text: string) => {
+      fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+      fs.writeFileSync(path.join(root, rel), text);
+    };
+    write('CLAUDE.md', 'Run npm test.\n');
+    write('.claude/settings.json', JSON.stringify({ hooks: { PostToolUse: [{ matcher: 'Edit', hooks: [{ type: 'command', command: 'npx prettier --write' }] }] } }));
+    write('.claude/commands/broken.md', '---\ndescription: never closed\n');
+    fs.mkdirSync(path.join(root, '.claude', 'skills', 'empty'), { recursive: true });
+
+    const text = await cli('doctor', '--workspace', root, '--backend', 'cpu');
+    expect(text.code).toBe(0);
+    const section = text.out.slice(text.out.indexOf('\nProject files '), text.out.indexOf('\nCommands\n'));
+    expect(section).toContain(`\nProject files ${root}\n  instructions     CLAUDE.md: read\n`);
+    expect(section).toContain('  settings         .claude/settings.json: waiting for approval\n'
+      + `                   nothing of it is used until you approve it: keel hooks approve --workspace ${path.join(root, '.claude', 'settings.json')}\n`);
+    expect(section).toContain('  command          .claude/commands/broken.md: not used\n                   its front matter (--- on line 1) has no closing --- line\n');
+    expect(section).toContain(`  skill            .claude/skills/empty: not used\n                   ${path.join(root, '.claude', 'skills', 'empty')}: it has no SKILL.md\n`);
+
+    const json = JSON.parse((await cli('doctor', '--workspace', root, '--json', '--backend', 'cpu')).out);
+    expect(json.projectFiles.workspace).toBe(root);
+    expect(json.projectFiles.files.filter((f: { source: string }) => f.source === 'workspace').map((f: { kind: string; state: string }) => `${f.kind} ${f.state}`))
+      .toEqual(['instructions read', 'settings waiting', 'command problem', 'skill problem']);
+  });
+
+  it('refuses a --workspace that is not a folder, naming it, and prints no report', async () => {
+    const r = await cli('doctor', '--workspace', path.join(root, 'a.ts'));
+    expect(r).toMatchObject({ code: 1, out: '', err: `keel: The workspace ${path.join(root, 'a.ts')} is not a folder.\n` });
+  });
+
   it('names a model file that is missing', async () => {
     const r = await cli('doctor', 'no/such.gguf');
     expect(r).toMatchObject({ code: 1, err: `keel: The model file ${path.resolve('no/such.gguf')} does not exist.\n` });

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { describeSandbox, type SandboxStatus } from '../../core/tools/commandRunner.js';
 import { doctor } from '../../llm/doctor.js';
 import { n, size } from '../../llm/fit.js';
@@ -9,15 +10,27 @@ import { dataUsage, keelHome, type DataUsage } from '../../keelHome.js';
 import { ServerClient } from '../../remote/http.js';
 import { serverCache, type ServerCacheReport } from '../../serverCache.js';
 import { serverKey, type ServerFlags } from './server.js';
+import { PROJECT_FILE_KINDS, type ProjectFilesView, type ProjectFileView } from '../../contract/projectFiles.js';
+import { visibleText } from '../../core/permissions/visible.js';
+import { resolveFolder } from '../../app/mcp.js';
+import { projectFiles } from '../../app/projectFiles.js';
 
 /**
- * `keel doctor [MODEL.gguf] [--json]`: the report on stdout, as text or JSON, and whether commands
+ * `keel doctor [MODEL.gguf] [--json] [--workspace DIR]`: the report on stdout, as text or JSON, and whether commands
  * run in a sandbox here and why not (JSON: `sandbox`). When the settings cannot be used with
  * MODEL, the report still prints (with what fits) and the exit code is 1. With `--server URL`, also
  * the model that llama-server serves and the server flags that keep its cache (JSON: `server`).
+ * The workspace's project files (DIR, default the current folder) with what Keel made of each
+ * (JSON: `projectFiles`): which were read, which wait for approval, and which it cannot use.
  */
-export async function runDoctor(model: string | undefined, settings: Partial<LocalSettings>, json: boolean, io: Io, flags: ServerFlags = {}): Promise<boolean> {
+export async function runDoctor(model: string | undefined, settings: Partial<LocalSettings>, json: boolean, io: Io, flags: ServerFlags = {}, workspace = '.'): Promise<boolean> {
   const modelPath = model === undefined ? undefined : modelFile(model);
+  let files: ProjectFilesView;
+  try {
+    files = projectFiles(keelHome(), resolveFolder(workspace));
+  } catch (e) {
+    throw new CliError((e as Error).message);
+  }
   let report: DoctorReport;
   try {
     report = await doctor({ settings, modelPath });
@@ -31,8 +44,8 @@ export async function runDoctor(model: string | undefined, settings: Partial<Loc
   const sandbox = await sandboxStatus();
   const home = keelHome();
   const data = { folder: home, ...dataUsage(home) };
-  io.out.write(json ? `${JSON.stringify({ ...report, ...(server && { server }), data, sandbox }, null, 2)}\n`
-    : noSandboxWarning(sandbox) + formatDoctor(report) + (server ? formatServer(server) : '') + formatData(home, data) + formatSandbox(sandbox));
+  io.out.write(json ? `${JSON.stringify({ ...report, ...(server && { server }), data, projectFiles: files, sandbox }, null, 2)}\n`
+    : noSandboxWarning(sandbox) + formatDoctor(report) + (server ? formatServer(server) : '') + formatData(home, data) + formatProjectFiles(files) + formatSandbox(sandbox));
   if (report.model?.problem) io.err.write(`keel: ${report.model.problem}\n`);
   return report.model?.problem === undefined;
 }
@@ -96,6 +109,31 @@ export function formatData(home: string, d: DataUsage): string {
   return `\nData ${home}\n`
     + row('checkpoints', `${size(d.checkpoints.bytes)} for ${sessions}`, 'Removed with their session; a rewind with files needs all of a session\'s.')
     + row('saved states', size(d.states.bytes), 'Kept within their budget: the oldest go first.');
+}
+
+/** Where each file waiting for approval is approved. */
+const APPROVE_WITH: Partial<Record<ProjectFileView['kind'], (f: ProjectFileView, root: string) => string>> = {
+  settings: (f) => `keel hooks approve --workspace ${f.path}`,
+  mcp: (_f, root) => `keel mcp approve --workspace ${root}`,
+};
+
+const STATE_WORDS: Record<ProjectFileView['state'], string> = { read: 'read', approved: 'approved', waiting: 'waiting for approval', problem: 'not used' };
+
+/**
+ * The project files section: each file Keel found for the workspace (inside it by its relative
+ * path), its kind and state, and below it why it is not used or where it is approved. Every
+ * hidden character of a path or problem is named: a cloned repository chooses its file names.
+ */
+export function formatProjectFiles(v: ProjectFilesView): string {
+  let text = `\nProject files ${visibleText(v.workspace)}\n`;
+  if (v.files.length === 0) return text + row('', 'none found (AGENTS.md, CLAUDE.md, .claude/, .keel/, .mcp.json)');
+  for (const f of v.files) {
+    const shown = f.path.startsWith(v.workspace + path.sep) ? path.relative(v.workspace, f.path) : f.path;
+    const approve = f.state === 'waiting' ? APPROVE_WITH[f.kind]?.(f, v.workspace) : undefined;
+    const why = f.problem ?? (approve && `nothing of it is used until you approve it: ${approve}`);
+    text += row(PROJECT_FILE_KINDS[f.kind], `${visibleText(shown)}: ${STATE_WORDS[f.state]}`, why && visibleText(why));
+  }
+  return text;
 }
 
 /** Where no sandbox runs, the first lines say so, and what then runs outside one. */
