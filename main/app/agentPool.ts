@@ -2,6 +2,7 @@ import type { KeelEvent } from '../contract.js';
 import { loopConfig } from '../core/config.js';
 import { formatId } from '../core/hygiene/ids.js';
 import { Session, type SessionDeps } from '../core/session/session.js';
+import { hookFailure } from '../core/hooks/run.js';
 import type { AgentLoop, LoopEvent, Script } from '../core/turn/loop.js';
 import type { ExternalTools } from '../core/tools/external.js';
 import type { Engine } from '../core/engine/types.js';
@@ -296,5 +297,7 @@ export class AgentPool {
     if (e.type === 'request') emit({ type: 'request', sessionId: id, request: e.request });
     if (e.type === 'compacted') emit({ type: 'session-changed', sessionId: id });
     if (e.type === 'notice') emit({ type: 'error', sessionId: id, message: e.text });
+    // A UserPromptSubmit or Stop hook has no call card: one that failed is shown as an error, with its output.
+    if (e.type === 'hook') for (const message of e.runs.map(hookFailure)) if (message) emit({ type: 'error', sessionId: id, message });
   }
 }

@@ -5,6 +5,7 @@ import { makeTempRoot } from '../../../test/toolContext.js';
 import { unsandboxedRunner } from '../tools/commandRunner.js';
 import { Hooks } from './hooks.js';
 import { matches } from './match.js';
+import { hookFailure, type HookRun } from './run.js';
 import { HookSettingsError, parseHooks, type HookSet } from './settings.js';
 
 const temps: Array<{ remove(): void }> = [];
@@ -208,5 +209,30 @@ describe("a workspace's hooks where no sandbox can run (issue 35)", () => {
     const hooks = new Hooks(() => [parseHooks(one('PreToolUse', 'touch ran'), '/home/me/.keel/settings.json', 'person')], () => ({ sessionId: 1, root, runner: unsandboxedRunner('none'), mode: 'auto' }));
     expect((await hooks.preToolUse('bash', {})).runs[0]).toMatchObject({ exit: 0 });
     expect(fs.existsSync(path.join(root, 'ran'))).toBe(true);
+  });
+});
+
+describe('a failed hook in words for the person (hookFailure)', () => {
+  const run = (over: Partial<HookRun>): HookRun => ({ event: 'Stop', command: 'notify', file: '/home/me/.claude/settings.json', exit: 0, stdout: '', stderr: '', ms: 3, ...over });
+
+  it('says nothing of a run that did its job: exit 0, or a Stop hook keeping the turn going', () => {
+    expect(hookFailure(run({ exit: 0, stderr: 'noise\n' }))).toBeUndefined();
+    expect(hookFailure(run({ exit: 2, stderr: 'run the tests first\n' }))).toBeUndefined();
+  });
+
+  it('names the hook, its file and how it ended, with its stderr (else its stdout)', () => {
+    expect(hookFailure(run({ event: 'UserPromptSubmit', exit: 2, stdout: 'out\n', stderr: 'err\n' })))
+      .toBe('The UserPromptSubmit hook `notify` (/home/me/.claude/settings.json) exited 2.\nerr');
+    expect(hookFailure(run({ exit: 1, stdout: 'only stdout\n' }))).toBe('The Stop hook `notify` (/home/me/.claude/settings.json) exited 1.\nonly stdout');
+    expect(hookFailure(run({ exit: null, problem: 'it did not finish within 60 s and was stopped' })))
+      .toBe('The Stop hook `notify` (/home/me/.claude/settings.json) did not finish: it did not finish within 60 s and was stopped.');
+  });
+
+  it('keeps the end of a long output, where a failure says what went wrong', () => {
+    const stderr = Array.from({ length: 100 }, (_, i) => `line ${i + 1}`).join('\n');
+    const lines = hookFailure(run({ exit: 1, stderr }))!.split('\n');
+    expect(lines).toHaveLength(22);
+    expect(lines.slice(1, 3)).toEqual(['…', 'line 81']);
+    expect(lines.at(-1)).toBe('line 100');
   });
 });

@@ -35,6 +35,22 @@ export interface HookProcess {
   signal?: AbortSignal;
 }
 
+/** The most of a failed hook's output an error line carries: its end, where a failure says what went wrong. */
+const FAILURE_LINES = 20;
+
+/**
+ * A run that failed, in words for the person, with the end of its output; undefined for a run that
+ * did what a hook does: exit 0, or a Stop hook's exit 2 (its answer: the turn goes on). For the runs
+ * no call card shows (UserPromptSubmit, Stop): a call's own runs are on its card, output and all.
+ */
+export function hookFailure(run: HookRun): string | undefined {
+  if (run.problem === undefined && (run.exit === 0 || (run.event === 'Stop' && run.exit === 2))) return undefined;
+  const ending = run.problem === undefined ? `exited ${run.exit}` : `did not finish: ${run.problem}`;
+  const lines = (run.stderr.trim() || run.stdout.trim()).split('\n');
+  const output = lines.length > FAILURE_LINES ? ['…', ...lines.slice(-FAILURE_LINES)] : lines;
+  return [`The ${run.event} hook \`${run.command}\` (${run.file}) ${ending}.`, ...output.filter((l) => l !== '')].join('\n');
+}
+
 /**
  * How the person's own hooks run (those of `$KEEL_HOME/settings.json` and `~/.claude/settings.json`):
  * as their shell would, outside the command sandbox, with their whole environment, as Claude Code
