@@ -17,6 +17,7 @@ import { Inspector, openInspectorByKey } from './inspector/Inspector.js';
 import { PlanBadge, PlanTab } from './plan/PlanPanel.js';
 import { ProcessesBadge, ProcessesView } from './processes/ProcessesView.js';
 import { processesSlice } from './processes/slice.js';
+import { projectFilesSlice } from './servers/projectFilesSlice.js';
 import { ServersBadge, ServersView } from './servers/ServersView.js';
 import { SettingsButton, toggleSettings } from './settings/SettingsButton.js';
 import { localEngineSlice } from './settings/slice.js';
@@ -47,7 +48,7 @@ const table = [
   { id: 'plan', label: 'Plan', place: 'tab', Component: PlanTab, Badge: PlanBadge, what: 'The plan' },
   { id: 'changes', label: 'Changes', place: 'tab', Component: ChangesView, what: 'The Changes view', slices: { changes: changesSlice } },
   { id: 'processes', label: 'Processes', place: 'tab', Component: ProcessesView, Badge: ProcessesBadge, what: 'The Processes panel', slices: { processes: processesSlice } },
-  { id: 'servers', label: 'Servers', place: 'tab', Component: ServersView, Badge: ServersBadge, what: 'The Servers panel', slices: { servers: serversSlice, hooks: hooksSlice } },
+  { id: 'servers', label: 'Servers', place: 'tab', Component: ServersView, Badge: ServersBadge, what: 'The Servers panel', slices: { servers: serversSlice, hooks: hooksSlice, projectFiles: projectFilesSlice } },
   { id: 'inspector', label: 'Recall', place: 'side', Component: Inspector, what: 'The Recall inspector', slices: { inspector: inspectorSlice }, shortcut: { key: 'i', run: openInspectorByKey } },
   { id: 'settings', label: 'Settings', place: 'title', Component: SettingsButton, slices: { localEngine: localEngineSlice }, shortcut: { key: ',', run: toggleSettings } },
 ] satisfies Panel[];

@@ -60,6 +60,8 @@ export function fakeApi(overrides: Partial<KeelClient> = {}): KeelClient & { emi
     },
     // Custom slash commands: a workspace without any.
     slashCommands: async () => [],
+    // Project files: a workspace without any.
+    projectFiles: async (workspace: string) => ({ workspace, files: [] }),
     onEvent(listener: EventListener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

@@ -7,6 +7,7 @@ import { PriceLine } from '../price/PriceLine.js';
 import { PriceQuestion } from '../price/PriceQuestion.js';
 import { usePricedAction } from '../price/usePricedAction.js';
 import { HooksPanel } from './HooksPanel.js';
+import { ProjectFilesPanel } from './ProjectFilesPanel.js';
 
 const STATE_TAG: Record<McpServerView['state'], string> = {
   connected: 'ok', connecting: '', stopped: '', failed: 'amber', disconnected: 'amber', 'not approved': 'amber',
@@ -167,6 +168,7 @@ export function ServersView() {
         </p>
       )}
       <HooksPanel />
+      <ProjectFilesPanel />
     </div>
   );
 }
