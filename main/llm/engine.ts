@@ -15,6 +15,7 @@ import { evaluatedText, runRequest, sequenceChanging, type RequestOptions } from
 import { promptMap } from './promptMap.js';
 import { promptTokens } from './splice.js';
 import { sharedPrefixes } from './sharedPrefix.js';
+import { SessionLookup } from './speculation.js';
 import { commitState, newStateFile, pruneStates, readMeta, removeLeftovers } from './stateFiles.js';
 import { memoryScratch } from './stateScratch.js';
 import { callSyntax, type CallSyntax } from './toolCalls.js';
@@ -41,9 +42,13 @@ export class LlamaEngine implements Engine {
   /** Where the sequence keeps checkpoints, on a model whose state cannot be cut back (checkpoints.ts). */
   readonly checkpoints: SequenceCheckpoints;
   private wrapper?: Reading;
+  /** This session's drafts from its own text, where the load uses speculation (speculation.ts). */
+  private readonly lookup?: SessionLookup;
 
   /** `stateBudget`: the bytes all saved states in a state file's folder may take (the oldest go first). */
   constructor(readonly model: LoadedModel, private readonly stateBudget?: number) {
+    const speculation = model.setup.speculation?.value ?? 'off';
+    this.lookup = speculation === 'off' ? undefined : new SessionLookup(speculation === 'auto');
     this.sequence = model.context.getSequence({
       contextShift: {
         strategy: () => {
@@ -51,6 +56,7 @@ export class LlamaEngine implements Engine {
         },
       },
       checkpoints: sequenceCheckpointOptions(model.checkpointBudget),
+      ...(this.lookup && { tokenPredictor: this.lookup }),
     });
     this.checkpoints = new SequenceCheckpoints(this.sequence, model.checkpointBudget);
   }
@@ -125,6 +131,7 @@ export class LlamaEngine implements Engine {
       maxTokens: o.maxTokens, temperature: o.temperature, signal: o.signal, onText: o.onText, scripted: o.scripted,
       checkpoints: this.checkpointPlan(conversation),
     });
+    const speculation = this.lookup?.figures(this.sequence);
     const read = format.read(r.text, toolFunctions(conversation.tools));
     // A reply cut inside a call (token limit, stop) keeps its exact text, so the prompt carries what was generated.
     const raw = read.complete ? read.raw : r.text;
@@ -135,7 +142,7 @@ export class LlamaEngine implements Engine {
       usage: {
         promptTokens: r.promptTokens, reusedTokens: r.reusedTokens, newTokens: r.newTokens, outputTokens: r.outputTokens,
         cachedBefore: r.cachedBefore, prefillMs: r.prefillMs, generationMs: r.generationMs, rewritten: r.rewritten,
-        ...(r.checkpoint && { engine: { checkpoint: r.checkpoint } }),
+        ...((r.checkpoint || speculation) && { engine: { ...(r.checkpoint && { checkpoint: r.checkpoint }), ...(speculation && { speculation }) } }),
       },
     };
   }

@@ -1,5 +1,5 @@
 /**
- * The local engine's five settings, what a load actually used, and the doctor's report: plain
+ * The local engine's settings, what a load actually used, and the doctor's report: plain
  * types and checks with no imports, so the contract (and through it the renderer), the CLI and
  * the app's settings file share one definition.
  */
@@ -28,7 +28,15 @@ export interface LocalSettings {
   checkpointMemory: 'auto' | number;
   /** A sliding-window model's cache: every token kept ('full'), or the window with checkpoints; 'auto' chooses by memory. */
   windowCache: WindowCache;
+  /**
+   * Drafting the next tokens from the session's own text (speculation.ts); 'auto' turns itself off in
+   * a session where drafts are seldom accepted. Absent is 'auto' (the app's form does not offer it yet).
+   */
+  speculation?: Speculation;
 }
+
+export type Speculation = 'auto' | 'on' | 'off';
+export const SPECULATIONS: readonly Speculation[] = ['auto', 'on', 'off'];
 
 export type WindowCache = 'auto' | 'full' | 'checkpoints';
 export const WINDOW_CACHES: readonly WindowCache[] = ['auto', 'full', 'checkpoints'];
@@ -62,6 +70,8 @@ export interface LocalSetup {
   threads: number;
   /** How the cache is kept reusable: on a plain prefix, a full window cache, or checkpoints (cachePlan.ts). */
   cacheStrategy: CacheStrategy;
+  /** Whether the sessions draft tokens from their own text ('auto': judged per session), and why (speculation.ts speculationUsed). */
+  speculation?: Choice<Speculation>;
 }
 
 /** One decided value and the reason for it, in words. */
@@ -143,8 +153,8 @@ export interface CachePlan {
 
 export interface DoctorReport {
   settings: LocalSettings;
-  /** The values the backend, KV cache and window cache settings take, for a form to offer. */
-  options: { backends: readonly Backend[]; kvCacheTypes: readonly KvCacheType[]; windowCaches: readonly WindowCache[] };
+  /** The values the backend, KV cache, window cache and speculation settings take, for a form to offer. */
+  options: { backends: readonly Backend[]; kvCacheTypes: readonly KvCacheType[]; windowCaches: readonly WindowCache[]; speculations?: readonly Speculation[] };
   machine: MachineReport;
   model?: ModelPlan;
 }
@@ -156,7 +166,7 @@ const LIMITS = { gpuLayers: [0, 100_000], contextSize: [1, 1 << 30], threads: [1
 
 const NAMES: Record<keyof LocalSettings, string> = {
   backend: 'backend', gpuLayers: 'GPU layers', contextSize: 'context size', threads: 'threads', kvCacheType: 'KV cache type',
-  checkpointMemory: 'checkpoint memory (MB)', windowCache: 'window cache',
+  checkpointMemory: 'checkpoint memory (MB)', windowCache: 'window cache', speculation: 'speculation',
 };
 
 /** One setting from text (a CLI flag, a form field): 'auto' or a whole number in range, or one of the names. */
@@ -165,6 +175,7 @@ export function parseSetting<K extends keyof LocalSettings>(key: K, given: strin
   if (key === 'backend') return oneOf(label, text, BACKENDS, given) as LocalSettings[K];
   if (key === 'kvCacheType') return oneOf(label, text, KV_CACHE_TYPES, given) as LocalSettings[K];
   if (key === 'windowCache') return oneOf(label, text, WINDOW_CACHES, given) as LocalSettings[K];
+  if (key === 'speculation') return oneOf(label, text, SPECULATIONS, given) as LocalSettings[K];
   if (text === 'auto') return 'auto' as LocalSettings[K];
   const [min, max] = LIMITS[key as keyof typeof LIMITS];
   if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
@@ -183,12 +194,14 @@ export function checkSettings(given: unknown): LocalSettings {
   if (typeof given !== 'object' || given === null || Array.isArray(given)) throw new SettingError('The local engine settings must be an object.');
   const fields = given as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(DEFAULT_LOCAL_SETTINGS) as (keyof LocalSettings)[]) {
+  for (const key of Object.keys(NAMES) as (keyof LocalSettings)[]) {
     const value = fields[key] ?? DEFAULT_LOCAL_SETTINGS[key];
+    // A setting without a default (speculation) is left out where it is not given: it means 'auto'.
+    if (value === undefined) continue;
     if (typeof value !== 'string' && typeof value !== 'number') throw new SettingError(`${NAMES[key]} must be text or a number, not ${JSON.stringify(value)}.`);
     out[key] = parseSetting(key, String(value));
   }
-  const unknown = Object.keys(fields).filter((k) => !(k in DEFAULT_LOCAL_SETTINGS));
+  const unknown = Object.keys(fields).filter((k) => !(k in NAMES));
   if (unknown.length) throw new SettingError(`Unknown local engine setting${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}.`);
   return out as unknown as LocalSettings;
 }

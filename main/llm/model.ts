@@ -4,6 +4,7 @@ import path from 'node:path';
 import { getLlama, getModuleVersion, GgmlType, Llama, LlamaLogLevel, type GgufInsights, type LlamaContext, type LlamaModel } from 'node-llama-cpp';
 import { checkpointBudget } from './cachePlan.js';
 import { autoThreads, backendName, contextOptions, explainMiss, FitError, gpuLayersOption, impossible, modelInsights, planFit, SEQUENCES } from './fit.js';
+import { speculationUsed } from './speculation.js';
 import { DEFAULT_LOCAL_SETTINGS, type Backend, type LocalSettings, type LocalSetup } from './localSettings.js';
 
 export type { LocalSettings, LocalSetup };
@@ -145,6 +146,7 @@ export async function loadModel(o: LoadOptions): Promise<LoadedModel> {
     kvCacheType: GgmlType[context.kvCacheKeyType] ?? String(context.kvCacheKeyType),
     flashAttention: context.flashAttention === 'auto' ? 'auto' : context.flashAttention ? 'on' : 'off', threads: context.idealThreads,
     cacheStrategy: plan?.cache.strategy.value ?? 'prefix',
+    speculation: speculationUsed(settings.speculation, plan?.cache.strategy.value ?? 'prefix'),
   };
   const budget = checkpointBudget(settings.checkpointMemory).value;
   return {

@@ -90,6 +90,8 @@ export async function runRequest(o: RequestOptions): Promise<RequestResult> {
   const checkpoint = keeper?.needed && restores ? checkpointUse(keeper, start, reread) : undefined;
   const last = await evaluateWithCheckpoints(o, start, input, cuts);
 
+  // A predictor drafts from the whole prompt (the session's own text), as LlamaChat would give it (speculation.ts).
+  o.sequence.tokenPredictor?.updateInputTokens(prompt.from(0));
   const script = o.scripted === undefined ? undefined : o.model.tokenize(o.scripted, true);
   const reply = new ReplyReader(o);
   let firstTokenAt: number | undefined;
@@ -120,6 +122,9 @@ export async function runRequest(o: RequestOptions): Promise<RequestResult> {
     if (reply.length >= o.maxTokens) break;
   }
   await iterator.return();
+  // Drafts the model confirmed that the reply never reached stay in the cache past its last token:
+  // dropped, so the cache holds exactly the tokens the sequence reports (a saved state, the next splice).
+  if (o.sequence.tokenPredictor) await o.sequence.eraseContextTokenRanges([{ start: o.sequence.nextTokenIndex, end: o.sequence.contextSize }]);
   const ended = performance.now();
   // The sequence now holds the input, then the reply's tokens up to the last one fed back (the one
   // that ended the reply was not evaluated); a request that failed midway records nothing, and the next `sync` reads what is there.

@@ -1,0 +1,100 @@
+/**
+ * Speculative decoding fed by the session's own text (issue 37): each session's sequence drafts the
+ * next tokens by prompt lookup (node-llama-cpp's InputLookupTokenPredictor) over the whole prompt it
+ * was sent, which in Keel is the session itself: every result it read, every file it was shown,
+ * every earlier reply. A coding agent's edits copy the lines they replace, so drafts found there are
+ * often right. The target model checks every draft in the same batch as its next token, so greedy
+ * output is the same with and without it; what it changes is the time a token takes.
+ *
+ * `auto` judges each session by its own figures: once JUDGED_AFTER tokens were drafted, a session
+ * whose drafts were accepted less than MIN_ACCEPTANCE of the time drafts nothing more.
+ */
+import { InputLookupTokenPredictor, TokenPredictor, type LlamaContextSequence, type Token } from 'node-llama-cpp';
+import type { CacheStrategy, Choice, Speculation } from './localSettings.js';
+
+/** Drafted tokens (accepted plus refuted) after which `auto` judges a session's acceptance. */
+export const JUDGED_AFTER = 256;
+/**
+ * The acceptance below which drafting does not pay. A refuted draft token costs one more position in
+ * a batch the model evaluates anyway (a fraction of a one-token step while decoding is bound by
+ * reading the weights: bench:decode measures it) plus its erasure from the cache; an accepted one
+ * saves a whole step. Below about one accepted in three the drafts cost more than they save on a CPU.
+ */
+export const MIN_ACCEPTANCE = 0.3;
+/** Tokens drafted at once: an edit copies whole lines, several tokens each. */
+const DRAFT_TOKENS = 6;
+
+/** What one request's drafts came to (recorded beside the cache figures: record.ts). */
+export interface SpeculationFigures {
+  /** Drafted tokens the model confirmed. */
+  accepted: number;
+  /** Drafted tokens the model refuted (each then erased from the cache). */
+  refuted: number;
+  /** Why this session drafts no more, from the request that decided it on. */
+  off?: string;
+}
+
+/** Whether a loaded model's sessions draft ('auto': judged per session), and why. */
+export function speculationUsed(setting: Speculation = 'auto', strategy: CacheStrategy): Choice<Speculation> {
+  if (setting === 'off') return { value: 'off', why: 'off by setting' };
+  // node-llama-cpp takes a checkpoint before every drafted batch of a sequence that keeps checkpoints,
+  // and Keel places its own there (checkpoints.ts): drafting is kept to caches that can be cut back anywhere.
+  if (strategy === 'checkpoints') return { value: 'off', why: 'not used on a cache kept by checkpoints (each drafted batch would take one)' };
+  return setting === 'on'
+    ? { value: 'on', why: 'on by setting' }
+    : { value: 'auto', why: `auto: on while at least ${MIN_ACCEPTANCE * 100} % of drafted tokens are accepted (judged after ${JUDGED_AFTER})` };
+}
+
+/**
+ * One session's predictor: prompt lookup over the request's whole prompt, which runRequest gives it
+ * (`updateInputTokens`) before generating, and a switch `auto` turns off for the rest of the session.
+ */
+export class SessionLookup extends TokenPredictor {
+  private readonly lookup = new InputLookupTokenPredictor({ predictionLength: { max: DRAFT_TOKENS } });
+  private offWhy?: string;
+  private before = { validated: 0, refuted: 0 };
+
+  constructor(private readonly judged: boolean) {
+    super();
+  }
+
+  get off(): string | undefined {
+    return this.offWhy;
+  }
+
+  reset(params: Parameters<TokenPredictor['reset']>[0]): void {
+    this.lookup.reset(params);
+  }
+
+  pushTokens(tokens: Token[]): void {
+    this.lookup.pushTokens(tokens);
+  }
+
+  predictTokens(): Token[] {
+    return this.offWhy === undefined ? this.lookup.predictTokens() : [];
+  }
+
+  override updateInputTokens(tokens: Token[]): void {
+    this.lookup.updateInputTokens(tokens);
+  }
+
+  override dispose(): void {
+    this.lookup.dispose();
+  }
+
+  /**
+   * The figures of the request that just ended (the sequence's counts since the last call), and,
+   * under `auto`, the session's judgement on all its drafts so far.
+   */
+  figures(sequence: LlamaContextSequence): SpeculationFigures {
+    const { validated, refuted } = sequence.tokenPredictions;
+    const request = { accepted: validated - this.before.validated, refuted: refuted - this.before.refuted };
+    this.before = { validated, refuted };
+    const drafted = validated + refuted;
+    if (this.judged && this.offWhy === undefined && drafted >= JUDGED_AFTER && validated / drafted < MIN_ACCEPTANCE) {
+      this.offWhy = `${validated} of ${drafted} drafted tokens accepted (${Math.round((100 * validated) / drafted)} %, under ${MIN_ACCEPTANCE * 100} %): off for this session`;
+      return { ...request, off: this.offWhy };
+    }
+    return request;
+  }
+}
