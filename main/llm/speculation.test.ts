@@ -1,0 +1,81 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { LlamaContextSequence } from 'node-llama-cpp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Conversation } from '../core/engine/types.js';
+import { LlamaEngine } from './engine.js';
+import { checkSettings, parseSetting } from './localSettings.js';
+import { loadModel, type LoadedModel } from './model.js';
+import { JUDGED_AFTER, SessionLookup, speculationUsed } from './speculation.js';
+import { writeTestModel } from './testModel/makeTestModel.js';
+
+let dir: string;
+let model: LoadedModel;
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keel-speculation-'));
+  const file = path.join(dir, 'chatml.gguf');
+  writeTestModel(file);
+  model = await loadModel({ modelPath: file, contextSize: 4096, threads: 1, settings: { speculation: 'on' } });
+}, 120_000);
+afterAll(async () => {
+  await model?.dispose();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A file the reply could copy from, as a coding agent's edit copies the lines it replaces. */
+const FILE = Array.from({ length: 30 }, (_, i) => `export function step${i}(queue: Job[]): number {\n  return queue.filter((job) => job.tries < ${i}).length;\n}\n`).join('');
+const conversation = (messages: Conversation['messages']): Conversation => ({ system: 'You are a coding agent.', tools: [], messages, promptDate: '2026-12-07' });
+
+describe('speculation from the session\'s own text, on the real engine', { timeout: 120_000 }, () => {
+  it('gives byte-identical greedy replies with and without it, and records the drafts beside the cache figures', async () => {
+    expect(model.setup.speculation?.value).toBe('on');
+    const speculating = new LlamaEngine(model);
+    const plain = new LlamaEngine({ ...model, setup: { ...model.setup, speculation: speculationUsed('off', 'prefix') } });
+    try {
+      let messages: Conversation['messages'] = [{ role: 'user', text: `Fix the off-by-one in this file:\n${FILE}` }];
+      for (let request = 0; request < 3; request++) {
+        const on = await speculating.generate(conversation(messages), { maxTokens: 48, temperature: 0 });
+        const off = await plain.generate(conversation(messages), { maxTokens: 48, temperature: 0 });
+        expect(on.text).toBe(off.text);
+        expect(on.usage.outputTokens).toBe(off.usage.outputTokens);
+        expect(off.usage.engine?.speculation).toBeUndefined();
+        const figures = on.usage.engine?.speculation;
+        expect(figures).toBeDefined();
+        // Every token of the prompt is a place to look up from: the model checked drafts each request.
+        expect(figures!.accepted + figures!.refuted).toBeGreaterThan(0);
+        messages = [...messages, { role: 'model', replies: [{ text: on.text, calls: [] }] }, { role: 'user', text: `Again:\n${on.text}\n${FILE.slice(0, 400)}` }];
+      }
+    } finally {
+      await speculating.dispose();
+      await plain.dispose();
+    }
+  });
+
+  it('auto turns drafting off for the rest of a session whose drafts are seldom accepted, never before it has enough of them', () => {
+    const counts = { validated: 0, refuted: 0, used: 0, unused: 0 };
+    const sequence = { get tokenPredictions() { return { ...counts }; } } as unknown as LlamaContextSequence;
+    const auto = new SessionLookup(true);
+    const on = new SessionLookup(false);
+    counts.validated = 10; counts.refuted = 100;
+    expect(auto.figures(sequence)).toEqual({ accepted: 10, refuted: 100 });
+    expect(auto.off).toBeUndefined();
+    counts.validated = 60; counts.refuted = JUDGED_AFTER;
+    const judged = auto.figures(sequence);
+    expect(judged).toMatchObject({ accepted: 50, refuted: JUDGED_AFTER - 100 });
+    expect(judged.off).toMatch(/^60 of 316 drafted tokens accepted \(19 %, under 30 %\): off for this session$/);
+    expect(auto.predictTokens()).toEqual([]);
+    expect(on.figures(sequence).off).toBeUndefined();
+    expect(on.off).toBeUndefined();
+  });
+
+  it('is a setting like the others: checked by name, left out where not given, not used where each draft would take a checkpoint', () => {
+    expect(parseSetting('speculation', 'On')).toBe('on');
+    expect(() => parseSetting('speculation', 'fast')).toThrow('speculation must be one of auto, on, off, not "fast".');
+    expect(checkSettings({ speculation: 'off' }).speculation).toBe('off');
+    expect('speculation' in checkSettings({})).toBe(false);
+    expect(speculationUsed(undefined, 'prefix').value).toBe('auto');
+    expect(speculationUsed('on', 'checkpoints')).toEqual({ value: 'off', why: 'not used on a cache kept by checkpoints (each drafted batch would take one)' });
+    expect(speculationUsed('on', 'full window cache').value).toBe('on');
+  });
+});
