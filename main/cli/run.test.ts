@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../db/store.js';
-import { databasePath } from '../keelHome.js';
+import { databasePath, keelHome } from '../keelHome.js';
 import type { LlamaEngine } from '../llm/engine.js';
 import type { Mode } from '../core/state/types.js';
 import { writeTestModel } from '../llm/testModel/makeTestModel.js';
@@ -108,6 +108,17 @@ describe('keel run', { timeout: 120_000 }, () => {
     } finally {
       store.close();
     }
+  });
+
+  it('a hook of the person that fails is told on standard error with its output; standard output stays JSON', async () => {
+    fs.mkdirSync(keelHome(), { recursive: true });
+    fs.writeFileSync(path.join(keelHome(), 'settings.json'), JSON.stringify({
+      hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'echo the lint server is down >&2; exit 1' }] }] },
+    }));
+    const r = await run(['--json', 'Say hi.']);
+    expect(r.code).toBe(RUN_EXIT.answered);
+    expect(r.err).toContain(`The UserPromptSubmit hook \`echo the lint server is down >&2; exit 1\` (${path.join(keelHome(), 'settings.json')}) exited 1.\nthe lint server is down\n`);
+    events(r.out);
   });
 
   it('reads the prompt from standard input with -, and prints only the answer without --json', async () => {

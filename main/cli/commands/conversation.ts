@@ -14,6 +14,7 @@ import { defaultStateBudget } from '../../llm/stateFiles.js';
 import type { McpHub } from '../../mcp/hub.js';
 import type { Shells } from '../../core/tools/shells.js';
 import { parseExternalName } from '../../core/tools/external.js';
+import { hookFailure } from '../../core/hooks/run.js';
 import { readSettings } from '../../app/settings.js';
 import { connectEngine, engineRefId, openAgent, openEngine, parseEngineRef, type EngineRef, type EngineSource } from '../../openEngine.js';
 import { baseUrl } from '../../remote/http.js';
@@ -37,6 +38,13 @@ export interface AgentFlags extends ModelFlags, ServerFlags {
 }
 
 /** A session with its model loaded and an agent on it. `close()` saves its cache and frees the model. */
+/** What a loop event tells the person on standard error: a notice, and each hook that failed with its output. */
+export function noticesOf(e: LoopEvent): string[] {
+  if (e.type === 'notice') return [e.text];
+  if (e.type === 'hook') return e.runs.map(hookFailure).filter((m): m is string => m !== undefined);
+  return [];
+}
+
 export class Conversation {
   readonly agent: AgentLoop;
   /** Where the agent's events go; set by whoever shows the conversation. */
@@ -202,7 +210,7 @@ async function resume(store: SqliteStore, row: SessionRow, lock: SessionLock, mo
   servers?.watch(session.tools);
   const conversation = hostChildren(deps, target, flags, new Conversation(store, session, target, flags, approvals, deps.shells, servers, lock));
   conversation.onEvent = (e) => {
-    if (e.type === 'notice') io.err.write(`${e.text}\n`);
+    for (const line of noticesOf(e)) io.err.write(`${line}\n`);
   };
   try {
     if (target.id !== row.model) {

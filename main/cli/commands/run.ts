@@ -5,7 +5,7 @@
  */
 import type { Approver } from '../../core/permissions/approval.js';
 import type { Io, Writer } from '../io.js';
-import type { Conversation } from './conversation.js';
+import { noticesOf, type Conversation } from './conversation.js';
 import { describeApproval } from './describeApproval.js';
 import { JsonEvents } from './jsonEvents.js';
 import { ReplyPrinter } from './printer.js';
@@ -27,7 +27,7 @@ export async function runTurn(c: Conversation, prompt: string, o: TurnOptions, i
   c.onEvent = (e) => {
     if (e.type === 'request') answered = true;
     if (e.type === 'tool') answered = false;
-    if (e.type === 'notice') io.err.write(`${e.text}\n`);
+    for (const line of noticesOf(e)) io.err.write(`${line}\n`);
     events?.event(e);
     printer?.event(e);
   };
