@@ -146,7 +146,7 @@ export async function loadModel(o: LoadOptions): Promise<LoadedModel> {
     kvCacheType: GgmlType[context.kvCacheKeyType] ?? String(context.kvCacheKeyType),
     flashAttention: context.flashAttention === 'auto' ? 'auto' : context.flashAttention ? 'on' : 'off', threads: context.idealThreads,
     cacheStrategy: plan?.cache.strategy.value ?? 'prefix',
-    speculation: speculationUsed(settings.speculation, plan?.cache.strategy.value ?? 'prefix'),
+    speculation: speculationUsed(settings.speculation, plan?.cache.strategy.value ?? 'prefix', context.flashAttention),
   };
   const budget = checkpointBudget(settings.checkpointMemory).value;
   return {
