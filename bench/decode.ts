@@ -10,8 +10,9 @@
  * added to both conversations, so later replies can copy from earlier ones and from the file, as a
  * coding agent's edits do. Replies are greedy; without flash attention the two sessions' replies
  * must be byte-identical (the bench exits 1 otherwise); with it they may differ, and are counted
- * (llama.cpp's flash attention results depend on the batch size: speculation.ts). ms/token is the reply's generation time over its tokens after the
- * first (the first comes out of the prefill); acceptance is the engine's own record per request.
+ * (llama.cpp's flash attention results depend on the batch size: speculation.ts). ms/token is the
+ * median reply's generation time over its tokens after the first (the first comes out of the
+ * prefill); acceptance is the engine's own record per request.
  *
  * The generated model has random weights: its greedy replies copy from the prompt only as far as
  * they happen to repeat themselves, so the acceptance here is this model's, not a trained one's.
@@ -33,6 +34,7 @@ import { LlamaEngine } from '../main/llm/engine.js';
 import { loadModel, type LoadedModel } from '../main/llm/model.js';
 import { speculationUsed } from '../main/llm/speculation.js';
 import { BIG_MODEL_OPTIONS, writeTestModel } from '../main/llm/testModel/makeTestModel.js';
+import { median } from './measure.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -40,7 +42,7 @@ function flag(name: string, fallback: string): string {
   const at = process.argv.indexOf(`--${name}`);
   return at >= 0 && process.argv[at + 1] !== undefined ? process.argv[at + 1] : fallback;
 }
-const REPLIES = Number(flag('replies', '2'));
+const REPLIES = Number(flag('replies', '4'));
 const TOKENS = Number(flag('tokens', '32'));
 const FILLS = flag('fills', '4096,16384,32768').split(',').map(Number);
 const BIG = process.argv.includes('--big');
@@ -61,20 +63,21 @@ function fileOf(loaded: LoadedModel, fill: number): string {
 }
 
 interface Figures {
-  ms: number;
-  tokens: number;
+  /** ms per token of each reply (its tokens after the first). */
+  perReply: number[];
   accepted: number;
   refuted: number;
   /** Replies whose greedy text differed from the other session's. */
   differ: number;
 }
-const msPerToken = (f: Figures) => f.ms / Math.max(1, f.tokens);
+/** The median reply's: a moment the shared machine was busy falls on one reply, not on the figure. */
+const msPerToken = (f: Figures) => median(f.perReply);
 
 async function session(loaded: LoadedModel, fill: number, stateFile: string): Promise<{ off: Figures; on: Figures }> {
   const variant = (value: 'off' | 'on') => new LlamaEngine({ ...loaded, setup: { ...loaded.setup, speculation: speculationUsed(value, 'prefix', false) } });
   const off = variant('off');
   const on = variant('on');
-  const zero = (): Figures => ({ ms: 0, tokens: 0, accepted: 0, refuted: 0, differ: 0 });
+  const zero = (): Figures => ({ perReply: [], accepted: 0, refuted: 0, differ: 0 });
   const figures = { off: zero(), on: zero() };
   try {
     const conversation = (messages: Conversation['messages']): Conversation => ({ system: 'You are a coding agent.', tools: [], messages, promptDate: '2026-12-07' });
@@ -91,8 +94,7 @@ async function session(loaded: LoadedModel, fill: number, stateFile: string): Pr
       for (const [name, engine] of (i % 2 ? [['off', off], ['on', on]] : [['on', on], ['off', off]]) as ['off' | 'on', LlamaEngine][]) {
         const r = await engine.generate(conversation(messages), { maxTokens: TOKENS, temperature: 0 });
         replies[name] = r.text;
-        figures[name].ms += r.usage.generationMs;
-        figures[name].tokens += Math.max(0, r.usage.outputTokens - 1);
+        if (r.usage.outputTokens > 1) figures[name].perReply.push(r.usage.generationMs / (r.usage.outputTokens - 1));
         figures[name].accepted += r.usage.engine?.speculation?.accepted ?? 0;
         figures[name].refuted += r.usage.engine?.speculation?.refuted ?? 0;
       }
