@@ -7,6 +7,7 @@ import type { ApprovalRequest } from '../core/permissions/approval.js';
 import { DEFAULT_PROMPTS_DIR } from '../core/prompts/buildSystemPrompt.js';
 import { Session, type SessionDeps } from '../core/session/session.js';
 import type { Mode } from '../core/state/types.js';
+import { builtinSpecs } from '../core/state/toolList.js';
 import { ToolRegistry } from '../core/tools/registry.js';
 import { McpHub, type HubOptions } from './hub.js';
 import { entry, EVERYTHING, GROWING, nodeServer, writeConfig } from '../../test/mcp/servers.js';
@@ -90,7 +91,8 @@ describe('a session on MCP servers', { timeout: 120_000 }, () => {
     await h.start();
     const s = newSession(deps(h));
     const names = s.tools.map((t) => t.name);
-    const builtins = new ToolRegistry().names();
+    // The built-ins a session without skills offers (`skill` only where a skill exists).
+    const builtins = builtinSpecs(DEFAULT_PROMPTS_DIR, new ToolRegistry()).map((t) => t.name);
     expect(names.slice(0, builtins.length)).toEqual(builtins);
     const mcp = names.slice(builtins.length);
     expect(mcp).toEqual([...mcp].sort());
