@@ -48,6 +48,11 @@ export type { ContextPart, ContextView };
 export type { ApprovalAnswer, Choice, DoctorReport, ElidedMark, LocalSettings, LocalSettingsText, LocalSetup, Mode, ModelPlan, RequestRow, SessionKind };
 
 
+/** Each local engine setting as the Settings panel sends it: a new setting that is not here fails to compile. */
+const LOCAL_SETTINGS_TEXT = {
+  backend: TEXT, gpuLayers: TEXT, contextSize: TEXT, threads: TEXT, kvCacheType: TEXT, checkpointMemory: TEXT, windowCache: TEXT, speculation: TEXT,
+} satisfies Record<keyof LocalSettings, typeof TEXT>;
+
 /** Every call the UI can make. Each returns a promise; failures reject with a readable message. */
 export const CONTRACT = {
   getState: takes().as<() => Promise<AppState>>(),
@@ -101,9 +106,7 @@ export const CONTRACT = {
    * Checks and saves the settings, then loads the app's model again with them. A value Keel cannot
    * use, or one that does not fit with the model, is refused in words and nothing changes.
    */
-  setLocalSettings: takes({ type: 'object', properties: {
-    backend: TEXT, gpuLayers: TEXT, contextSize: TEXT, threads: TEXT, kvCacheType: TEXT, checkpointMemory: TEXT, windowCache: TEXT,
-  } }).as<(settings: LocalSettingsText) => Promise<LocalSettings>>(),
+  setLocalSettings: takes({ type: 'object', properties: LOCAL_SETTINGS_TEXT }).as<(settings: LocalSettingsText) => Promise<LocalSettings>>(),
   /** The machine (backend, devices, free memory) and, for `model` (default: the app's), what a load would use and why. */
   doctor: takes(optional(PATH)).as<(model?: string) => Promise<DoctorReport>>(),
   /** A workspace's MCP servers (connecting those that may run); with a session, the tools waiting for the next one. */
