@@ -122,6 +122,10 @@ describe('keel acp', () => {
     expect(requests[1].reused_tokens).toBeGreaterThan(0);
     expect(kinds(first).filter((k) => k === 'usage_update')).toHaveLength(2);
 
+    // The mode is Keel's; a mode it has not is refused by name.
+    await agent.request('session/set_mode', { sessionId, modeId: 'accept-edits' });
+    await expect(agent.request('session/set_mode', { sessionId, modeId: 'yolo' })).rejects.toThrow(/Keel's modes are ask, accept-edits, plan, auto/);
+
     // Cancel mid-reply: the prompt ends `cancelled` and the turn is kept, cut where it stopped.
     first.updates.length = 0;
     scripted('word '.repeat(1500).trim());
@@ -146,7 +150,7 @@ describe('keel acp', () => {
     const second = startAgent();
     await second.connection.agent.request('initialize', { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
     const loaded = await second.connection.agent.request('session/load', { sessionId, cwd: ws, mcpServers: [] });
-    expect(loaded.modes?.currentModeId).toBe('ask');
+    expect(loaded.modes?.currentModeId).toBe('accept-edits');
     const replayed = second.updates.map((u) => u.update);
     expect(replayed[0]).toEqual({ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'Change one to uno in a.txt' } });
     expect(replayed.some((u) => u.sessionUpdate === 'tool_call_update' && u.status === 'completed')).toBe(true);
