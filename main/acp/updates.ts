@@ -99,7 +99,7 @@ export function historyUpdates(view: SessionView): SessionUpdate[] {
       if (part.type === 'text') updates.push({ sessionUpdate: 'agent_message_chunk', content: text(part.text) });
       else {
         const { tool } = part;
-        updates.push({ ...startedUpdate(tool.id, tool.name, tool.args, view.summary.workspace), status: 'pending' } as SessionUpdate);
+        updates.push(startedUpdate(tool.id, tool.name, tool.args, view.summary.workspace));
         updates.push(endedUpdate(tool));
       }
     }
