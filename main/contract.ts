@@ -14,8 +14,8 @@ import { APPROVAL_ANSWERS, type ApprovalAnswer } from './core/approvalAnswers.js
 import { SESSION_KINDS, type RequestRow, type SessionKind } from './core/state/types.js';
 import { MODE_HELP, MODES, PLAN_STATUSES, type Mode, type PlanItem } from './core/types.js';
 import type { Choice, DoctorReport, LocalSettings, LocalSettingsText, LocalSetup, ModelPlan } from './llm/localSettings.js';
-import { optional, takes, type SignatureOf } from './contract/shape.js';
-import { FLAG, PATH, SEQ, SESSION_ID, TEXT } from './contract/args.js';
+import { optional, takes, type SignatureOf, type TypeOf } from './contract/shape.js';
+import { EDITOR_SERVERS, FLAG, PATH, SEQ, SESSION_ID, TEXT } from './contract/args.js';
 import { CHECKPOINT_CALLS, type FilesPutBack } from './contract/checkpoints.js';
 import type {
   AppState, ApprovalView, McpServersView, ModelFile, RecallView, SessionSummary, SessionView,
@@ -53,13 +53,19 @@ const LOCAL_SETTINGS_TEXT = {
   backend: TEXT, gpuLayers: TEXT, contextSize: TEXT, threads: TEXT, kvCacheType: TEXT, checkpointMemory: TEXT, windowCache: TEXT, speculation: TEXT,
 } satisfies Record<keyof LocalSettings, typeof TEXT>;
 
+/** An MCP server an editor passes over ACP (contract/args.ts EDITOR_SERVERS). */
+export type EditorServer = TypeOf<typeof EDITOR_SERVERS>[number];
+
 /** Every call the UI can make. Each returns a promise; failures reject with a readable message. */
 export const CONTRACT = {
   getState: takes().as<() => Promise<AppState>>(),
   listSessions: takes().as<() => Promise<SessionSummary[]>>(),
+  /** A new session; `mcpServers`: an editor's own servers (ACP), whose tools join the session's fixed list. */
   createSession: takes({ type: 'object', required: ['workspace', 'kind'], properties: {
-    workspace: PATH, kind: { type: 'string', enum: SESSION_KINDS }, mode: { type: 'string', enum: MODES }, title: TEXT,
-  } }).as<(o: { workspace: string; kind: SessionKind; mode?: Mode; title?: string }) => Promise<SessionSummary>>(),
+    workspace: PATH, kind: { type: 'string', enum: SESSION_KINDS }, mode: { type: 'string', enum: MODES }, title: TEXT, mcpServers: EDITOR_SERVERS,
+  } }).as<(o: { workspace: string; kind: SessionKind; mode?: Mode; title?: string; mcpServers?: EditorServer[] }) => Promise<SessionSummary>>(),
+  /** The editor's servers for a session it opened (ACP's session/load), used from the session's next request on. */
+  useEditorServers: takes(SESSION_ID, EDITOR_SERVERS).as<(id: number, servers: EditorServer[]) => Promise<void>>(),
   openSession: takes(SESSION_ID).as<(id: number) => Promise<SessionView>>(),
   deleteSession: takes(SESSION_ID).as<(id: number) => Promise<void>>(),
   /** Sends a message; the reply streams as events; resolves when the turn ends. */

@@ -10,13 +10,14 @@ import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import {
-  client, ndJsonStream, PROTOCOL_VERSION, type ClientConnection, type RequestPermissionRequest, type SessionNotification,
+  client, ndJsonStream, PROTOCOL_VERSION, type ClientConnection, type McpServer, type RequestPermissionRequest, type SessionNotification,
 } from '@agentclientprotocol/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadModel } from '../llm/model.js';
 import { writeTestModel } from '../llm/testModel/makeTestModel.js';
 import { callSyntax, formatCall, type CallSyntax } from '../llm/toolCalls.js';
 import { sessionWrapper } from '../llm/wrapper.js';
+import { EVERYTHING } from '../../test/mcp/servers.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -93,7 +94,9 @@ describe('keel acp', () => {
     const init = await agent.request('initialize', { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
     expect(init.protocolVersion).toBe(PROTOCOL_VERSION);
     expect(init.agentCapabilities?.loadSession).toBe(true);
-    const created = await agent.request('session/new', { cwd: ws, mcpServers: [] });
+    // The editor's own MCP server over stdio joins the session's tools.
+    const everything: McpServer = { name: 'everything', command: process.execPath, args: [EVERYTHING, 'stdio'], env: [] };
+    const created = await agent.request('session/new', { cwd: ws, mcpServers: [everything] });
     expect(created.modes?.currentModeId).toBe('ask');
     const sessionId = created.sessionId;
     for (let i = 0; i < 100 && !kinds(first).includes('available_commands_update'); i++) await new Promise((r) => setTimeout(r, 20));
@@ -122,6 +125,15 @@ describe('keel acp', () => {
     expect(requests[1].reused_tokens).toBeGreaterThan(0);
     expect(kinds(first).filter((k) => k === 'usage_update')).toHaveLength(2);
 
+    scripted(formatCall(syntax, 'mcp__everything__echo', { message: 'from the editor' }), 'It echoed.');
+    first.updates.length = 0;
+    first.permissions.length = 0;
+    expect((await agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Echo something' }] })).stopReason).toBe('end_turn');
+    const echoed = first.updates.find((u) => u.update.sessionUpdate === 'tool_call_update')!.update as { status: string; rawOutput: { text: string } };
+    expect(echoed.status).toBe('completed');
+    expect(echoed.rawOutput.text).toContain('Echo: from the editor');
+    expect(first.permissions.map((p) => p.toolCall.kind)).toEqual(['other']);
+
     // The mode is Keel's; a mode it has not is refused by name.
     await agent.request('session/set_mode', { sessionId, modeId: 'accept-edits' });
     await expect(agent.request('session/set_mode', { sessionId, modeId: 'yolo' })).rejects.toThrow(/Keel's modes are ask, accept-edits, plan, auto/);
@@ -149,7 +161,7 @@ describe('keel acp', () => {
     // A new process: the session loads with its history replayed, and its next request reads from the saved cache.
     const second = startAgent();
     await second.connection.agent.request('initialize', { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
-    const loaded = await second.connection.agent.request('session/load', { sessionId, cwd: ws, mcpServers: [] });
+    const loaded = await second.connection.agent.request('session/load', { sessionId, cwd: ws, mcpServers: [everything] });
     expect(loaded.modes?.currentModeId).toBe('accept-edits');
     const replayed = second.updates.map((u) => u.update);
     expect(replayed[0]).toEqual({ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'Change one to uno in a.txt' } });
@@ -165,6 +177,12 @@ describe('keel acp', () => {
     expect(said(second)).toBe('You are welcome.');
     const [resumed] = (thanked._meta as { keel: { requests: { prompt_tokens: number; reused_tokens: number }[] } }).keel.requests;
     expect(resumed.reused_tokens).toBeGreaterThan(resumed.prompt_tokens * 0.9);
+    // The editor's server, passed again on load, answers the session's calls in the new process.
+    second.updates.length = 0;
+    scripted(formatCall(syntax, 'mcp__everything__echo', { message: 'again' }), 'Echoed again.');
+    expect((await second.connection.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Echo again' }] })).stopReason).toBe('end_turn');
+    const again = second.updates.find((u) => u.update.sessionUpdate === 'tool_call_update')!.update as { rawOutput: { text: string } };
+    expect(again.rawOutput.text).toContain('Echo: again');
     expect(await quit(second)).toBe(0);
   }, 240_000);
 });

@@ -7,10 +7,10 @@
  */
 import {
   agent, PROTOCOL_VERSION, RequestError,
-  type AgentApp, type AgentContext, type ContentBlock, type PromptResponse, type RequestPermissionRequest, type SessionModeState, type SessionUpdate,
+  type AgentApp, type AgentContext, type ContentBlock, type McpServer, type PromptResponse, type RequestPermissionRequest, type SessionModeState, type SessionUpdate,
 } from '@agentclientprotocol/sdk';
 import type { Host } from '../appHost.js';
-import { MODE_HELP, MODES, type ApprovalAnswer, type ApprovalView, type KeelEvent, type Mode, type RequestRow } from '../contract.js';
+import { MODE_HELP, MODES, type ApprovalAnswer, type ApprovalView, type EditorServer, type KeelEvent, type Mode, type RequestRow } from '../contract.js';
 import {
   callPaths, endedUpdate, filesBefore, historyUpdates, planUpdate, requestMeta, startedUpdate, toolKind, usageUpdate,
 } from './updates.js';
@@ -135,12 +135,10 @@ export function acpAgent(host: Pick<Host, 'api' | 'subscribe'>, o: AcpOptions): 
       authMethods: [],
     }))
     .onRequest('session/new', async ({ params, client }) => {
-      const summary = await api.createSession({ workspace: params.cwd, kind: 'agent', ...(o.mode ? { mode: o.mode } : {}) });
+      const mcpServers = stdioServers(params.mcpServers, o.log);
+      const summary = await api.createSession({ workspace: params.cwd, kind: 'agent', ...(o.mode ? { mode: o.mode } : {}), mcpServers });
       const sessionId = String(summary.id);
       known.set(sessionId, { id: summary.id, root: summary.workspace });
-      if (params.mcpServers.length > 0) {
-        o.log?.(`The editor's MCP servers (${params.mcpServers.map((m) => m.name).join(', ')}) are not added to session ${sessionId}: its tools come from .mcp.json and $KEEL_HOME/mcp.json (docs/acp.md).`);
-      }
       // After the response: an update must name a session the editor has.
       setImmediate(() => void offerCommands(client, sessionId, summary.workspace).catch(() => undefined));
       return { sessionId, modes: modes(summary.mode) };
@@ -149,6 +147,7 @@ export function acpAgent(host: Pick<Host, 'api' | 'subscribe'>, o: AcpOptions): 
       const id = Number(params.sessionId);
       if (!Number.isSafeInteger(id) || id < 1) throw RequestError.invalidParams({ sessionId: params.sessionId }, `${params.sessionId} is not a Keel session id`);
       const view = await api.openSession(id);
+      await api.useEditorServers(id, stdioServers(params.mcpServers, o.log));
       known.set(params.sessionId, { id, root: view.summary.workspace });
       for (const update of historyUpdates(view)) await client.notify('session/update', { sessionId: params.sessionId, update });
       await offerCommands(client, params.sessionId, view.summary.workspace);
@@ -191,6 +190,19 @@ export function acpAgent(host: Pick<Host, 'api' | 'subscribe'>, o: AcpOptions): 
     }
   };
   return { app, stopAll };
+}
+
+/**
+ * The editor's servers Keel runs: those over stdio (which every ACP agent takes), each in the command
+ * sandbox as the person's own servers are; one over HTTP or SSE is said to be left out.
+ */
+function stdioServers(servers: readonly McpServer[], log?: (line: string) => void): EditorServer[] {
+  const out: EditorServer[] = [];
+  for (const s of servers) {
+    if ('command' in s) out.push({ name: s.name, command: s.command, args: s.args, env: s.env.map((e) => ({ name: e.name, value: e.value })) });
+    else log?.(`The editor's MCP server ${s.name} is left out: Keel takes an editor's servers over stdio only.`);
+  }
+  return out;
 }
 
 /** A prompt's blocks as the message Keel sends: text as it is, a link to a file as its path on a line of its own. */

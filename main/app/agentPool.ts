@@ -23,8 +23,8 @@ export interface PoolOptions {
   scriptFor?: (sessionId: number) => Script | undefined;
   /** How long a session waits idle before its cache is saved (default: loop.json). */
   idleSaveMs?: number;
-  /** The MCP tools of a workspace's servers, connected (or failed) before a session opens. */
-  external?: (root: string) => Promise<ExternalTools | undefined>;
+  /** The MCP tools of a session's servers (its workspace's, an editor's), connected (or failed) before it opens. */
+  external?: (row: { id: number; root: string }) => Promise<ExternalTools | undefined>;
   /** The API key kept for a model server's URL (serverKeys.ts). */
   serverKey?: (url: string) => string | undefined;
   /** Where a reply the person stopped is marked (the app's store). */
@@ -130,7 +130,7 @@ export class AgentPool {
     const lock = this.o.lock?.(id);
     try {
       const row = this.o.deps.store.getSession(id);
-      const external = row && this.o.external ? await this.o.external(row.root) : undefined;
+      const external = row && this.o.external ? await this.o.external(row) : undefined;
       const session = Session.open({ ...this.o.deps, external }, id);
       const agent = openAgent({
         session, store: this.o.deps.store, promptsDir: this.o.deps.promptsDir,

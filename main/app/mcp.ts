@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { KeelEvent, McpServersView } from '../contract.js';
+import type { EditorServer, KeelEvent, McpServersView } from '../contract.js';
 import type { ToolSpec } from '../core/tools/types.js';
 import type { WrapLaunch } from '../mcp/connection.js';
 import { McpHub } from '../mcp/hub.js';
@@ -23,9 +23,12 @@ export class McpService {
 
   constructor(private readonly o: McpServiceOptions) {}
 
-  /** The workspace's hub with its servers connected (or failed): what a session starting now gets. */
-  async ready(workspace: string): Promise<McpHub> {
-    const entry = this.entry(workspace);
+  /**
+   * The workspace's hub with its servers connected (or failed): what a session starting now gets.
+   * With an editor's servers (ACP), a hub of its own: the workspace's servers and the editor's.
+   */
+  async ready(workspace: string, editor?: readonly EditorServer[]): Promise<McpHub> {
+    const entry = this.entry(workspace, editor);
     entry.started = entry.hub.start();
     await entry.started;
     return entry.hub;
@@ -66,13 +69,16 @@ export class McpService {
     this.hubs.clear();
   }
 
-  private entry(workspace: string) {
+  private entry(workspace: string, editor?: readonly EditorServer[]) {
     const root = resolveFolder(workspace);
-    let entry = this.hubs.get(root);
+    const entries = editor?.length ? editorEntries(editor) : undefined;
+    const key = entries ? `${root}\0${JSON.stringify(entries)}` : root;
+    let entry = this.hubs.get(key);
     if (!entry) {
       entry = {
         hub: new McpHub({
           root, dataFolder: this.o.dataFolder, wrapLaunch: this.o.wrapLaunch, connectTimeoutMs: this.o.connectTimeoutMs,
+          ...(entries ? { editor: { label: EDITOR_LABEL, entries } } : {}),
           onEvent: (e) => {
             // A package being fetched shows in the view (`preparing`), as any other change.
             if (e.type === 'changed' || e.type === 'preparing') this.changed(root);
@@ -80,7 +86,7 @@ export class McpService {
           },
         }),
       };
-      this.hubs.set(root, entry);
+      this.hubs.set(key, entry);
     }
     return entry;
   }
@@ -88,6 +94,14 @@ export class McpService {
   private changed(root: string): void {
     this.o.emit({ type: 'mcp-changed', workspace: root });
   }
+}
+
+/** Where the editor's servers come from, as views and problems name it. */
+const EDITOR_LABEL = "the editor's MCP servers (ACP)";
+
+/** An editor's servers as `.mcp.json` entries (environment as an object). */
+function editorEntries(servers: readonly EditorServer[]): Record<string, unknown> {
+  return Object.fromEntries(servers.map((s) => [s.name, { command: s.command, args: s.args, env: Object.fromEntries(s.env.map((e) => [e.name, e.value])) }]));
 }
 
 /** A workspace folder as sessions store it (resolved), refused with its path when it is not one. */

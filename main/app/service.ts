@@ -31,7 +31,7 @@ import { pricedAction, priceView } from './price.js';
 import { sandboxView, sessionView, summaryOf } from './views.js';
 import { hostSubagents } from '../subagentHost.js';
 import { commandLabel, expandTyped, listCommands } from '../core/prompts/slashCommands.js';
-import type { ProjectFilesView, SlashCommandView } from '../contract.js';
+import type { EditorServer, ProjectFilesView, SlashCommandView } from '../contract.js';
 import { projectFiles } from './projectFiles.js';
 
 export interface ServiceOptions {
@@ -68,6 +68,8 @@ export class KeelService implements KeelApi {
   private readonly pool: AgentPool;
   private readonly history: SessionHistory;
   private readonly mcp: McpService;
+  /** The servers an editor passed for a session (ACP), in this process: its hub is the workspace's and theirs. */
+  private readonly editorServers = new Map<number, EditorServer[]>();
   private readonly deps: SessionDeps;
   private sessionsStamp: string;
 
@@ -85,7 +87,7 @@ export class KeelService implements KeelApi {
     this.pool = new AgentPool({ deps: this.deps, catalog: this.catalog, dataFolder: o.dataFolder, emit: o.emit, scriptFor: o.scriptFor, idleSaveMs: o.idleSaveMs,
       serverKey: (url) => this.serverKeys.get(url), marks: o.store, lock: (id) => lockSession(o.store.file, id, 'the Keel app'),
       // A workspace that is gone has no servers; the session still opens (its MCP tools answer unavailable).
-      external: (root) => this.mcp.ready(root).catch(() => undefined),
+      external: (row) => this.mcp.ready(row.root, this.editorServers.get(row.id)).catch(() => undefined),
     });
     hostSubagents(this.deps, {
       engine: (child) => this.pool.childEngine(child), script: o.scriptFor,
@@ -115,10 +117,17 @@ export class KeelService implements KeelApi {
     return this.o.store.listSessions().filter((row) => row.parentId === undefined).map((row) => summaryOf(row, this.o.store)).reverse();
   }
 
-  async createSession(o: { workspace: string; kind: SessionKind; mode?: Mode; title?: string }): Promise<SessionSummary> {
-    const external = await this.mcp.ready(o.workspace);
+  async createSession(o: { workspace: string; kind: SessionKind; mode?: Mode; title?: string; mcpServers?: EditorServer[] }): Promise<SessionSummary> {
+    const external = await this.mcp.ready(o.workspace, o.mcpServers);
     const session = Session.create({ ...this.deps, external }, { root: o.workspace, kind: o.kind, mode: o.mode, title: o.title, model: this.catalog.settings.lastModel ?? '' });
+    if (o.mcpServers?.length) this.editorServers.set(session.id, o.mcpServers);
     return summaryOf(this.o.store.getSession(session.id)!, this.o.store);
+  }
+
+  async useEditorServers(id: number, servers: EditorServer[]): Promise<void> {
+    this.pool.session(id);
+    if (servers.length > 0) this.editorServers.set(id, servers);
+    else this.editorServers.delete(id);
   }
 
   async openSession(id: number) {

@@ -125,16 +125,32 @@ export function readConfigFile(file: string, scope: Scope, o: ReadOptions = {}):
     return fail(hasServers ? `is wrong: ${describeIssues(parsed.error)}` : 'has no "mcpServers" object');
   }
   out.hash = sha256(read.bytes);
-  for (const [name, value] of Object.entries(parsed.data.mcpServers)) {
+  readEntries(out, parsed.data.mcpServers, o);
+  return out;
+}
+
+/**
+ * Servers an editor passed over ACP (`session/new`'s `mcpServers`), as a file of the `given` scope:
+ * the person configured them in their editor, so they run as their own file's would. `label` stands
+ * where a file's path would (in problems and views).
+ */
+export function editorConfig(label: string, entries: Record<string, unknown>, o: ReadOptions = {}): ConfigFile {
+  const out: ConfigFile = { file: label, scope: 'given', exists: true, hash: '', servers: [], problems: [], broken: false };
+  readEntries(out, entries, o);
+  return out;
+}
+
+/** Each entry checked and filled in; one that is wrong is a problem naming it, the others kept. */
+function readEntries(out: ConfigFile, entries: Record<string, unknown>, o: ReadOptions): void {
+  for (const [name, value] of Object.entries(entries)) {
     try {
       if (!SERVER_NAME.test(name)) throw new Error('a server name may hold only letters, digits, "-" and single "_"');
-      const source: VariableSource = { env: o.env ?? process.env, allowed: scope === 'workspace' ? o.allowed?.(name) ?? new Set() : undefined };
-      out.servers.push({ name, scope, file: absolute, ...readEntry(value, source) });
+      const source: VariableSource = { env: o.env ?? process.env, allowed: out.scope === 'workspace' ? o.allowed?.(name) ?? new Set() : undefined };
+      out.servers.push({ name, scope: out.scope, file: out.file, ...readEntry(value, source) });
     } catch (err) {
-      out.problems.push(`The MCP server "${name}" in ${absolute} is left out: ${(err as Error).message}.`);
+      out.problems.push(`The MCP server "${name}" in ${out.file} is left out: ${(err as Error).message}.`);
     }
   }
-  return out;
 }
 
 /** The entry as written, what runs, and what it receives. */

@@ -9,7 +9,7 @@ import { stableJson } from '../core/hygiene/stableJson.js';
 import { notListed, parseExternalName, unavailable, type ExternalToolInfo, type ExternalTools, type ServerInstructions } from '../core/tools/external.js';
 import type { RawOutput, ToolSpec } from '../core/tools/types.js';
 import { McpApprovals } from './approvals.js';
-import { describeSandbox, readConfigFile, USER_FILE, WORKSPACE_FILE, type ConfigFile, type Scope, type ServerConfig } from './config.js';
+import { describeSandbox, editorConfig, readConfigFile, USER_FILE, WORKSPACE_FILE, type ConfigFile, type Scope, type ServerConfig } from './config.js';
 import { McpConnection, type PrepareLaunch, type WrapLaunch } from './connection.js';
 import { isRefused, packageLaunch } from './launchers.js';
 import { describeFetch, preparePackage, refusal } from './packages.js';
@@ -27,6 +27,8 @@ export interface HubOptions {
    */
   configFile?: string;
   wrapLaunch?: WrapLaunch;
+  /** Servers the editor passed over ACP for the sessions on this hub (config.ts editorConfig), read after the files. */
+  editor?: { label: string; entries: Record<string, unknown> };
   /** Prepares an entry before it starts; default: packages.ts (`npx -y PKG` fetched into the data folder's package cache). */
   prepare?: PrepareLaunch;
   connectTimeoutMs?: number;
@@ -115,6 +117,7 @@ export class McpHub implements ExternalTools {
   /** Reads the files and the approvals: which servers may run, and which wait for an approval. */
   private load(): Map<string, ServerConfig> {
     this.files = this.configFiles().map((f) => this.read(f.file, f.scope));
+    if (this.o.editor) this.files.push(editorConfig(this.o.editor.label, this.o.editor.entries, { env: this.o.env }));
     this.hashes = new Map(this.files.filter((f) => f.scope === 'workspace').map((f) => [f.file, approvalHash(f, this.o.root)]));
     this.problems = [];
     this.runnable = new Map();
