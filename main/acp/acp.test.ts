@@ -27,6 +27,8 @@ interface Agent {
   permissions: RequestPermissionRequest[];
   child: ChildProcessByStdio<Writable, Readable, Readable>;
   stderr: () => string;
+  /** The option the editor picks when asked. */
+  choose: string;
 }
 
 let dir: string;
@@ -47,10 +49,12 @@ function startAgent(): Agent {
     .onNotification('session/update', ({ params }) => void updates.push(params))
     .onRequest('session/request_permission', ({ params }) => {
       permissions.push(params);
-      return { outcome: { outcome: 'selected', optionId: 'allow' } };
+      return { outcome: { outcome: 'selected', optionId: agent.choose } };
     });
+  // eslint-disable-next-line prefer-const -- the handler above reads it once connected
+  let agent: Agent;
   const connection = app.connect(ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>));
-  const agent = { connection, updates, permissions, child, stderr: () => err };
+  agent = { connection, updates, permissions, child, stderr: () => err, choose: 'allow' };
   agents.push(agent);
   return agent;
 }
@@ -124,6 +128,17 @@ describe('keel acp', () => {
     expect(requests).toHaveLength(2);
     expect(requests[1].reused_tokens).toBeGreaterThan(0);
     expect(kinds(first).filter((k) => k === 'usage_update')).toHaveLength(2);
+
+    // An option Keel did not offer is a denial: nothing changes.
+    first.choose = 'allow-forever';
+    first.updates.length = 0;
+    first.permissions.length = 0;
+    scripted(formatCall(syntax, 'edit', { path: 'a.txt', old_string: 'two', new_string: 'dos' }), 'It was refused.');
+    expect((await agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Change two to dos' }] })).stopReason).toBe('end_turn');
+    expect(first.permissions.map((p) => p.toolCall.kind)).toEqual(['edit']);
+    expect(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8')).toBe('uno\ntwo\n');
+    expect(first.updates.find((u) => u.update.sessionUpdate === 'tool_call_update')?.update).toMatchObject({ status: 'failed' });
+    first.choose = 'allow';
 
     scripted(formatCall(syntax, 'mcp__everything__echo', { message: 'from the editor' }), 'It echoed.');
     first.updates.length = 0;

@@ -43,6 +43,9 @@ const OPTIONS = [
   { optionId: 'deny', name: 'Deny', kind: 'reject_once' },
 ] as const satisfies { optionId: ApprovalAnswer; name: string; kind: string }[];
 
+/** The answer an option the editor chose stands for; one Keel did not offer is a denial, never an allow. */
+const answerOf = (optionId: string): ApprovalAnswer => OPTIONS.find((o) => o.optionId === optionId)?.optionId ?? 'deny';
+
 /** The agent, bound to a host: one connection's sessions are the service's, opened or made by it. */
 export function acpAgent(host: Pick<Host, 'api' | 'subscribe'>, o: AcpOptions): { app: AgentApp; stopAll(): Promise<void> } {
   const { api } = host;
@@ -102,7 +105,7 @@ export function acpAgent(host: Pick<Host, 'api' | 'subscribe'>, o: AcpOptions): 
     };
     const asked = turn.chain.then(() => turn.client.request('session/request_permission', request));
     void asked.then(
-      (r) => api.answerApproval(approval.approvalId, r.outcome.outcome === 'selected' ? (r.outcome.optionId as ApprovalAnswer) : 'deny'),
+      (r) => api.answerApproval(approval.approvalId, r.outcome.outcome === 'selected' ? answerOf(r.outcome.optionId) : 'deny'),
       // The editor could not be asked (it went away): the call is denied, as a stop denies it.
       () => api.answerApproval(approval.approvalId, 'deny'),
     ).catch(() => undefined);
