@@ -269,6 +269,8 @@ describe('keel doctor', { timeout: 60_000 }, () => {
     expect(text.out).toContain(`\nModel ${model}\n`);
     expect(text.out).toMatch(/\n {2}context size +4,096 tokens per session, 4 sessions\n +The model's trained context \(4,096 tokens\) fits/);
     expect(text.out).toMatch(/\n {2}threads +1\n +Set to 1\.\n/);
+    // Flash attention is llama.cpp's choice ('auto'), so speculation's 'auto' stays off, and says why.
+    expect(text.out).toMatch(/\n {2}speculation +off\n +auto: off with flash attention, whose results depend on the batch size/);
     expect(text.out).toMatch(/\nCommands\n {2}sandbox +bubblewrap\n +Commands run in a bubblewrap sandbox\.\n$/);
     expect(text.out).toContain(`\nData ${path.join(tmp, 'home')}\n  checkpoints      0 B for 0 sessions\n`);
 

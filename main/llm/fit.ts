@@ -9,6 +9,7 @@ import os from 'node:os';
 import { GgmlType, GgufInsights, InsufficientMemoryError, readGgufFileInfo, type Llama } from 'node-llama-cpp';
 import { architectureOf, needsCheckpoints } from './architecture.js';
 import { cachePlan, checkpointBudget, chooseFullWindowCache } from './cachePlan.js';
+import { speculationUsed } from './speculation.js';
 import { DEFAULT_LOCAL_SETTINGS, type BackendName, type Choice, type LocalSettings, type ModelPlan } from './localSettings.js';
 
 /** Sessions one loaded model serves at once (one context sequence each); each gets the whole context size. */
@@ -239,6 +240,7 @@ export async function planFit(llama: Llama, file: string, insights: GgufInsights
     flashAttention: options.flashAttention === false
       ? { value: 'off', why: 'This model\'s architecture does not support it.' }
       : { value: 'auto', why: 'llama.cpp uses it where the device supports it.' },
+    speculation: speculationUsed(settings.speculation, cache.strategy.value, options.flashAttention === false ? false : 'auto'),
     threads: settings.threads === 'auto'
       ? autoThreads(llama)
       : { value: settings.threads, why: `Set to ${n(settings.threads)}.` },

@@ -107,6 +107,8 @@ export interface ModelPlan {
   contextSize: Choice<number>;
   kvCacheType: Choice<string>;
   flashAttention: Choice<'auto' | 'on' | 'off'>;
+  /** Whether sessions would draft tokens from their own text, and why (speculation.ts speculationUsed). */
+  speculation?: Choice<Speculation>;
   threads: Choice<number | 'auto'>;
   sequences: number;
   /** The architecture and how its cache is kept reusable (cachePlan.ts). */

@@ -73,6 +73,7 @@ export function formatDoctor(r: DoctorReport): string {
   text += chosen('GPU layers', p.gpuLayers, `${n(p.gpuLayers.value)} of ${n(p.totalLayers)}`);
   text += chosen('KV cache', p.kvCacheType);
   text += chosen('flash attention', p.flashAttention);
+  if (p.speculation) text += chosen('speculation', p.speculation);
   text += chosen('threads', p.threads);
   text += formatCache(p.cache);
   if (p.estimate) text += row('memory', `about ${size(p.estimate.ram)} RAM and ${size(p.estimate.vram)} VRAM (node-llama-cpp's estimate)`);

@@ -162,6 +162,7 @@ function Doctor({ report }: { report: DoctorReport }) {
             <Choose label="GPU layers" c={p.gpuLayers} shown={`${n(p.gpuLayers.value)} of ${n(p.totalLayers)}`} />
             <Choose label="KV cache" c={p.kvCacheType} />
             <Choose label="Flash attention" c={p.flashAttention} />
+            {p.speculation && <Choose label="Speculation" c={p.speculation} />}
             <Choose label="Threads" c={p.threads} />
             <CacheRows plan={p.cache} />
             {p.estimate && <Row label="Memory" value={`about ${bytes(p.estimate.ram)} RAM, ${bytes(p.estimate.vram)} VRAM`} why="node-llama-cpp's estimate" />}
