@@ -22,6 +22,8 @@ export interface HostOptions {
   nativeBinding?: StoreOptions['nativeBinding'];
   /** Encrypts server API keys: the desktop app's safeStorage (browser mode keeps keys in memory). */
   secretBox?: ServiceOptions['secretBox'];
+  /** An editor's buffers, by session (keel acp). */
+  files?: ServiceOptions['files'];
 }
 
 export type EventListener = (event: KeelEvent) => void;
@@ -78,7 +80,7 @@ export function startHost(o: HostOptions): Host {
 
   const service = new KeelService({
     store, dataFolder: o.dataFolder, promptsDir: o.promptsDir, emit,
-    threads: o.threads, contextSize: o.contextSize, scriptFor: o.scriptFor, pickFolder: o.pickFolder, secretBox: o.secretBox,
+    threads: o.threads, contextSize: o.contextSize, scriptFor: o.scriptFor, pickFolder: o.pickFolder, secretBox: o.secretBox, files: o.files,
   });
   // Sessions `keel` creates on the same store appear in the window without a reload.
   const watch = setInterval(() => service.checkOutside(), OUTSIDE_CHECK_MS);

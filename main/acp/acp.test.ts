@@ -29,6 +29,8 @@ interface Agent {
   stderr: () => string;
   /** The option the editor picks when asked. */
   choose: string;
+  /** Writes the agent asked of the editor's buffers (fs/write_text_file). */
+  writes: { path: string; content: string }[];
 }
 
 let dir: string;
@@ -38,8 +40,12 @@ let script: string;
 let syntax: CallSyntax;
 const agents: Agent[] = [];
 
-/** `keel acp` in a process of its own, and the SDK's client on its stdio (every permission asked is granted once). */
-function startAgent(): Agent {
+/**
+ * `keel acp` in a process of its own, and the SDK's client on its stdio (every permission asked is
+ * granted once). With `buffers`, the editor offers its files: a path it holds there reads as the
+ * buffer's unsaved text, any other as on disk, and a write goes to the buffer and is saved, as Zed does.
+ */
+function startAgent(buffers?: Map<string, string>): Agent {
   const child = spawn(process.execPath, ['--import', 'tsx', 'test/acpChild.ts', path.join(dir, 'data'), model, script], { cwd: REPO, stdio: ['pipe', 'pipe', 'pipe'] });
   let err = '';
   child.stderr.on('data', (d) => (err += d));
@@ -50,11 +56,18 @@ function startAgent(): Agent {
     .onRequest('session/request_permission', ({ params }) => {
       permissions.push(params);
       return { outcome: { outcome: 'selected', optionId: agent.choose } };
+    })
+    .onRequest('fs/read_text_file', ({ params }) => ({ content: buffers?.get(params.path) ?? fs.readFileSync(params.path, 'utf8') }))
+    .onRequest('fs/write_text_file', ({ params }) => {
+      agent.writes.push({ path: params.path, content: params.content });
+      buffers?.set(params.path, params.content);
+      fs.writeFileSync(params.path, params.content);
+      return {};
     });
   // eslint-disable-next-line prefer-const -- the handler above reads it once connected
   let agent: Agent;
   const connection = app.connect(ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>));
-  agent = { connection, updates, permissions, child, stderr: () => err, choose: 'allow' };
+  agent = { connection, updates, permissions, child, stderr: () => err, choose: 'allow', writes: [] };
   agents.push(agent);
   return agent;
 }
@@ -199,5 +212,52 @@ describe('keel acp', () => {
     const again = second.updates.find((u) => u.update.sessionUpdate === 'tool_call_update')!.update as { rawOutput: { text: string } };
     expect(again.rawOutput.text).toContain('Echo: again');
     expect(await quit(second)).toBe(0);
+  }, 240_000);
+
+  it("reads and writes the editor's buffers where the editor offers them, and stores a reply cut off when the editor goes away", async () => {
+    const notes = path.join(ws, 'notes.txt');
+    fs.writeFileSync(notes, 'alpha\n');
+    // The person has typed a line in the editor and not saved it.
+    const buffers = new Map([[notes, 'alpha\nbeta unsaved\n']]);
+    const editor = startAgent(buffers);
+    const { agent } = editor.connection;
+    await agent.request('initialize', { protocolVersion: PROTOCOL_VERSION, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true } } });
+    const { sessionId } = await agent.request('session/new', { cwd: ws, mcpServers: [] });
+    await agent.request('session/set_mode', { sessionId, modeId: 'accept-edits' });
+    const results = () => editor.updates.flatMap((u) => (u.update.sessionUpdate === 'tool_call_update' ? [(u.update.rawOutput as { text: string }).text] : []));
+
+    scripted(
+      formatCall(syntax, 'read', { path: 'notes.txt' }),
+      formatCall(syntax, 'read', { path: 'notes.txt' }),
+      formatCall(syntax, 'edit', { path: 'notes.txt', old_string: 'beta unsaved', new_string: 'beta' }),
+      'Done.',
+    );
+    expect((await agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Tidy notes.txt' }] })).stopReason).toBe('end_turn');
+    const [read, reread, edit] = results();
+    // The model read the buffer, unsaved line included; a second read of the same text is hygiene's
+    // stub (by content hash, as on disk); the edit found the unsaved line, and went to the editor.
+    expect(read).toContain('beta unsaved');
+    expect(reread).not.toContain('alpha');
+    expect(reread).toMatch(/unchanged/i);
+    expect(edit).not.toMatch(/^Error/);
+    expect(editor.writes).toEqual([{ path: notes, content: 'alpha\nbeta\n' }]);
+    expect(buffers.get(notes)).toBe('alpha\nbeta\n');
+
+    // The editor goes away mid-reply: the agent stops the turn, stores it, and exits.
+    editor.updates.length = 0;
+    scripted('word '.repeat(1500).trim());
+    const long = agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Say many words' }] }).catch(() => undefined);
+    for (let i = 0; i < 600 && !said(editor); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await quit(editor)).toBe(0);
+    await long;
+
+    const after = startAgent();
+    await after.connection.agent.request('initialize', { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+    await after.connection.agent.request('session/load', { sessionId, cwd: ws, mcpServers: [] });
+    const replayed = said(after);
+    expect(replayed).toContain('Done.');
+    expect(replayed).toMatch(/Done\.\s*word word/);
+    expect(replayed.length).toBeLessThan('Done.'.length + 'word '.repeat(1500).length);
+    expect(await quit(after)).toBe(0);
   }, 240_000);
 });

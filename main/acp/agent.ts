@@ -10,6 +10,7 @@ import {
   type AgentApp, type AgentContext, type ContentBlock, type McpServer, type PromptResponse, type RequestPermissionRequest, type SessionModeState, type SessionUpdate,
 } from '@agentclientprotocol/sdk';
 import type { Host } from '../appHost.js';
+import type { FileSource } from '../core/tools/fileSource.js';
 import { MODE_HELP, MODES, type ApprovalAnswer, type ApprovalView, type EditorServer, type KeelEvent, type Mode, type RequestRow } from '../contract.js';
 import {
   callPaths, endedUpdate, filesBefore, historyUpdates, planUpdate, requestMeta, startedUpdate, toolKind, usageUpdate,
@@ -22,6 +23,8 @@ export interface AcpOptions {
   mode?: Mode;
   /** Says something to the person (standard error: the editor's agent log). */
   log?: (line: string) => void;
+  /** Where the editor's buffers go, by Keel session, when the editor offers them (the host's file tools read this). */
+  files?: Map<number, FileSource>;
 }
 
 /** A prompt under way: where its updates go, in order, and what is known of its calls. */
@@ -52,6 +55,13 @@ export function acpAgent(host: Pick<Host, 'api' | 'subscribe'>, o: AcpOptions): 
   /** Sessions this connection made or loaded, by ACP id: their folder. */
   const known = new Map<string, { id: number; root: string }>();
   const turns = new Map<number, Turn>();
+  /** What the editor said it offers in `initialize`: its buffers, for reading and for writing. */
+  let offers: FileOffers = {};
+  /** A session this connection has: its folder, and the editor's buffers for its file tools where offered. */
+  const have = (client: AgentContext, sessionId: string, id: number, root: string): void => {
+    known.set(sessionId, { id, root });
+    if (offers.readTextFile || offers.writeTextFile) o.files?.set(id, editorFiles(client, sessionId, offers));
+  };
 
   const session = (sessionId: string): { id: number; root: string } => {
     const s = known.get(sessionId);
@@ -127,21 +137,24 @@ export function acpAgent(host: Pick<Host, 'api' | 'subscribe'>, o: AcpOptions): 
   });
 
   const app = agent({ name: 'keel' })
-    .onRequest('initialize', ({ params }) => ({
-      protocolVersion: Math.min(params.protocolVersion, PROTOCOL_VERSION),
-      agentCapabilities: {
-        loadSession: true,
-        promptCapabilities: { image: false, audio: false, embeddedContext: false },
-        mcpCapabilities: { http: false, sse: false },
-      },
-      agentInfo: { name: 'keel', title: 'Keel', version: o.version },
-      authMethods: [],
-    }))
+    .onRequest('initialize', ({ params }) => {
+      offers = { ...params.clientCapabilities?.fs };
+      return {
+        protocolVersion: Math.min(params.protocolVersion, PROTOCOL_VERSION),
+        agentCapabilities: {
+          loadSession: true,
+          promptCapabilities: { image: false, audio: false, embeddedContext: false },
+          mcpCapabilities: { http: false, sse: false },
+        },
+        agentInfo: { name: 'keel', title: 'Keel', version: o.version },
+        authMethods: [],
+      };
+    })
     .onRequest('session/new', async ({ params, client }) => {
       const mcpServers = stdioServers(params.mcpServers, o.log);
       const summary = await api.createSession({ workspace: params.cwd, kind: 'agent', ...(o.mode ? { mode: o.mode } : {}), mcpServers });
       const sessionId = String(summary.id);
-      known.set(sessionId, { id: summary.id, root: summary.workspace });
+      have(client, sessionId, summary.id, summary.workspace);
       // After the response: an update must name a session the editor has.
       setImmediate(() => void offerCommands(client, sessionId, summary.workspace).catch(() => undefined));
       return { sessionId, modes: modes(summary.mode) };
@@ -151,7 +164,7 @@ export function acpAgent(host: Pick<Host, 'api' | 'subscribe'>, o: AcpOptions): 
       if (!Number.isSafeInteger(id) || id < 1) throw RequestError.invalidParams({ sessionId: params.sessionId }, `${params.sessionId} is not a Keel session id`);
       const view = await api.openSession(id);
       await api.useEditorServers(id, stdioServers(params.mcpServers, o.log));
-      known.set(params.sessionId, { id, root: view.summary.workspace });
+      have(client, params.sessionId, id, view.summary.workspace);
       for (const update of historyUpdates(view)) await client.notify('session/update', { sessionId: params.sessionId, update });
       await offerCommands(client, params.sessionId, view.summary.workspace);
       return { modes: modes(view.summary.mode) };
@@ -193,6 +206,25 @@ export function acpAgent(host: Pick<Host, 'api' | 'subscribe'>, o: AcpOptions): 
     }
   };
   return { app, stopAll };
+}
+
+interface FileOffers { readTextFile?: boolean; writeTextFile?: boolean }
+
+/**
+ * The editor's buffers as a session's file source: `read` answers what the editor holds for a file
+ * (its unsaved text where the person has it open), `write` hands it the new text to put in the buffer
+ * and save. Only what the editor offered is used; the rest stays on disk.
+ */
+function editorFiles(client: AgentContext, sessionId: string, offers: FileOffers): FileSource {
+  return {
+    name: 'The editor',
+    ...(offers.readTextFile && {
+      read: async (absPath: string) => (await client.request('fs/read_text_file', { sessionId, path: absPath })).content,
+    }),
+    ...(offers.writeTextFile && {
+      write: async (absPath: string, content: string) => void (await client.request('fs/write_text_file', { sessionId, path: absPath, content })),
+    }),
+  };
 }
 
 /**

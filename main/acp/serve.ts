@@ -8,6 +8,7 @@ import { ndJsonStream } from '@agentclientprotocol/sdk';
 import pkg from '../../package.json' with { type: 'json' };
 import { startHost, type HostOptions } from '../appHost.js';
 import type { Mode } from '../contract.js';
+import type { FileSource } from '../core/tools/fileSource.js';
 import { acpAgent } from './agent.js';
 
 export interface AcpServeOptions extends Pick<HostOptions, 'dataFolder' | 'promptsDir' | 'threads' | 'contextSize' | 'scriptFor'> {
@@ -22,7 +23,11 @@ export interface AcpServeOptions extends Pick<HostOptions, 'dataFolder' | 'promp
 
 /** Serves one editor until it closes the connection; then stops what runs, saves each session's cache, and closes the store. */
 export async function serveAcp(o: AcpServeOptions): Promise<void> {
-  const host = startHost({ dataFolder: o.dataFolder, promptsDir: o.promptsDir, threads: o.threads, contextSize: o.contextSize, scriptFor: o.scriptFor });
+  // The editor's buffers, by session: the agent fills it as sessions open, the file tools read it.
+  const files = new Map<number, FileSource>();
+  const host = startHost({
+    dataFolder: o.dataFolder, promptsDir: o.promptsDir, threads: o.threads, contextSize: o.contextSize, scriptFor: o.scriptFor, files: (id) => files.get(id),
+  });
   try {
     if (host.problem) throw new Error(host.problem);
     if (o.server !== undefined) {
@@ -35,7 +40,7 @@ export async function serveAcp(o: AcpServeOptions): Promise<void> {
       const { lastModel } = await host.api.getState();
       o.log(lastModel ? `Sessions use the model the app last used: ${lastModel}.` : 'No model chosen yet: pass --model FILE, or load one in the app first.');
     }
-    const { app, stopAll } = acpAgent(host, { version: pkg.version, mode: o.mode, log: o.log });
+    const { app, stopAll } = acpAgent(host, { version: pkg.version, mode: o.mode, log: o.log, files });
     const stream = ndJsonStream(Writable.toWeb(o.output as Writable), Readable.toWeb(o.input as Readable) as ReadableStream<Uint8Array>);
     const connection = app.connect(stream);
     o.log('Keel speaks ACP on standard input and output.');

@@ -11,7 +11,7 @@ import type { CommandRunner } from '../core/tools/commandRunner.js';
 import type { SqliteStore } from '../db/store.js';
 import { connectServer, listModels } from '../remote/connect.js';
 import { engineRefId } from '../openEngine.js';
-import { buildSessionDeps } from './sessionDeps.js';
+import { buildSessionDeps, type DepsOptions } from './sessionDeps.js';
 import { baseUrl } from '../remote/http.js';
 import { ServerKeys, type SecretBox } from './serverKeys.js';
 import { AgentPool } from './agentPool.js';
@@ -54,6 +54,8 @@ export interface ServiceOptions {
   commands?: CommandRunner;
   /** Launches each stdio MCP server (default: inside the OS sandbox, as commands, main/mcp/sandboxed.ts). */
   wrapLaunch?: WrapLaunch;
+  /** An editor's buffers, by session, for the file tools (keel acp); default: the disk. */
+  files?: DepsOptions['files'];
 }
 
 /**
@@ -80,7 +82,7 @@ export class KeelService implements KeelApi {
     this.approvals = new ApprovalBroker(o.emit);
     this.catalog = new ModelCatalog({ dataFolder: o.dataFolder, emit: o.emit, threads: o.threads, contextSize: o.contextSize });
     this.deps = buildSessionDeps({
-      store: o.store, dataFolder: o.dataFolder, promptsDir: o.promptsDir, now: o.now, commands: o.commands, approve: this.approvals.approve,
+      store: o.store, dataFolder: o.dataFolder, promptsDir: o.promptsDir, now: o.now, commands: o.commands, files: o.files, approve: this.approvals.approve,
     });
     this.mcp = new McpService({ dataFolder: o.dataFolder, emit: o.emit, wrapLaunch: o.wrapLaunch ?? sandboxedLaunch(sandboxOptions(o.dataFolder)) });
     this.serverKeys = new ServerKeys(o.dataFolder, o.secretBox);

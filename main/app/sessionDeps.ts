@@ -35,6 +35,8 @@ export interface DepsOptions {
   tools?: ToolRegistry;
   /** Default: the OS sandbox with the person's settings. Tests replace it; benches keep it. */
   commands?: CommandRunner;
+  /** An editor's buffers, by session (keel acp); default: the disk. */
+  files?: SessionDeps['files'];
 }
 
 /** Where the background shells of every Keel process on this data folder keep their output and records. */
@@ -46,7 +48,7 @@ export function buildSessionDeps(o: DepsOptions): SessionDeps {
   const settings = readSettings(o.dataFolder);
   return {
     store: o.store, tools: o.tools ?? new ToolRegistry(), promptsDir: o.promptsDir ?? DEFAULT_PROMPTS_DIR,
-    now: o.now ?? (() => new Date()), external: o.external,
+    now: o.now ?? (() => new Date()), external: o.external, files: o.files,
     commands: o.commands ?? createSandboxRunner(sandboxOptions(o.dataFolder, settings)), hooks: sessionHooks(o.dataFolder),
     checkpoints: checkpointsIn(o.dataFolder), shells: Shells.open(shellsFolder(o.dataFolder)),
     permissions: { approve: o.approve ?? denyAll, protectedFolders: [o.dataFolder], rules: permissionRules(o.dataFolder, settings), rulesAt: sessionRules(o.dataFolder) },

@@ -229,6 +229,7 @@ export class Calls {
       commands: this.deps.commands,
       shells: this.deps.shells?.forSession(row.id),
       subagents: this.deps.subagents?.(row),
+      files: this.deps.files?.(row.id),
       askPerson: async (preview, reason) => {
         const approve = this.deps.permissions?.approve;
         return approve?.({ sessionId: row.id, tool: 'plan_submit', args: {}, paths: [], preview, reason });

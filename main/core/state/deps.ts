@@ -7,6 +7,7 @@ import type { PermissionOptions } from '../permissions/approval.js';
 import type { HookSet } from '../hooks/settings.js';
 import type { ToolSpec } from '../types.js';
 import type { SubagentRunner } from '../tools/types.js';
+import type { FileSource } from '../tools/fileSource.js';
 import type { Mode, SessionKind, SessionRow, SessionStore } from './types.js';
 
 export interface SessionDeps {
@@ -38,6 +39,8 @@ export interface SessionDeps {
   hooks?: (root: string) => readonly HookSet[];
   /** Runs the `task` tool's subagents for a session (core/turn/subagents.ts); without it, `task` answers that none can run here. */
   subagents?: (parent: SessionRow) => SubagentRunner;
+  /** The editor's buffers a session's file tools use (keel acp, by session id); without them, the disk. */
+  files?: (sessionId: number) => FileSource | undefined;
 }
 
 export interface NewSession {

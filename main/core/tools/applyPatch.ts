@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import { applyPatch, parsePatch, type StructuredPatch } from 'diff';
 import { z } from 'zod';
-import { atomicWrite, fileError } from '../workspace/files.js';
+import { fileError } from '../workspace/files.js';
 import { commitChange, inFileEol, openForChange, type Editable } from './fileChange.js';
+import { writeShown } from './fileSource.js';
 import { toolParameters } from './schema.js';
 import { ToolError, type FileChange, type Tool, type ToolContext } from './types.js';
 
@@ -28,13 +29,14 @@ export const applyPatchTool: Tool<Args> = {
     }
     patches = patches.filter((p) => p.hunks.length > 0 || p.oldFileName || p.newFileName);
     if (patches.length === 0) throw new ToolError('Error: the patch holds no file changes. Nothing was changed.');
-    const planned = patches.map((p) => plan(p, ctx));
+    const planned: Planned[] = [];
+    for (const p of patches) planned.push(await plan(p, ctx));
     const seen = new Set<string>();
     for (const p of planned) {
       if (seen.has(p.target.absPath)) throw new ToolError(`Error: the patch changes ${p.target.absPath} twice. Nothing was changed.`);
       seen.add(p.target.absPath);
     }
-    return { kind: 'change', files: commitAll(planned) };
+    return { kind: 'change', files: await commitAll(planned) };
   },
 };
 
@@ -43,7 +45,7 @@ function stripPrefix(name: string | undefined): string | undefined {
   return name.replace(/^[ab]\//, '');
 }
 
-function plan(patch: StructuredPatch, ctx: ToolContext): Planned {
+async function plan(patch: StructuredPatch, ctx: ToolContext): Promise<Planned> {
   const oldPath = stripPrefix(patch.oldFileName);
   const newPath = stripPrefix(patch.newFileName);
   if (!oldPath && !newPath) throw new ToolError('Error: a file in the patch names no path (--- and +++ lines). Nothing was changed.');
@@ -51,7 +53,7 @@ function plan(patch: StructuredPatch, ctx: ToolContext): Planned {
     throw new ToolError(`Error: the patch renames ${oldPath} to ${newPath}; renames are not supported. Nothing was changed.`);
   }
   const action = !oldPath ? 'create' : !newPath ? 'delete' : 'modify';
-  const target = openForChange(ctx, (newPath ?? oldPath)!, action !== 'create');
+  const target = await openForChange(ctx, (newPath ?? oldPath)!, action !== 'create');
   if (action === 'create' && target.file) {
     throw new ToolError(`Error: the patch creates ${target.absPath}, which already exists. Nothing was changed.`);
   }
@@ -66,17 +68,18 @@ function plan(patch: StructuredPatch, ctx: ToolContext): Planned {
 }
 
 /** Writes every planned change; if one fails, those already written are put back as they were. */
-function commitAll(planned: Planned[]): FileChange[] {
+async function commitAll(planned: Planned[]): Promise<FileChange[]> {
   const done: Planned[] = [];
+  const changes: FileChange[] = [];
   try {
-    return planned.map((p) => {
-      const change = p.action === 'delete' ? remove(p.target) : commitChange(p.target, inFileEol(p.target, p.newText));
+    for (const p of planned) {
+      changes.push(p.action === 'delete' ? remove(p.target) : await commitChange(p.target, inFileEol(p.target, p.newText)));
       done.push(p);
-      return change;
-    });
+    }
+    return changes;
   } catch (err) {
     for (const p of done.reverse()) {
-      if (p.target.file) atomicWrite(p.target.absPath, p.target.file.raw);
+      if (p.target.file) await writeShown(p.target.absPath, p.target.file.raw, p.target.files);
       else fs.rmSync(p.target.absPath, { force: true });
     }
     throw err;

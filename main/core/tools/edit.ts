@@ -18,8 +18,8 @@ export const editTool: Tool<Args> = {
   access: WRITES_PATH,
   parameters: toolParameters(Args),
   async run(args, ctx) {
-    const target = openForChange(ctx, args.path, true);
+    const target = await openForChange(ctx, args.path, true);
     const text = replaceIn(target, target.raw, args.old_string, args.new_string, args.replace_all ?? false);
-    return { kind: 'change', files: [commitChange(target, text)] };
+    return { kind: 'change', files: [await commitChange(target, text)] };
   },
 };

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
-import { atomicWrite, fileError, readTextFile, sha256 } from '../workspace/files.js';
+import { fileError, sha256 } from '../workspace/files.js';
+import { readShown, writeShown, type FileSource } from './fileSource.js';
 import { resolveInWorkspace } from '../workspace/paths.js';
 import { detectEol, toLf, withEol } from '../workspace/text.js';
 import { ToolError, type FileChange, type FileText, type ToolContext } from './types.js';
@@ -18,25 +19,28 @@ export interface Editable {
   eol: '\n' | '\r\n';
   /** Nothing is written: the change is only worked out (for an approval's preview). */
   dryRun: boolean;
+  /** The editor whose buffers hold the file (keel acp); the disk when unset. */
+  files?: FileSource;
 }
 
 /**
  * Opens a file for a change. A file the session read or wrote whose content has changed on disk
  * since (another hash; mtime is never consulted) is a conflict: refused, naming the absolute path.
  */
-export function openForChange(ctx: ToolContext, pathGiven: string, mustExist: boolean): Editable {
+export async function openForChange(ctx: ToolContext, pathGiven: string, mustExist: boolean): Promise<Editable> {
   const absPath = resolveInWorkspace(ctx.root, pathGiven);
+  const { files } = ctx;
   if (!fs.existsSync(absPath)) {
     if (mustExist) throw fileError(absPath, Object.assign(new Error(), { code: 'ENOENT' }));
-    return { pathGiven, absPath, raw: '', text: '', eol: '\n', dryRun: ctx.dryRun === true };
+    return { pathGiven, absPath, raw: '', text: '', eol: '\n', dryRun: ctx.dryRun === true, files };
   }
-  const file = readTextFile(absPath);
+  const file = await readShown(absPath, files);
   const known = ctx.knownHash(absPath);
   if (known !== undefined && known !== file.hash) {
     throw new ToolError(`Error: ${absPath} has changed on disk since this session last read or wrote it; read it again first. Nothing was changed.`);
   }
   const eol = detectEol(file.text);
-  return { pathGiven, absPath, file, raw: file.text, text: toLf(file.text), eol, dryRun: ctx.dryRun === true };
+  return { pathGiven, absPath, file, raw: file.text, text: toLf(file.text), eol, dryRun: ctx.dryRun === true, files };
 }
 
 /** Whole new content from the model (write, patch): `\n` stands for the file's line ending. */
@@ -48,14 +52,14 @@ export function inFileEol(target: Editable, text: string): string {
  * Writes the new content as given (line endings included), keeping the file's BOM, atomically,
  * and answers what changed. Content equal to what is there writes nothing.
  */
-export function commitChange(target: Editable, newText: string): FileChange {
+export async function commitChange(target: Editable, newText: string): Promise<FileChange> {
   const { pathGiven, absPath, file } = target;
   const bytes = Buffer.from((file?.bom ? '\uFEFF' : '') + newText, 'utf8');
   const hash = sha256(bytes);
   if (file && hash === file.hash) {
     return { pathGiven, absPath, action: 'unchanged', before: target.text, after: target.text, hash };
   }
-  if (!target.dryRun) atomicWrite(absPath, bytes);
+  if (!target.dryRun) await writeShown(absPath, bytes, target.files);
   return { pathGiven, absPath, action: file ? 'modified' : 'created', before: target.text, after: toLf(newText), hash };
 }
 

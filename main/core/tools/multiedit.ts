@@ -18,7 +18,7 @@ export const multieditTool: Tool<Args> = {
   access: WRITES_PATH,
   parameters: toolParameters(Args),
   async run(args, ctx) {
-    const target = openForChange(ctx, args.path, true);
+    const target = await openForChange(ctx, args.path, true);
     const n = args.edits.length;
     const text = args.edits.reduce((current, e, i) => {
       try {
@@ -29,6 +29,6 @@ export const multieditTool: Tool<Args> = {
         throw err;
       }
     }, target.raw);
-    return { kind: 'change', files: [commitChange(target, text)] };
+    return { kind: 'change', files: [await commitChange(target, text)] };
   },
 };

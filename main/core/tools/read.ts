@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { contextConfig } from '../config.js';
-import { readTextFile } from '../workspace/files.js';
 import { resolveInWorkspace } from '../workspace/paths.js';
 import { splitLines } from '../workspace/text.js';
+import { readShown } from './fileSource.js';
 import { toolParameters } from './schema.js';
 import { ToolError, type Tool } from './types.js';
 import { READS_PATH } from './access.js';
@@ -21,7 +21,7 @@ export const readTool: Tool<Args> = {
   parameters: toolParameters(Args),
   async run(args, ctx) {
     const absPath = resolveInWorkspace(ctx.root, args.path);
-    const file = readTextFile(absPath);
+    const file = await readShown(absPath, ctx.files);
     const lines = splitLines(file.text);
     const offset = args.offset ?? 1;
     const limit = Math.min(args.limit ?? contextConfig.read.max_lines, contextConfig.read.max_lines);

@@ -6,6 +6,7 @@ import type { ApprovalAnswer, ApprovalDecision } from '../approvalAnswers.js';
 import type { JsonSchema, RawOutput, PlanItem } from '../types.js';
 import type { ToolAccess } from './access.js';
 import type { CommandAccess, CommandRunner } from './commandRunner.js';
+import type { FileSource } from './fileSource.js';
 import type { SessionShells } from './shells.js';
 
 // The shared vocabulary lives in the leaf module ../types.ts; re-exported for the tools' importers.
@@ -51,6 +52,8 @@ export interface ToolContext {
   hidden?: (absPath: string) => boolean;
   /** Work out the change without writing anything: what an approval shows before it happens. */
   dryRun?: boolean;
+  /** The editor's buffers the file tools read and write (keel acp); the disk when unset. */
+  files?: FileSource;
 }
 
 /** What the `task` tool asks of a subagent: what it is for, the prompt it is given, and which of the defined agents runs it. */

@@ -16,7 +16,7 @@ export const writeTool: Tool<Args> = {
   access: WRITES_PATH,
   parameters: toolParameters(Args),
   async run(args, ctx) {
-    const target = openForChange(ctx, args.path, false);
-    return { kind: 'change', files: [commitChange(target, inFileEol(target, args.content))] };
+    const target = await openForChange(ctx, args.path, false);
+    return { kind: 'change', files: [await commitChange(target, inFileEol(target, args.content))] };
   },
 };
