@@ -30,21 +30,34 @@
  * evaluate), not estimated. Timing is printed, never asserted: the run exits 1 only when a harness
  * did not follow the script, a template's run failed, or a command ran without the OS sandbox (named on stderr), or an
  * exact price (bench/reuse/prices.ts: after the session, an undo, a delete, a rewind, a switch and a compaction, each
- * priced before it is taken) missed the tokens the next request read. Then `price predicted/actual: X.XX (worst)`;
- * the last line is Keel's whole run time over stock's (`keel/stock run time: X.XX`).
+ * priced before it is taken) missed the tokens the next request read, or greedy replies differed with and without
+ * speculation (below). Then `price predicted/actual: X.XX (worst)`; `decode ms/token at 8k: keel X stock Y`, each
+ * harness's decode steps (a reply token after the first; prefill apart) that ran with 6k–10k tokens in the sequence
+ * (DECODE_WINDOW), from the same run; `speculation accepted: N %`; the last line is Keel's whole run time over stock's
+ * (`keel/stock run time: X.XX`).
+ *
+ * Speculation (issue 37, bench/reuse/speculation.ts): Keel's run drafts only where its load would (speculation.ts: auto
+ * drafts only without flash attention, and the bench's context leaves flash attention to llama.cpp), and a forced reply
+ * says nothing of acceptance, since a draft is checked against what the model itself would sample. So with Keel's part,
+ * after the timed runs, a greedy check: two sessions of Keel's engine on the same model, flash attention off, one
+ * drafting and one not, from the same ~8k-token cache of Keel's system prompt and the workspace's files, answer the same
+ * few edit requests; their replies must be byte-identical, and the drafting one's acceptance is the figure printed
+ * where Keel's run drafted nothing (said on the line).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { LlamaText, resolveChatWrapper } from 'node-llama-cpp';
 import { DEFAULT_PROMPTS_DIR, buildSystemPrompt } from '../main/core/prompts/buildSystemPrompt.js';
+import type { Choice, Speculation } from '../main/llm/localSettings.js';
 import { loadModel } from '../main/llm/model.js';
 import { BIG_MODEL_OPTIONS, writeTestModel } from '../main/llm/testModel/makeTestModel.js';
 import { runKeel, type HarnessRun } from './reuse/keel.js';
 import { priceLines } from './reuse/prices.js';
 import { fitPrefill, prefillMs, type Evaluation } from './reuse/measure.js';
 import { runNaive } from './reuse/naive.js';
-import { classify, fmt, ratio, secs, summarise, table, type Summary } from './reuse/report.js';
+import { classify, decodeAt, fmt, ratio, secs, summarise, table, type Summary } from './reuse/report.js';
+import { checkSpeculation, runDrafts, type SpeculationCheck } from './reuse/speculation.js';
 import { generateScript } from './reuse/script.js';
 import { runStock } from './reuse/stock.js';
 import { runTemplates } from './reuse/templates.js';
@@ -60,6 +73,13 @@ const CONTEXT = Number(process.env.KEEL_REUSE_CONTEXT ?? 32768);
 const COMPACT_AT = Number(process.env.KEEL_REUSE_COMPACT_AT ?? 0.75);
 /** Time the parts of Keel's run (its tools, checkpoints, store, the bench's probe): printed under Keel. */
 const PROFILE = process.env.KEEL_REUSE_PROFILE === '1';
+/**
+ * "At 8k": the decode steps that ran with 6k–10k tokens in the sequence (the session passes through it in its
+ * first half, at the issue's mean context of 8.4k), the same window for every harness.
+ */
+const DECODE_WINDOW = { from: 6 * 1024, to: 10 * 1024 };
+/** The speculation check: its first prompt's tokens, its greedy replies and their length (speculation.ts). */
+const CHECK = { fill: 8 * 1024, replies: 4, tokens: 48 };
 
 const started = performance.now();
 const progress = (msg: string) => process.stderr.write(`[${secs(performance.now() - started).padStart(7)}] ${msg}\n`);
@@ -85,6 +105,7 @@ async function main(): Promise<number> {
   const systemPrompt = (root: string) => buildSystemPrompt({ promptsDir: DEFAULT_PROMPTS_DIR, root, mode: 'auto', kind: 'agent' }).text;
   const runs: HarnessRun[] = [];
   const templateProblems: string[] = [];
+  let check: SpeculationCheck | string | undefined;
   try {
     if (ONLY.has('keel')) {
       progress('keel: starting');
@@ -97,6 +118,11 @@ async function main(): Promise<number> {
     if (ONLY.has('naive')) {
       progress('naive: starting');
       runs.push(await runNaive(script, model, { systemPrompt, promptsDir: DEFAULT_PROMPTS_DIR, progress }));
+    }
+    if (ONLY.has('keel')) {
+      progress('speculation check: starting');
+      check = await checkSpeculation(model, script, { dir, system: systemPrompt(dir), ...CHECK })
+        .catch((err: unknown) => `the check failed: ${err instanceof Error ? err.message : String(err)}`);
     }
     const call = resolveChatWrapper(model.model).settings.functions.call;
     const markers = [call.prefix, call.suffix].map((t) => LlamaText(t).toString().trim().split('\n')[0]);
@@ -119,15 +145,61 @@ async function main(): Promise<number> {
     templateProblems.push(...templates.problems);
   }
   const problems = runs.flatMap((r) => r.problems.map((p) => `${r.name}: ${p}`));
+  if (typeof check === 'string') problems.push(`speculation check: ${check}`);
+  else if (check) problems.push(...check.problems);
   if (problems.length > 0) out.push('', 'The script was not followed:', ...problems.map((p) => `  ${p}`));
   out.push('', `Total run time ${secs(performance.now() - started)}.`);
   // The issue's clock goal (<= 1.00): the same session is never slower in Keel than in stock node-llama-cpp.
   const keel = runs.find((r) => r.name === 'Keel');
   const stock = runs.find((r) => r.name.startsWith('stock'));
   if (keel?.prices) out.push('', ...priceLines(keel.prices));
+  if (keel || stock) out.push(...decodeLines(keel, stock));
+  if (keel) out.push(...speculationLines(keel, check, model.setup.speculation ?? { value: 'off', why: 'the load chose none' }));
   if (keel && stock) out.push(`keel/stock run time: ${(keel.elapsedMs / stock.elapsedMs).toFixed(2)}`);
   process.stdout.write(out.join('\n') + '\n');
   return checkProblems('bench:reuse', [...problems, ...templateProblems]);
+}
+
+/** The decode cost at 8k of each harness (DECODE_WINDOW): a line saying what was counted, then the figures. */
+function decodeLines(keel: HarnessRun | undefined, stock: HarnessRun | undefined): string[] {
+  const { from, to } = DECODE_WINDOW;
+  const figures = ([['keel', keel], ['stock', stock]] as const).map(([name, run]) => ({ name, run, f: run && decodeAt(run, from, to) }));
+  const said = figures.map(({ name, run, f }) => {
+    if (!run || !f) return `${name} not run`;
+    if (f.steps > 0) return `${name} ${fmt(f.steps)} steps at a mean ${fmt(Math.round(f.meanAt))}`;
+    return `${name} none (its steps ran at ${f.range ? `${fmt(f.range[0])}–${fmt(f.range[1])}` : 'no context: it decoded nothing'})`;
+  });
+  const value = ({ run, f }: (typeof figures)[number]) => (!run || !f ? 'n/a (not run)' : f.steps > 0 ? f.msPerToken.toFixed(1) : 'n/a (no step in the window)');
+  return [
+    '',
+    `Decode at 8k: the time of each decode step (a reply token after the first, prefill apart) that ran with ${fmt(from)}–${fmt(to)} tokens in the sequence, over their count: ${said.join('; ')}.`,
+    `decode ms/token at 8k: keel ${value(figures[0])} stock ${value(figures[1])}`,
+  ];
+}
+
+/**
+ * Keel's acceptance: its run's own drafts where it made any; where its load did not draft (`why`), the
+ * greedy check's, said so. The check's figures are on the line before.
+ */
+function speculationLines(keel: HarnessRun, check: SpeculationCheck | string | undefined, used: Choice<Speculation>): string[] {
+  const run = runDrafts(keel.rows ?? []);
+  const why = used.value === 'off' ? `speculation off: ${used.why}` : `though its load speculates (${used.why})`;
+  const pct = (a: number, r: number) => `${Math.round((100 * a) / (a + r))} %`;
+  const out: string[] = [];
+  if (typeof check === 'string') out.push(`Speculation check: ${check}.`);
+  else if (check) {
+    out.push(`Speculation check (greedy, not forced; flash attention off): ${check.replies} edit replies of up to ${CHECK.tokens} tokens at ${fmt(check.fill)} tokens, ` +
+      `${check.problems.length ? `${check.problems.length} differing` : 'byte-identical'} with and without drafts; ` +
+      `${fmt(check.accepted)} of ${fmt(check.accepted + check.refuted)} drafted tokens accepted; decode ${check.msOff.toFixed(1)} ms/token without, ${check.msOn.toFixed(1)} with.`);
+  }
+  if (run.accepted + run.refuted > 0) {
+    out.push(`speculation accepted: ${pct(run.accepted, run.refuted)} (Keel's run: ${fmt(run.accepted)} of ${fmt(run.accepted + run.refuted)} drafted tokens, checked against the model's own samples, not the forced replies)`);
+  } else if (typeof check === 'object' && check.accepted + check.refuted > 0) {
+    out.push(`speculation accepted: ${pct(check.accepted, check.refuted)} (in the greedy check; Keel's run drafted none, ${why})`);
+  } else {
+    out.push(`speculation accepted: n/a (${why}${typeof check === 'object' ? '; the greedy check drafted nothing' : ''})`);
+  }
+  return out;
 }
 
 function comparison(runs: HarnessRun[], s: Summary[]): string[] {

@@ -35,6 +35,8 @@ export interface RequestMeasure {
   generationMs: number;
   /** The sequence's length at each reply token (summed), for the cost per token against the context. */
   sampledAt: number;
+  /** Each decode step of the reply (every `next` after the first that gave a token): the context it ran at and its time. */
+  decodeSteps: DecodeStep[];
   evaluations: Evaluation[];
   sampled: number;
   meterInput: number;
@@ -45,6 +47,15 @@ export interface RequestMeasure {
   firstDiff: number;
   lost: number;
   ideal: number;
+}
+
+/**
+ * One decode step: the model evaluated the token before (sampled or forced) and sampled the next,
+ * with `at` tokens in the sequence after it. Prefill (an evaluation's first `next`) is never one.
+ */
+export interface DecodeStep {
+  at: number;
+  ms: number;
 }
 
 type AnyIterator = AsyncGenerator<unknown, unknown, unknown>;
@@ -61,6 +72,7 @@ export class SequenceProbe {
   private sampled = 0;
   private generationMs = 0;
   private sampledAt = 0;
+  private decodeSteps: DecodeStep[] = [];
   private cachedBefore = 0;
   private meterState: ReturnType<LlamaContextSequence['tokenMeter']['getState']>;
   private turn = 0;
@@ -114,7 +126,9 @@ export class SequenceProbe {
           // evaluated on the way (a hybrid model's re-read from a checkpoint comes first).
           this.sampledPrompt = this.sequence.contextTokens;
         } else {
-          this.generationMs += performance.now() - t0;
+          const ms = performance.now() - t0;
+          this.generationMs += ms;
+          if (!r.done) this.decodeSteps.push({ at: this.sequence.nextTokenIndex, ms });
         }
         if (r.done) return r.value;
         this.sampled++;
@@ -135,6 +149,7 @@ export class SequenceProbe {
     this.sampled = 0;
     this.generationMs = 0;
     this.sampledAt = 0;
+    this.decodeSteps = [];
     this.cachedBefore = this.sequence.nextTokenIndex;
     this.meterState = this.sequence.tokenMeter.getState();
   }
@@ -155,6 +170,7 @@ export class SequenceProbe {
       prefillMs: this.evals.reduce((n, e) => n + e.ms, 0),
       generationMs: this.generationMs,
       sampledAt: this.sampledAt,
+      decodeSteps: this.decodeSteps,
       evaluations: this.evals,
       sampled: this.sampled,
       meterInput: meter.usedInputTokens,

@@ -108,3 +108,28 @@ export function table(header: string[], rows: string[][]): string {
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
+
+/**
+ * A harness's decode cost near a context size: the decode steps of its replies (prefill apart:
+ * measure.ts DecodeStep) that ran with `from`–`to` tokens in the sequence, their time over their count.
+ */
+export interface DecodeFigure {
+  steps: number;
+  msPerToken: number;
+  /** The mean context of the steps counted. */
+  meanAt: number;
+  /** The context range of all the harness's decode steps (to say where they ran, where none is in the window). */
+  range?: [number, number];
+}
+
+export function decodeAt(run: HarnessRun, from: number, to: number): DecodeFigure {
+  const all = run.requests.flatMap((r) => r.decodeSteps);
+  const steps = all.filter((s) => s.at >= from && s.at <= to);
+  const ms = steps.reduce((n, s) => n + s.ms, 0);
+  return {
+    steps: steps.length,
+    msPerToken: steps.length ? ms / steps.length : NaN,
+    meanAt: steps.length ? steps.reduce((n, s) => n + s.at, 0) / steps.length : NaN,
+    ...(all.length > 0 && { range: all.reduce<[number, number]>(([lo, hi], s) => [Math.min(lo, s.at), Math.max(hi, s.at)], [Infinity, -Infinity]) }),
+  };
+}
