@@ -4,7 +4,7 @@ import { parseExternalName, unavailable } from '../tools/external.js';
 import type { Tool, ToolContext } from '../tools/types.js';
 import { ToolError, type RawOutput, type ToolSpec } from '../types.js';
 import { hiddenFrom, passExternalGate, passGate, recallRefusal } from '../permissions/approval.js';
-import { rulesFor } from '../permissions/types.js';
+import { rulesFor, type PermissionOptions, type Rule } from '../permissions/types.js';
 import { formatId, parseId } from '../hygiene/ids.js';
 import type { Inserted } from '../hygiene/types.js';
 import type { Hooks } from '../hooks/hooks.js';
@@ -30,6 +30,11 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** The engine's count of a text's tokens: the result is stored with it, in the one write. */
   countTokens?: (text: string) => Promise<number>;
+  /**
+   * Allow rules that hold for this call besides the person's (a slash command's `allowed-tools`, for
+   * the turn it started): they let a call run without asking; a deny or ask rule still wins.
+   */
+  allowed?: readonly Rule[];
 }
 
 /**
@@ -108,7 +113,7 @@ export class Calls {
     const runs: HookRun[] = [];
     // The instruction files now (state/notes.ts): a call that changes one is the session's change, whatever tool made it.
     const before = instructionsNow(this.record.row.root);
-    const raw = this.output(name, args, runs, o.signal);
+    const raw = this.output(name, args, runs, o.signal, o.allowed);
     // Not awaited here: a rejection is the caller's once it finishes the call.
     raw.catch(() => {});
     return { name, args, o, runs, before, raw };
@@ -149,12 +154,12 @@ export class Calls {
    * PreToolUse hooks see every call whose arguments are good, before the gate asks anyone; their
    * runs are added to `runs`.
    */
-  private async output(name: string, args: unknown, runs: HookRun[], signal?: AbortSignal): Promise<RawOutput> {
+  private async output(name: string, args: unknown, runs: HookRun[], signal?: AbortSignal, allowed?: readonly Rule[]): Promise<RawOutput> {
     const listed = this.tools.some((t) => t.name === name);
     const external = listed ? parseExternalName(name) : undefined;
     if (external) {
       if (!args || typeof args !== 'object' || Array.isArray(args)) return { kind: 'error', message: fill(mcpConfig.texts.not_object, { name }) };
-      return (await this.blocked(name, args, runs, signal)) ?? this.runExternal(name, external.server, args, signal);
+      return (await this.blocked(name, args, runs, signal)) ?? this.runExternal(name, external.server, args, signal, allowed);
     }
     const tool = listed ? this.deps.tools.get(name) : undefined;
     if (!tool) {
@@ -162,7 +167,7 @@ export class Calls {
     }
     const problem = validateArgs(tool.parameters, args);
     if (problem) return { kind: 'error', message: `Error: invalid arguments for ${name}: ${problem}.` };
-    return (await this.blocked(name, args, runs, signal)) ?? this.gated(tool, args as Record<string, unknown>, signal);
+    return (await this.blocked(name, args, runs, signal)) ?? this.gated(tool, args as Record<string, unknown>, signal, allowed);
   }
 
   /** The PreToolUse hooks' answer: the error a blocked call gets, or undefined to go on. */
@@ -174,12 +179,12 @@ export class Calls {
   }
 
   /** A built-in tool with valid arguments: the gate, then the tool with the access it granted. */
-  private async gated(tool: Tool, args: Record<string, unknown>, signal?: AbortSignal): Promise<RawOutput> {
+  private async gated(tool: Tool, args: Record<string, unknown>, signal?: AbortSignal, allowed?: readonly Rule[]): Promise<RawOutput> {
     const row = this.record.row;
     const rules = rulesFor(this.deps.permissions ?? {}, row.root);
     const ctx = { ...this.toolContext(signal), hidden: hiddenFrom(rules, tool.name, row.root) };
     try {
-      const gate = await passGate({ sessionId: row.id, mode: row.mode }, tool, args, ctx, this.deps.permissions ?? {}, this.grants);
+      const gate = await passGate({ sessionId: row.id, mode: row.mode }, tool, args, ctx, this.permissions(allowed), this.grants);
       if (gate.kind === 'refused') return gate.output;
       const recalled = tool.name === 'recall' ? this.recalled(String(args.id)) : undefined;
       const refused = recalled && recallRefusal(rules, row.root, String(args.id), recalled);
@@ -204,16 +209,22 @@ export class Calls {
    * An MCP tool of the session's list: its server answers it, after the gate; a server that is not
    * there answers the unavailable text without asking anyone (there is nothing to approve).
    */
-  private async runExternal(name: string, server: string, args: object, signal?: AbortSignal): Promise<RawOutput> {
+  private async runExternal(name: string, server: string, args: object, signal?: AbortSignal, allowed?: readonly Rule[]): Promise<RawOutput> {
     const external = this.deps.external;
     if (!external) return unavailable(name, server, 'not configured here');
     const info = external.describe(name);
     if ('kind' in info) return info;
     const row = this.record.row;
-    const gate = await passExternalGate({ sessionId: row.id, mode: row.mode, root: row.root }, name, info, args as Record<string, unknown>, this.deps.permissions ?? {}, this.grants);
+    const gate = await passExternalGate({ sessionId: row.id, mode: row.mode, root: row.root }, name, info, args as Record<string, unknown>, this.permissions(allowed), this.grants);
     if (gate.kind === 'refused') return gate.output;
     this.files.beforeWrite(this.turns.current().seq);
     return external.call(name, args as Record<string, unknown>, { sessionId: row.id, signal });
+  }
+
+  /** The session's permissions, with a turn's allow rules after the person's (the gate checks deny, then ask, then allow). */
+  private permissions(allowed: readonly Rule[] = []): PermissionOptions {
+    const o = this.deps.permissions ?? {};
+    return allowed.length === 0 ? o : { ...o, rules: [...(o.rules ?? []), ...allowed] };
   }
 
   private toolContext(signal?: AbortSignal): ToolContext {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bashTool } from '../tools/bash.js';
 import { READS_PATH, WRITES_PATH } from '../tools/access.js';
-import { parsePermissions, PermissionSettingsError } from './claudeRules.js';
+import { allowedToolRules, parsePermissions, PermissionSettingsError } from './claudeRules.js';
 import { decide, type GateInput, type Rule } from './gate.js';
 
 const file = '/w/proj/.claude/settings.json';
@@ -91,5 +91,22 @@ describe("Claude Code's permission rules", () => {
     expect(() => read({ allow: ['Read', 7] })).toThrow(`${file}: permissions.allow[1]: expected a rule as text; nothing in it was loaded.`);
     expect(() => read({ ask: ['Bash(npm'] })).toThrow(`${file}: permissions.ask[0]: "Bash(npm" is not a rule: Claude Code writes Tool or Tool(specifier); nothing in it was loaded.`);
     expect(() => read({ ask: ['Bash(npm'] })).toThrow(PermissionSettingsError);
+  });
+
+  it("reads a command's allowed-tools as a settings file's allow list, listing an entry that is no rule as ignored rather than refusing the command", () => {
+    const entries = allowedToolRules(['Bash(git add:*)', 'Bash(git status)', 'Read', 'Edit(./src/**)', 'WebFetch', 'not a rule!'], '/home/me');
+    expect(entries.map((e) => [e.written, e.rules.map((r) => `${r.action} ${r.tool}${r.pattern ? ` ${r.pattern}` : ''}${r.exact ? ' exactly' : ''}`), e.ignored])).toEqual([
+      ['Bash(git add:*)', ['allow bash git add'], undefined],
+      ['Bash(git status)', ['allow bash git status exactly'], undefined],
+      ['Read', ['allow read', 'allow grep', 'allow glob', 'allow list', 'allow search'], undefined],
+      ['Edit(./src/**)', ['edit', 'multiedit', 'write', 'apply_patch'].flatMap((t) => [`allow ${t} src/**`]), undefined],
+      ['WebFetch', [], "Keel has no tool that Claude Code's WebFetch stands for"],
+      ['not a rule!', [], 'it is not a rule: Claude Code writes Tool or Tool(specifier)'],
+    ]);
+    // The rules do what the same allow list in a settings file does: git add runs unasked, git push still asks.
+    const rules = entries.flatMap((e) => e.rules);
+    expect(bash('git add src/a.ts', rules)).toBe('allow');
+    expect(bash('git push origin', rules)).toBe('ask');
+    expect(bash('git add .', [...rulesOf({ deny: ['Bash(git add:*)'] }), ...rules])).toBe('deny');
   });
 });

@@ -56,6 +56,19 @@ export function parsePermissions(json: unknown, file: string, home = os.homedir(
   }));
 }
 
+/**
+ * A slash command's `allowed-tools` (Claude Code's rule syntax, as its settings files' allow lists
+ * write it) as allow rules, each entry with what Keel made of it. Unlike a settings file, a command
+ * is not refused for an entry that is not a rule: that entry is listed as ignored with why, since
+ * leaving it out only makes the command ask more.
+ */
+export function allowedToolRules(written: readonly string[], home = os.homedir()): FileRule[] {
+  return written.map((w) => {
+    const rule = readRule('allow', w, home);
+    return typeof rule === 'string' ? { action: 'allow', written: w, rules: [], ignored: `it ${rule}` } : rule;
+  });
+}
+
 /** Claude Code's tool name → the Keel tools a rule on it covers, from the hooks' one table of names. */
 const KEEL_TOOLS: Record<string, string[]> = (() => {
   const names: Record<string, string[]> = {};

@@ -5,7 +5,7 @@ import { RepeatCheck } from '../calls/repeat.js';
 import { buildConversation } from './conversation.js';
 import { contextView, type ContextView } from '../context/contextView.js';
 import type { RewindPlan } from '../checkpoints/types.js';
-import type { Session } from '../session/session.js';
+import type { CallOptions, Session } from '../session/session.js';
 import { PromptSize } from './promptSize.js';
 import { RequestLog, unfinished } from './requests.js';
 import type { LoopEvent, LoopOptions } from './loopTypes.js';
@@ -28,6 +28,15 @@ export const NEXT_MESSAGE = '\u2400';
 
 /** The context would overflow: Keel compacts rather than letting old history be dropped. */
 export class ContextFullError extends Error {}
+
+/** How the person's message is sent; `allowed` holds for every call of its turn, a Stop hook's continuation included. */
+export interface SendOptions {
+  date?: string;
+  mode?: Mode;
+  signal?: AbortSignal;
+  /** Allow rules for this turn only (a slash command's `allowed-tools`): calls they cover run without asking; the next turn asks again. */
+  allowed?: CallOptions['allowed'];
+}
 
 /**
  * The agent loop, on any Engine: a person's message, then requests until the model answers without
@@ -81,12 +90,12 @@ export class AgentLoop {
    * UserPromptSubmit hooks add their note to it first; once the model answers, a Stop hook that
    * exits 2 sends its text as the next message and the loop goes on (at most hooks.stop_limit times).
    */
-  async send(words: string, opts: { date?: string; mode?: Mode; signal?: AbortSignal } = {}): Promise<string> {
+  async send(words: string, opts: SendOptions = {}): Promise<string> {
     return (await this.answer(words, opts)).words;
   }
 
   /** As `send`, and whether the model answered (not stopped, not cut off by the step limit or its repeats). */
-  async answer(words: string, opts: { date?: string; mode?: Mode; signal?: AbortSignal } = {}): Promise<{ words: string; answered: boolean }> {
+  async answer(words: string, opts: SendOptions = {}): Promise<{ words: string; answered: boolean }> {
     const hooks = this.o.session.hooks;
     let r = await this.turn(words, opts, true);
     for (let kept = 0; r.answered && !hooks.empty; kept++) {
@@ -97,13 +106,13 @@ export class AgentLoop {
         this.emit({ type: 'notice', text: `A Stop hook kept the turn going ${kept} times; Keel let the model stop (loop.json hooks.stop_limit).` });
         break;
       }
-      r = await this.turn(stop.text, { signal: opts.signal }, false);
+      r = await this.turn(stop.text, { signal: opts.signal, allowed: opts.allowed }, false);
     }
     return r;
   }
 
   /** One message (the person's, with their UserPromptSubmit hooks; or a Stop hook's) and the requests that answer it. */
-  private async turn(words: string, opts: { date?: string; mode?: Mode; signal?: AbortSignal }, person: boolean): Promise<{ words: string; answered: boolean }> {
+  private async turn(words: string, opts: SendOptions, person: boolean): Promise<{ words: string; answered: boolean }> {
     if (await this.size.next(words) > (this.o.compactAt ?? loopConfig.compactAt) * this.o.engine.contextSize) {
       await this.withinMaxBreak({ kind: 'compact' }, 'compact the session');
       await this.compact(opts.signal);
@@ -114,7 +123,7 @@ export class AgentLoop {
     this.emit({ type: 'message', sent });
     this.fileNotices();
     try {
-      return await this.loop(opts.signal);
+      return await this.loop(opts.signal, opts.allowed);
     } finally {
       // The turn ends however the loop ended (an answer, a stop, an error): nothing is left half-open.
       this.o.session.endReply();
@@ -122,7 +131,7 @@ export class AgentLoop {
   }
 
   /** Requests until the model answers (`answered`), is stopped, or the step limit is reached. */
-  private async loop(signal?: AbortSignal): Promise<{ words: string; answered: boolean }> {
+  private async loop(signal?: AbortSignal, allowed?: CallOptions['allowed']): Promise<{ words: string; answered: boolean }> {
     const repeats = new RepeatCheck();
     for (let step = 0; step < (this.o.maxSteps ?? loopConfig.maxSteps); step++) {
       const r = await this.request('turn', undefined, signal, step === 0 ? 'person' : 'results');
@@ -135,7 +144,7 @@ export class AgentLoop {
         return { words: reply.words, answered: !signal?.aborted && r.stoppedBy !== 'stopped' };
       }
       // Each result is stored once, with its length in the engine's tokens; the event hands that value on.
-      const o = { signal, countTokens: (text: string) => this.o.engine.countTokens(text) };
+      const o: CallOptions = { signal, allowed, countTokens: (text: string) => this.o.engine.countTokens(text) };
       const asked = reply.calls.map((call) => ({ ...call, problem: repeats.problem(call) }));
       const results = await this.o.session.calls.runAll(asked, o, (result, i) => {
         this.emit({ type: 'tool', name: asked[i].name, args: asked[i].args, result });
