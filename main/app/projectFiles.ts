@@ -15,6 +15,7 @@ import { readSkills } from '../core/tools/skillFiles.js';
 import { readAgents } from '../core/turn/agentFiles.js';
 import { McpHub } from '../mcp/hub.js';
 import { settingsFiles } from './hookSettings.js';
+import { commandCaveats, commandGrant } from './commandGrants.js';
 
 /** Every project file of workspace `root` (resolved) with its state; reads only, approves and starts nothing. */
 export function projectFiles(dataFolder: string, root: string, home = os.homedir()): ProjectFilesView {
@@ -35,7 +36,13 @@ export function projectFiles(dataFolder: string, root: string, home = os.homedir
     files.push({ path: f.file, kind: 'mcp', source: f.scope === 'workspace' ? 'workspace' : 'person', state, ...(f.problems.length > 0 && { problem: f.problems.join(' ') }) });
   }
   for (const c of listCommands(root, home)) {
-    files.push({ path: c.file, kind: 'command', source: source(c.file), ...(c.problem !== undefined ? { state: 'problem', problem: c.problem } : { state: 'read' }) });
+    if (c.problem !== undefined) {
+      files.push({ path: c.file, kind: 'command', source: source(c.file), state: 'problem', problem: c.problem });
+      continue;
+    }
+    // It runs; what of its front matter does not (allowed-tools waiting for an approval, a model) is said beside it.
+    const caveats = commandCaveats(commandGrant(dataFolder, c, root, home), c);
+    files.push({ path: c.file, kind: 'command', source: source(c.file), state: 'read', ...(caveats.length > 0 && { problem: caveats.join('; ') }) });
   }
   const skills = readSkills(root, home);
   files.push(...byPath([

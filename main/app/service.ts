@@ -31,6 +31,7 @@ import { pricedAction, priceView } from './price.js';
 import { sandboxView, sessionView, summaryOf } from './views.js';
 import { hostSubagents } from '../subagentHost.js';
 import { commandLabel, expandTyped, listCommands } from '../core/prompts/slashCommands.js';
+import { commandGrant, commandNotes } from './commandGrants.js';
 import type { EditorServer, ProjectFilesView, SlashCommandView } from '../contract.js';
 import { projectFiles } from './projectFiles.js';
 
@@ -144,14 +145,21 @@ export class KeelService implements KeelApi {
   /**
    * A message that starts with a custom command's `/name` sends the command's prompt in its place,
    * and that prompt is what is stored and shown; a `/word` that is no command is refused, nothing sent.
+   * The command's allowed-tools hold for the turn it starts, where they apply (commandGrants.ts).
    */
   async send(id: number, text: string): Promise<void> {
-    const { prompt } = expandTyped(text, this.pool.session(id).root);
-    await this.pool.run(id, (agent, signal) => agent.send(prompt, { signal }), { marksStop: true });
+    const root = this.pool.session(id).root;
+    const { prompt, command } = expandTyped(text, root);
+    const allowed = command ? commandGrant(this.o.dataFolder, command, root).rules : [];
+    await this.pool.run(id, (agent, signal) => agent.send(prompt, { signal, ...(allowed.length > 0 && { allowed }) }), { marksStop: true });
   }
 
   async slashCommands(workspace: string): Promise<SlashCommandView[]> {
-    return listCommands(workspace).map(({ body: _body, ...command }) => ({ ...command, label: commandLabel(command) }));
+    return listCommands(workspace).map((command) => {
+      const { body: _body, ...shown } = command;
+      const notes = command.problem === undefined ? commandNotes(commandGrant(this.o.dataFolder, command, workspace), command) : [];
+      return { ...shown, label: commandLabel(command), ...(notes.length > 0 && { notes }) };
+    });
   }
 
   /** Stops a running reply; an approval it waits for is denied. */

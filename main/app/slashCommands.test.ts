@@ -5,7 +5,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { KeelEvent } from '../contract.js';
 import { DEFAULT_PROMPTS_DIR } from '../core/prompts/buildSystemPrompt.js';
 import { SqliteStore } from '../db/store.js';
+import { callSyntax, formatCall } from '../llm/toolCalls.js';
+import { loadModel } from '../llm/model.js';
+import { sessionWrapper } from '../llm/wrapper.js';
 import { writeTestModel } from '../llm/testModel/makeTestModel.js';
+import { approveHooksFile, hooksView } from './hooksView.js';
 import { KeelService } from './service.js';
 
 let dir: string;
@@ -26,7 +30,11 @@ beforeEach(() => {
   store = new SqliteStore(path.join(dir, 'keel.db'));
   events = [];
   service = new KeelService({
-    store, dataFolder: path.join(dir, 'data'), promptsDir: DEFAULT_PROMPTS_DIR, emit: (e) => events.push(e),
+    // Every approval asked is recorded and denied: a call that ran asked no one, or was allowed.
+    store, dataFolder: path.join(dir, 'data'), promptsDir: DEFAULT_PROMPTS_DIR, emit: (e) => {
+      events.push(e);
+      if (e.type === 'approval') void service.answerApproval(e.approval.approvalId, 'deny');
+    },
     threads: 1, contextSize: 8192, scriptFor: () => ({ next: () => replies.shift() }),
   });
 });
@@ -67,5 +75,56 @@ describe('custom slash commands in the app', { timeout: 180_000 }, () => {
     replies.push('It is a path.');
     await service.send(summary.id, '/usr/bin/env is missing');
     expect((await service.openSession(summary.id)).turns.map((t) => t.words)).toEqual([expansion, '/usr/bin/env is missing']);
+  });
+
+  it("runs what a command's allowed-tools name without asking in its turn only, once the workspace's settings are approved; a deny rule still wins", async () => {
+    const data = path.join(dir, 'data');
+    fs.mkdirSync(data, { recursive: true });
+    // The person's own deny rule, as Claude Code writes it in their settings.
+    fs.writeFileSync(path.join(data, 'settings.json'), JSON.stringify({ permissions: { deny: ['Bash(rm:*)'] } }));
+    fs.writeFileSync(path.join(ws, '.claude', 'commands', 'mark.md'), '---\nallowed-tools: Bash(touch:*), Bash(rm:*), WebFetch\nmodel: claude-3-5-haiku-20241022\n---\nMark the workspace.\n');
+    const settings = path.join(ws, '.claude', 'settings.json');
+    fs.writeFileSync(settings, JSON.stringify({ permissions: { ask: ['Bash(git push:*)'] } }));
+    fs.writeFileSync(path.join(ws, 'keep.txt'), 'kept\n');
+    await service.setModelsFolder(path.join(dir, 'models'));
+    const tiny = path.join(dir, 'models', 'tiny.gguf');
+    await service.loadModel(tiny);
+    const loaded = await loadModel({ modelPath: tiny, threads: 1, contextSize: 4096 });
+    const syntax = callSyntax(sessionWrapper(loaded.model, '2026-11-30'));
+    await loaded.dispose();
+    // echo alone is read-only and runs unasked anyway, and a redirection is beyond any allow rule: touch is a command that asks.
+    const touch = (file: string) => formatCall(syntax, 'bash', { command: `touch ${file}` });
+    const asked = () => events.filter((e) => e.type === 'approval').length;
+    const made = (file: string) => fs.existsSync(path.join(ws, file));
+    const { id } = await service.createSession({ workspace: ws, kind: 'agent', mode: 'ask' });
+
+    // The repository's command before its settings are approved: its allowed-tools pre-approve nothing.
+    const listed = (await service.slashCommands(ws)).find((c) => c.name === 'mark')!;
+    expect(listed.notes).toEqual([
+      `its allowed-tools apply once you approve ${settings} (keel hooks approve --workspace ${settings}, or Hooks and permission rules in the Servers tab): until then each call asks`,
+      "allowed-tools WebFetch is ignored: Keel has no tool that Claude Code's WebFetch stands for",
+      'model claude-3-5-haiku-20241022 is not used: the session keeps its model',
+    ]);
+    replies.push(touch('before.txt'), 'Asked.');
+    await service.send(id, '/mark');
+    expect(asked()).toBe(1);
+    expect(made('before.txt')).toBe(false);
+
+    // Approved as it is now: the command's turn runs touch unasked, and the person's deny rule still refuses rm.
+    approveHooksFile(data, settings, hooksView(data, ws).files.find((f) => f.file === settings)!.hash);
+    expect((await service.slashCommands(ws)).find((c) => c.name === 'mark')!.notes?.[0]).toBe('runs Bash(touch:*), Bash(rm:*) without asking in its turn');
+    replies.push(touch('during.txt'), formatCall(syntax, 'bash', { command: 'rm keep.txt' }), 'Done.');
+    await service.send(id, '/mark');
+    expect(asked()).toBe(1);
+    expect(made('during.txt')).toBe(true);
+    expect(made('keep.txt')).toBe(true);
+    const results = events.filter((e) => e.type === 'tool').map((e) => (e.type === 'tool' ? e.tool.text : ''));
+    expect(results.at(-1)).toMatch(/denied: the command "rm keep\.txt": rule: deny bash rm/);
+
+    // The grant ended with that turn: a plain message's touch asks again.
+    replies.push(touch('after.txt'), 'Asked again.');
+    await service.send(id, 'Mark it once more.');
+    expect(asked()).toBe(2);
+    expect(made('after.txt')).toBe(false);
   });
 });

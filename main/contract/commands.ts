@@ -13,6 +13,12 @@ export type { CommandSource } from '../core/prompts/slashCommands.js';
 export interface SlashCommandView extends Omit<SlashCommand, 'body'> {
   /** Where it comes from, as shown: "(project)", "(project:frontend)", "(personal)", "(keel)". */
   label: string;
+  /**
+   * What its front matter does beyond the prompt, one short clause each (main/app/commandGrants.ts):
+   * the calls its turn runs without asking, or why none do; allowed-tools entries Keel ignores and why;
+   * a `model` that is not used. Absent when there is nothing to say.
+   */
+  notes?: string[];
 }
 
 export const COMMAND_CALLS = {

@@ -11,7 +11,10 @@ import { recallResult } from './recall.js';
 import { showContext } from './context.js';
 import { showRequests } from './requests.js';
 import { paysPrice, pricedAction, type Ask } from './price.js';
-import { commandLabel, expandCommand, expandTyped, listCommands, SlashCommandError } from '../../core/prompts/slashCommands.js';
+import { commandLabel, expandCommand, expandTyped, listCommands, SlashCommandError, type SlashCommand } from '../../core/prompts/slashCommands.js';
+import { commandGrant, commandNotes } from '../../app/commandGrants.js';
+import type { SendOptions } from '../../core/turn/loop.js';
+import { keelHome } from '../../keelHome.js';
 
 export const SLASH_HELP = `Commands:
   /compact             summarise the history so far and go on from the summary
@@ -41,20 +44,30 @@ function customHelp(root: string): string {
     const call = `/${c.name}${c.argumentHint ? ` ${c.argumentHint}` : ''}`;
     const what = c.problem !== undefined ? `does not run: ${c.file}: ${c.problem}`
       : BUILT_IN.has(c.name) ? `does not run: Keel's own /${c.name} comes first (${c.file})`
-      : `${c.description} ${commandLabel(c)}`;
+      : [`${c.description} ${commandLabel(c)}`, ...commandNotes(commandGrant(keelHome(), c, root), c)].join('; ');
     return `  ${call.padEnd(20)} ${what}`;
   });
   return `Custom commands (a command's prompt is sent in its place, $ARGUMENTS and $1… filled in):\n${lines.join('\n')}\n`;
 }
 
-/** A message as sent: a custom command's prompt in its place; a /word that is no command is refused (nothing sent). */
-function expanded(root: string, words: string): string {
+/**
+ * A message as sent: a custom command's prompt in its place, with its allowed-tools for the turn where
+ * they apply (commandGrants.ts); a /word that is no command is refused (nothing sent).
+ */
+function expanded(root: string, words: string): { prompt: string; allowed?: SendOptions['allowed'] } {
   try {
-    return expandTyped(words, root).prompt;
+    const { prompt, command } = expandTyped(words, root);
+    return { prompt, ...(command && granted(command, root)) };
   } catch (e) {
     if (e instanceof SlashCommandError) throw new CliError(e.message);
     throw e;
   }
+}
+
+/** The allow rules a command's turn runs with, as the app gives them; none where its allowed-tools do not apply. */
+function granted(command: SlashCommand, root: string): { allowed?: SendOptions['allowed'] } {
+  const { rules } = commandGrant(keelHome(), command, root);
+  return rules.length > 0 ? { allowed: rules } : {};
 }
 
 /**
@@ -226,7 +239,7 @@ async function slash(c: Conversation, line: string, io: Io, step: Step, prefill?
         return;
       }
       if ('error' in expansion) throw new CliError(`${expansion.error} Keel's own commands: /help.`);
-      await step((signal) => c.agent.send(expansion.prompt, { signal }));
+      await step((signal) => c.agent.send(expansion.prompt, { signal, ...granted(expansion.command, c.session.root) }));
     }
   }
 }
@@ -245,7 +258,8 @@ export async function sayOnce(c: Conversation, words: string, io: Io): Promise<v
   try {
     let answer: string;
     try {
-      answer = await c.agent.send(expanded(c.session.root, words), { signal: controller.signal });
+      const { prompt, allowed } = expanded(c.session.root, words);
+      answer = await c.agent.send(prompt, { signal: controller.signal, allowed });
     } catch (e) {
       throw explain(c, e) ?? e;
     } finally {

@@ -71,6 +71,7 @@ export function SlashCommandList({ matches, chosen, choose }: { matches: SlashCo
           {c.argumentHint && <span className="muted"> {c.argumentHint}</span>}
           <span className="slash-description"> {c.description}</span>
           <span className="muted small"> {c.label}</span>
+          {c.notes?.map((note) => <div key={note} className="muted small" data-testid="command-note">{note}</div>)}
         </li>
       ))}
     </ul>
