@@ -19,9 +19,9 @@ export interface SlashCommand {
   /** The subfolder below the commands folder ('frontend', 'a/b'); absent for a file directly in it. */
   namespace?: string;
   file: string;
-  /** As the file names them (Claude Code's names, rules such as `Bash(git add:*)`): listed, not granted. */
+  /** As the file names them (Claude Code's rules, such as `Bash(git add:*)`): what its turn may run unasked, where they apply (main/app/commandGrants.ts). */
   allowedTools?: string[];
-  /** As the file names it: listed, not used (another model would re-read the whole session). */
+  /** As the file names it: not used (another model would re-read the whole session), and the command's listing says so. */
   model?: string;
   /** The prompt, front matter left out; '' for a command with a problem. */
   body: string;
