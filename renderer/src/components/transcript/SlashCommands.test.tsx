@@ -13,6 +13,10 @@ const commands: SlashCommandView[] = [
   { name: 'review', description: 'Review a file', argumentHint: 'FILE', source: 'project', file: '/ws/.claude/commands/review.md', label: '(project)' },
   { name: 'release', description: 'Cut a release', source: 'personal', file: '/home/.claude/commands/release.md', label: '(personal)' },
   { name: 'component', description: 'Make a component', source: 'project', namespace: 'frontend', file: '/ws/.claude/commands/frontend/component.md', label: '(project:frontend)' },
+  {
+    name: 'deploy', description: 'Deploy', source: 'personal', file: '/home/.claude/commands/deploy.md', label: '(personal)',
+    notes: ['runs Bash(npm run deploy:*) without asking in its turn', 'model haiku is not used: the session keeps its model'],
+  },
   { name: 'broken', description: '', source: 'project', file: '/ws/.claude/commands/broken.md', label: '(project)', problem: 'it cannot be read (EACCES)' },
 ];
 
@@ -38,6 +42,7 @@ describe('the command list under a message that starts with /', () => {
     type('/');
     await waitFor(() => expect(shown()).toEqual([
       '/review FILE Review a file (project) <', '/release Cut a release (personal)', '/component Make a component (project:frontend)',
+      '/deploy Deploy (personal)runs Bash(npm run deploy:*) without asking in its turnmodel haiku is not used: the session keeps its model',
     ]));
     expect(asked).toEqual(['/code/ledger-api']);
     type('/re');
@@ -71,5 +76,14 @@ describe('the command list under a message that starts with /', () => {
     expect(screen.queryByTestId('command-list')).toBeNull();
     type('/bro');
     await waitFor(() => expect(screen.queryByTestId('command-list')).toBeNull());
+  });
+
+  it("says under a command what its front matter does beyond the prompt: what runs unasked, a model that is not used", async () => {
+    const { type } = setup();
+    type('/dep');
+    await waitFor(() => expect(shown()).toHaveLength(1));
+    expect(screen.getAllByTestId('command-note').map((n) => n.textContent)).toEqual([
+      'runs Bash(npm run deploy:*) without asking in its turn', 'model haiku is not used: the session keeps its model',
+    ]);
   });
 });
