@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listCommands } from '../core/prompts/slashCommands.js';
 import { commandGrant, commandNotes } from './commandGrants.js';
 import { approveSettingsFile } from './hookSettings.js';
+import { hooksView } from './hooksView.js';
 
 let tmp: string;
 let data: string;
@@ -53,6 +54,21 @@ describe("a slash command's allowed-tools", () => {
     // A change to the settings asks again, and the command's allowed-tools wait with it.
     fs.writeFileSync(settings(), JSON.stringify({ permissions: { deny: [], allow: ['Bash(curl:*)'] } }));
     expect(grantOf('clean')).toMatchObject({ rules: [], waits: expect.stringContaining(`approve ${settings()}`) });
+
+    // A command that changes its allowed-tools after the approval asks again; the approval showed it by name.
+    approveSettingsFile(data, root, settings(), undefined, home);
+    expect(grantOf('clean').waits).toBeUndefined();
+    expect(hooksView(data, root, home).files.find((f) => f.file === settings())!.rules.map((r) => r.written)).toEqual([
+      'Bash(curl:*)', '/clean in its own turn: Bash(rm:*)', '/clean in its own turn: Read',
+    ]);
+    fs.writeFileSync(path.join(root, '.claude', 'commands', 'clean.md'), '---\nallowed-tools: Bash(rm:*), Bash(curl:*)\n---\nClean up.\n');
+    expect(grantOf('clean')).toMatchObject({ rules: [], waits: expect.stringContaining(`approve ${settings()}`) });
+    // A new command that grants anything asks again too; its body alone changing does not.
+    approveSettingsFile(data, root, settings(), undefined, home);
+    fs.writeFileSync(path.join(root, '.claude', 'commands', 'clean.md'), '---\nallowed-tools: Bash(rm:*), Bash(curl:*)\n---\nClean up more.\n');
+    expect(grantOf('clean').waits).toBeUndefined();
+    fs.writeFileSync(path.join(root, '.claude', 'commands', 'sneaky.md'), '---\nallowed-tools: Bash(sh:*)\n---\nHi.\n');
+    expect(grantOf('clean').waits).toContain(`approve ${settings()}`);
 
     // A malformed settings file is not in use, so it covers nothing either.
     fs.writeFileSync(settings(), '{ not json');

@@ -5,7 +5,8 @@
  * session's tool list (spec §10.4), the person's deny and ask rules still win, and the sandbox and
  * the gate's guards hold. A command in the workspace is the repository's text: its allowed-tools
  * apply only while the workspace's settings files are approved as they are now (hookSettings.ts),
- * so a cloned repository cannot pre-approve `Bash(rm:*)` by shipping a command file. The person's
+ * and that approval is taken over every workspace command's allowed-tools too, so a cloned
+ * repository cannot pre-approve `Bash(rm:*)` by shipping a command file, before or after approval. The person's
  * own commands (~/.claude/commands) apply theirs directly. `model` is not used: another model for
  * one command would read the whole session again, and the person is told so where it is listed.
  */

@@ -6,15 +6,19 @@
  * (by its content hash, in the same approvals file as `.mcp.json`: any change asks again, so a
  * cloned repository never runs a hook or loosens a rule by itself). A file Keel cannot read whole
  * is refused whole: nothing of it is used, and its problem names the file and the field.
+ * The same approval covers the `allowed-tools` of the workspace's slash commands (what a command's
+ * turn may run unasked, commandGrants.ts): they are part of what a workspace file's hash is taken
+ * over, so a command that gains or changes one makes every workspace file ask again.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sha256 } from '../core/hash.js';
 import { hasHooks, HookSettingsError, parseHooks, type HookSet, type HookSource } from '../core/hooks/settings.js';
-import { parsePermissions, PermissionSettingsError, type FileRule } from '../core/permissions/claudeRules.js';
+import { allowedToolRules, parsePermissions, PermissionSettingsError, type FileRule } from '../core/permissions/claudeRules.js';
 import type { Rule } from '../core/permissions/types.js';
 import { McpApprovals } from '../mcp/approvals.js';
+import { listCommands } from '../core/prompts/slashCommands.js';
 
 /** A settings file is small; a larger one (or /dev/zero behind a link) is refused unread. */
 const MAX_SETTINGS_BYTES = 1024 * 1024;
@@ -22,7 +26,10 @@ const MAX_SETTINGS_BYTES = 1024 * 1024;
 export interface SettingsFile {
   source: HookSource;
   file: string;
-  /** SHA-256 of the content ('' when there is no file, or it cannot be read). */
+  /**
+   * SHA-256 of the content ('' when there is no file, or it cannot be read); for a workspace's file,
+   * of the content and of the workspace commands' `allowed-tools` (what the approval also lets run).
+   */
   hash: string;
   /** The person's own files always are; a workspace's once approved as it is now. */
   approved: boolean;
@@ -32,6 +39,11 @@ export interface SettingsFile {
   set?: HookSet;
   /** Its permission rules as written, each with what Keel made of it (or why it is ignored). */
   rules: FileRule[];
+  /**
+   * A workspace file's: the workspace commands' `allowed-tools`, which its approval also covers
+   * (each written as `/name in its own turn: ENTRY`); they apply only in that command's turn.
+   */
+  commandRules?: FileRule[];
 }
 
 /** The workspace's settings files, in the order their hooks run: Keel's own, then Claude Code's project and local files. */
@@ -52,10 +64,12 @@ export function personSettingsFiles(dataFolder: string, home = os.homedir()): st
 export function settingsFiles(dataFolder: string, root: string, home = os.homedir()): SettingsFile[] {
   const approvals = new McpApprovals(dataFolder);
   const mine = personSettingsFiles(dataFolder, home);
+  const grants = workspaceGrants(root, home);
   const files = [
     ...mine.map((file) => readSettingsFile(file, 'person', home, () => true)),
     ...workspaceSettingsFiles(root).filter((file) => !mine.includes(file))
-      .map((file) => readSettingsFile(file, 'workspace', home, (f, hash) => approvals.isApproved(f, hash))),
+      .map((file) => readSettingsFile(file, 'workspace', home, (f, hash) => approvals.isApproved(f, hash), grants.text))
+      .map((f) => (f && grants.rules.length > 0 ? { ...f, commandRules: grants.rules } : f)),
   ];
   return files.filter((f): f is SettingsFile => f !== undefined);
 }
@@ -104,8 +118,23 @@ export function approveSettingsFile(dataFolder: string, root: string, file?: str
   return { ...target, approved: true };
 }
 
+/**
+ * The workspace's commands' `allowed-tools`: as text, one line each (its file, then the entries as
+ * written) in a fixed order, '' when none has any (a workspace file's approval is taken over it
+ * too); and as rules, each entry named with its command, for the person to see what they approve.
+ */
+function workspaceGrants(root: string, home: string): { text: string; rules: FileRule[] } {
+  const granting = listCommands(root, home).filter((c) => c.source !== 'personal' && (c.allowedTools?.length ?? 0) > 0);
+  return {
+    text: granting.map((c) => `${c.file}\0${c.allowedTools!.join('\0')}`).sort().join('\n'),
+    rules: granting.flatMap((c) => allowedToolRules(c.allowedTools!, home).map((r) => ({ ...r, written: `/${c.name} in its own turn: ${r.written}` }))),
+  };
+}
+
 /** One settings file's hooks and rules; undefined when it does not exist or has neither. Never echoes the file's content. */
-function readSettingsFile(file: string, source: HookSource, home: string, isApproved: (file: string, hash: string) => boolean): SettingsFile | undefined {
+function readSettingsFile(
+  file: string, source: HookSource, home: string, isApproved: (file: string, hash: string) => boolean, grants = '',
+): SettingsFile | undefined {
   const refused = (problem: string, hash = '', approved = false): SettingsFile => ({ source, file, hash, approved, problem, rules: [] });
   let raw: Buffer;
   try {
@@ -120,7 +149,8 @@ function readSettingsFile(file: string, source: HookSource, home: string, isAppr
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     return refused(`Keel cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? 'error'}); nothing in it was loaded.`);
   }
-  const hash = sha256(raw);
+  // Without command grants the hash is the file's own, so approvals given before grants existed hold.
+  const hash = grants === '' ? sha256(raw) : sha256(Buffer.concat([raw, Buffer.from(`\0allowed-tools\0${grants}`)]));
   const approved = isApproved(file, hash);
   let json: unknown;
   try {

@@ -65,7 +65,7 @@ function fileView(f: SettingsFile): HookFileView {
     needsApproval: f.source === 'workspace' && !f.approved && f.problem === undefined,
     ...(f.problem === undefined ? {} : { problem: f.problem }),
     hooks,
-    rules: f.rules.map(ruleView),
+    rules: [...f.rules, ...(f.commandRules ?? [])].map(ruleView),
   };
 }
 

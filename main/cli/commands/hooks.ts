@@ -55,7 +55,7 @@ function describe(f: SettingsFile, out: Writer): void {
       }
     }
   }
-  for (const rule of f.rules) {
+  for (const rule of [...f.rules, ...(f.commandRules ?? [])]) {
     const made = rule.ignored === undefined ? `: ${rule.rules.map(describeRule).join(', ')}` : ` ignored: ${rule.ignored}`;
     out.write(`  ${rule.action} ${visible(rule.written)}${visible(made)}\n`);
   }
