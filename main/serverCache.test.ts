@@ -10,6 +10,9 @@ import { llamaServerMissing, mustHaveLlamaServer, startLlamaServer } from '../te
 import { architectureModel } from './llm/testModel/architectureModels.js';
 import { writeTestModel } from './llm/testModel/makeTestModel.js';
 import { ServerClient } from './remote/http.js';
+import { connectServer } from './remote/connect.js';
+import { ServerEngine } from './remote/engine.js';
+import type { Conversation } from './core/engine/types.js';
 import { serverCache } from './serverCache.js';
 
 const missing = llamaServerMissing();
@@ -19,8 +22,8 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-async function report(file: string, after?: () => void) {
-  const server = await startLlamaServer({ model: file, contextSize: 2048, slots: 1, threads: 1 });
+async function report(file: string, after?: () => void, extraArgs?: string[]) {
+  const server = await startLlamaServer({ model: file, contextSize: 2048, slots: 1, threads: 1, extraArgs });
   try {
     after?.();
     return await serverCache(new ServerClient({ url: server.url }));
@@ -39,12 +42,33 @@ describe.skipIf(missing !== undefined && !mustHaveLlamaServer)('the cache of a l
     expect(r.advice[0]).toContain('--checkpoint-min-step 0');
   });
 
-  it('a plain transformer needs no flag', async () => {
+  it('a plain transformer needs no flag; a server that does not speculate is told how', async () => {
     const file = path.join(dir, 'plain.gguf');
     writeTestModel(file);
     const r = await report(file);
     expect(r.architecture?.class).toBe('transformer');
     expect(r.advice).toEqual([]);
+    expect(r.speculation?.on).toBe(false);
+    expect(r.speculation?.advice).toContain('--spec-type ngram-mod');
+  });
+
+  it('a server that drafts from the prompt\'s text: said by doctor, and each reply\'s drafts recorded beside its cache figures', async () => {
+    const file = path.join(dir, 'lookup.gguf');
+    writeTestModel(file);
+    const server = await startLlamaServer({ model: file, contextSize: 2048, slots: 1, threads: 1, alias: 'm', extraArgs: ['--spec-type', 'ngram-mod'] });
+    try {
+      expect((await serverCache(new ServerClient({ url: server.url }))).speculation).toEqual({ on: true });
+      const engine = new ServerEngine(await connectServer({ url: server.url, model: 'm' }));
+      // The generated model's greedy reply repeats itself: n-gram drafts from it are taken.
+      const c: Conversation = { system: 'You are a test.', tools: [], promptDate: '', messages: [{ role: 'user', text: 'abc def ghi jkl '.repeat(40) }] };
+      const { usage } = await engine.generate(c, { maxTokens: 120, temperature: 0 });
+      const drafts = usage.engine?.speculation;
+      expect(drafts?.accepted).toBeGreaterThan(0);
+      expect(drafts!.refuted).toBeGreaterThanOrEqual(0);
+      await engine.dispose();
+    } finally {
+      await server.stop();
+    }
   });
 
   it('a model file not on this machine: said so, with the flags for each kind', async () => {

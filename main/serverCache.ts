@@ -13,6 +13,7 @@ import type { Architecture } from './llm/localSettings.js';
 import { loadLlama } from './llm/model.js';
 import { llamaProps } from './remote/connect.js';
 import type { ServerClient } from './remote/http.js';
+import { ServerError } from './remote/errors.js';
 
 export interface ServerCacheReport {
   url: string;
@@ -24,7 +25,16 @@ export interface ServerCacheReport {
   unknown?: string;
   /** The flags that keep reuse on this model, in words; empty where the defaults do. */
   advice: string[];
+  /**
+   * Whether the server drafts tokens (speculative decoding, `/slots`), where it says: each request's
+   * drafted and accepted tokens are then recorded beside its cache figures.
+   */
+  speculation?: { on: boolean; advice?: string };
 }
+
+/** llama-server's prompt lookup: drafts from the text already in the context, no draft model needed. */
+const SPECULATION = 'start llama-server with --spec-type ngram-mod to draft tokens from the session\'s own text '
+  + '(an agent\'s edits copy what it read); the output is the same, each request\'s accepted drafts are recorded';
 
 const CHECKPOINTS = '--checkpoint-min-step 0 (a checkpoint at the end of every prompt, where the next request can depart, instead of one per 8,192 tokens; '
   + 'measured on Keel\'s scripted session: Qwen3.5 7.37× → 1.66×, LFM2 2.10× → 1.07× the ideal new tokens) '
@@ -37,8 +47,10 @@ export async function serverCache(client: ServerClient): Promise<ServerCacheRepo
   const props = await llamaProps(client);
   if (!props) return { url, unknown: `The server at ${url} is not llama-server (it has no /props): its cache flags are its own.`, advice: [] };
   const { modelPath } = props;
+  const drafts = await speculates(client);
+  const speculation = drafts === undefined ? {} : { speculation: drafts ? { on: true } : { on: false, advice: SPECULATION } };
   const unknown = (why: string): ServerCacheReport => ({
-    url, ...(modelPath && { modelPath }), unknown: why,
+    url, ...(modelPath && { modelPath }), ...speculation, unknown: why,
     advice: [`If the model is hybrid (Qwen3.5, Qwen3-Next, Granite 4, LFM2, Nemotron-H…): ${CHECKPOINTS}.`, `If it attends in a sliding window (gpt-oss, Gemma 3/4): ${WINDOW}.`],
   });
   if (!modelPath) return unknown(`The server at ${url} does not say which model file it serves.`);
@@ -46,5 +58,16 @@ export async function serverCache(client: ServerClient): Promise<ServerCacheRepo
   const architecture = architectureOf(await modelInsights(await loadLlama('cpu'), modelPath));
   const advice = architecture.class === 'hybrid' || architecture.class === 'recurrent' ? [`Start llama-server with ${CHECKPOINTS}.`]
     : architecture.class === 'sliding window' ? [`Start llama-server with ${WINDOW}.`] : [];
-  return { url, modelPath, architecture, advice };
+  return { url, modelPath, architecture, advice, ...speculation };
+}
+
+/** Whether the server's slots speculate (`/slots`); undefined where it does not say (`--no-slots`, not llama-server). */
+async function speculates(client: ServerClient): Promise<boolean | undefined> {
+  try {
+    const slots = await client.getJson<{ speculative?: unknown }[]>('/slots');
+    return Array.isArray(slots) && typeof slots[0]?.speculative === 'boolean' ? slots[0].speculative : undefined;
+  } catch (e) {
+    if (e instanceof ServerError) return undefined;
+    throw e;
+  }
 }

@@ -1,10 +1,9 @@
 /**
  * What the in-process engine records beside a request's figures (core/engine/breaks.ts EngineRecord):
  * on a model whose state cannot be cut back to a prefix (hybrid, recurrent, sliding window without
- * its full cache), where the request resumed after departing from what the cache held.
- * Where the session drafts tokens from its own text: how many of the request's drafts were accepted.
+ * its full cache), where the request resumed after departing from what the cache held. (What its
+ * drafts came to, `speculation`, both engines record: core/engine/breaks.ts.)
  */
-import type { SpeculationFigures } from './speculation.js';
 
 /**
  * The checkpoint restored (the state after token `restoredAt`) and the tokens re-read from it up to
@@ -18,8 +17,6 @@ export interface CheckpointUse {
 
 declare module '../core/engine/breaks.js' {
   interface EngineRecord {
-    /** The drafted tokens the model accepted and refuted, where the session speculates (speculation.ts). */
-    speculation?: SpeculationFigures;
     /** Where a cut on a hybrid or sliding-window model resumed from (main/llm). */
     checkpoint?: CheckpointUse;
   }

@@ -11,6 +11,7 @@
  * whose drafts were accepted less than MIN_ACCEPTANCE of the time drafts nothing more.
  */
 import { InputLookupTokenPredictor, TokenPredictor, type LlamaContextSequence, type Token } from 'node-llama-cpp';
+import type { SpeculationFigures } from '../core/engine/breaks.js';
 import type { CacheStrategy, Choice, Speculation } from './localSettings.js';
 
 /** Drafted tokens (accepted plus refuted) after which `auto` judges a session's acceptance. */
@@ -27,15 +28,6 @@ export const MIN_ACCEPTANCE = 0.1;
 /** Tokens drafted at once: an edit copies whole lines, several tokens each. */
 const DRAFT_TOKENS = 6;
 
-/** What one request's drafts came to (recorded beside the cache figures: record.ts). */
-export interface SpeculationFigures {
-  /** Drafted tokens the model confirmed. */
-  accepted: number;
-  /** Drafted tokens the model refuted (each then erased from the cache). */
-  refuted: number;
-  /** Why this session drafts no more, from the request that decided it on. */
-  off?: string;
-}
 
 /**
  * Whether a loaded model's sessions draft ('auto': judged per session), and why. `flashAttention` is

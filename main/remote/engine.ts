@@ -40,6 +40,8 @@ interface Exchange {
   outputTokens: number;
   prefillMs: number;
   generationMs: number;
+  /** The tokens the server drafted for the reply and those the model accepted (llama-server started with --spec-type). */
+  drafts?: { drafted: number; accepted: number };
 }
 
 /**
@@ -185,6 +187,7 @@ export class ServerEngine implements Engine {
           url: this.url, cachedTokens: reported ? x.cached! : null, change: change ?? null,
           ...(this.slot === undefined ? {} : { slot: this.slot }),
         },
+        ...(x.drafts && { speculation: { accepted: x.drafts.accepted, refuted: x.drafts.drafted - x.drafts.accepted } }),
       },
     };
   }
@@ -425,10 +428,14 @@ function readCall(c: { id: string; name: string; arguments: string }): ModelCall
   }
 }
 
-/** llama-server's `timings`: cached prompt tokens and the prefill and generation times it measured. */
+/**
+ * llama-server's `timings`: cached prompt tokens, the prefill and generation times it measured, and
+ * the tokens it drafted and saw accepted (only where it speculates and drafted any).
+ */
 function readTimings(event: Record<string, unknown>, x: Exchange): void {
-  const t = event.timings as { cache_n?: number; prompt_n?: number; prompt_ms?: number; predicted_ms?: number } | undefined;
+  const t = event.timings as { cache_n?: number; prompt_n?: number; prompt_ms?: number; predicted_ms?: number; draft_n?: number; draft_n_accepted?: number } | undefined;
   if (!t) return;
+  if (typeof t.draft_n === 'number' && typeof t.draft_n_accepted === 'number') x.drafts = { drafted: t.draft_n, accepted: t.draft_n_accepted };
   if (typeof t.prompt_ms === 'number') x.prefillMs = t.prompt_ms;
   if (typeof t.predicted_ms === 'number') x.generationMs = t.predicted_ms;
   if (x.cached === undefined && typeof t.cache_n === 'number') x.cached = t.cache_n;

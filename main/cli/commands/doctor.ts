@@ -101,6 +101,7 @@ export function formatServer(s: ServerCacheReport): string {
   text += row('architecture', a ? archWords(a) : 'unknown', s.unknown);
   text += row('flags', s.advice[0] ?? 'none needed: any prefix of its cache is reused');
   for (const more of s.advice.slice(1)) text += row('', more);
+  if (s.speculation) text += row('speculation', s.speculation.on ? 'on: each request\'s drafted and accepted tokens are recorded' : 'off', s.speculation.advice);
   return text;
 }
 

@@ -17,7 +17,20 @@ export type BreakCause = (typeof BREAK_CAUSES)[number];
  * field in a session file) and shown in the cache view. Each engine declares its own fields from its
  * own folder, by adding them to this interface (TypeScript's declaration merging:
  * `declare module '../core/engine/breaks.js' { interface EngineRecord { name?: Shape } }`), so an
- * engine's record needs no edit to the core or the store. main/remote adds `server`, main/llm `checkpoint`.
+ * engine's record needs no edit to the core or the store. main/remote adds `server`, main/llm `checkpoint`;
+ * both engines record `speculation`, declared here.
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface EngineRecord {}
+export interface EngineRecord {
+  /** The tokens drafted for the request and what the model made of them, where the engine speculates. */
+  speculation?: SpeculationFigures;
+}
+
+/** What one request's drafts came to: the session's own (main/llm/speculation.ts) or a server's. */
+export interface SpeculationFigures {
+  /** Drafted tokens the model confirmed. */
+  accepted: number;
+  /** Drafted tokens the model refuted (each then erased from the cache). */
+  refuted: number;
+  /** Why this session drafts no more, from the request that decided it on. */
+  off?: string;
+}

@@ -87,4 +87,15 @@ describe('RequestTable', () => {
     expect(screen.getByTestId('cache-checkpoint-2').textContent).toContain('no checkpoint kept before the departure (checkpoints were dropped to stay within the 256 MB checkpoint budget): re-read 5,120 tokens from token 0');
     expect(screen.queryByTestId('cache-checkpoint-3')).toBeNull();
   });
+
+  it('says what a request\'s drafts came to, and why drafting stopped', () => {
+    render(<RequestTable rows={[
+      requestRow({ id: 1, engine: { speculation: { accepted: 115, refuted: 29 } } }),
+      requestRow({ id: 2, engine: { speculation: { accepted: 3, refuted: 297, off: 'under 10 % accepted after 256 drafted tokens' } } }),
+      requestRow({ id: 3 }),
+    ]} />);
+    expect(screen.getByTestId('cache-drafts-1').textContent).toContain('115 of 144 drafted accepted (80 %)');
+    expect(screen.getByTestId('cache-drafts-2').textContent).toContain('3 of 300 drafted accepted (1 %); drafting off: under 10 % accepted after 256 drafted tokens');
+    expect(screen.queryByTestId('cache-drafts-3')).toBeNull();
+  });
 });

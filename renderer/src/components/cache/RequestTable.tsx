@@ -49,7 +49,15 @@ export function RequestTable({ rows }: { rows: RequestRow[] }) {
                 </span>
               </td>
               <td className="num">{n(row.cachedBefore)}</td>
-              <td className="num">{n(row.outputTokens)}</td>
+              <td className="num">
+                {n(row.outputTokens)}
+                {row.engine?.speculation && (
+                  <small className="muted" data-testid={`cache-drafts-${i + 1}`} title="Tokens drafted from the session's own text and checked by the model in the same step: each accepted one saved a step; the reply is the same either way.">
+                    {' '}
+                    {draftText(row.engine.speculation)}
+                  </small>
+                )}
+              </td>
               <td className="num">{ms(row.prefillMs)}</td>
               <td className="num">{ms(row.generationMs)}</td>
               <td className="num">{row.firstDiff === undefined ? '—' : n(row.firstDiff)}</td>
@@ -76,4 +84,11 @@ export function checkpointText(c: NonNullable<NonNullable<RequestRow['engine']>[
   return c.restoredAt === null
     ? `no checkpoint kept before the departure (${c.why ?? 'none was taken'}): re-read ${n(c.reread)} tokens from token 0`
     : `restored checkpoint at token ${n(c.restoredAt)}, re-read ${n(c.reread)} tokens`;
+}
+
+/** What a request's drafts came to (speculative decoding): accepted of drafted, and why drafting stopped where it did. */
+export function draftText(d: NonNullable<NonNullable<RequestRow['engine']>['speculation']>): string {
+  const drafted = d.accepted + d.refuted;
+  const share = drafted === 0 ? '' : ` (${Math.round((100 * d.accepted) / drafted)} %)`;
+  return `${n(d.accepted)} of ${n(drafted)} drafted accepted${share}${d.off ? `; drafting off: ${d.off}` : ''}`;
 }
