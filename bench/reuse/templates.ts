@@ -32,7 +32,9 @@ export async function runTemplates(script: Script, progress: (msg: string) => vo
       progress(`templates: ${name}`);
       const file = path.join(dir, `${name}.gguf`);
       writeTestModel(file, options);
-      const model = await loadModel({ modelPath: file, threads: 1, contextSize: 16384 });
+      // Room for the whole session on every template (some, command-r7b, spend ~3k tokens more on their own framing):
+      // the script has no summary to give, so Keel must not compact.
+      const model = await loadModel({ modelPath: file, threads: 1, contextSize: 32768 });
       try {
         const wrapperName = sessionWrapper(model.model, '2026-01-01').constructor.name;
         const run = await runKeel(script, model, { label: name });
