@@ -275,7 +275,7 @@ function writeRecords(file: string, runs: HarnessRun[]): void {
     harness: run.name,
     requests: run.requests.map((r) => ({
       turn: r.turn, prompt: r.prompt.length, cachedBefore: r.cachedBefore, reused: r.reused, newTokens: r.newTokens, ideal: r.ideal,
-      lost: r.lost, firstDiff: r.firstDiff, cause: r.cause, prefillMs: r.prefillMs, sampled: r.sampled, evaluations: r.evaluations,
+      lost: r.lost, firstDiff: r.firstDiff, cause: r.cause, prefillMs: r.prefillMs, sampled: r.sampled, evaluations: r.evaluations, decodeSteps: r.decodeSteps,
     })),
   }));
   fs.writeFileSync(file, JSON.stringify(data) + '\n');
