@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { HarmonyChatWrapper, type ChatWrapper, type LlamaContextSequence } from 'node-llama-cpp';
+import { DraftSequenceTokenPredictor, HarmonyChatWrapper, type ChatWrapper, type LlamaContextSequence } from 'node-llama-cpp';
 import type {
   Conversation, ConversationMessage, Engine, GenerateOptions, Generation, PromptMap, SaveOptions, StateMeta, StateRestore,
 } from '../core/engine/types.js';
@@ -15,7 +15,8 @@ import { evaluatedText, runRequest, sequenceChanging, type RequestOptions } from
 import { promptMap } from './promptMap.js';
 import { promptTokens } from './splice.js';
 import { sharedPrefixes } from './sharedPrefix.js';
-import { SessionLookup } from './speculation.js';
+import { DRAFT_TOKENS } from './draft.js';
+import { SessionLookup, SessionPredictor } from './speculation.js';
 import { commitState, newStateFile, pruneStates, readMeta, removeLeftovers } from './stateFiles.js';
 import { memoryScratch } from './stateScratch.js';
 import { callSyntax, type CallSyntax } from './toolCalls.js';
@@ -42,13 +43,23 @@ export class LlamaEngine implements Engine {
   /** Where the sequence keeps checkpoints, on a model whose state cannot be cut back (checkpoints.ts). */
   readonly checkpoints: SequenceCheckpoints;
   private wrapper?: Reading;
-  /** This session's drafts from its own text, where the load uses speculation (speculation.ts). */
-  private readonly lookup?: SessionLookup;
+  /** This session's drafts, from its own text or the draft model's sequence, where the load uses speculation (speculation.ts). */
+  private readonly lookup?: SessionPredictor;
+  /** The draft model's sequence this session drafts on, where the load has a draft model (draft.ts). */
+  private readonly draftSequence?: LlamaContextSequence;
 
   /** `stateBudget`: the bytes all saved states in a state file's folder may take (the oldest go first). */
   constructor(readonly model: LoadedModel, private readonly stateBudget?: number) {
     const speculation = model.setup.speculation?.value ?? 'off';
-    this.lookup = speculation === 'off' ? undefined : new SessionLookup(speculation === 'auto');
+    const draft = speculation === 'off' ? undefined : model.draft;
+    // The draft's context has a sequence for each of the model's; a session opened beyond them looks up instead.
+    this.draftSequence = draft && draft.context.sequencesLeft > 0 ? draft.context.getSequence() : undefined;
+    // minTokens 1: the model waits for the draft's first guess of a step, else a draft on the same
+    // device is always a step behind and nothing is ever checked.
+    const drafter = this.draftSequence && new DraftSequenceTokenPredictor(this.draftSequence, { maxTokens: DRAFT_TOKENS, minTokens: 1, minConfidence: draft!.minConfidence });
+    this.lookup = speculation === 'off' ? undefined
+      : drafter ? new SessionPredictor(drafter, speculation === 'auto')
+      : new SessionLookup(speculation === 'auto');
     this.sequence = model.context.getSequence({
       contextShift: {
         strategy: () => {
@@ -242,6 +253,7 @@ export class LlamaEngine implements Engine {
     const { context } = this.model;
     const left = context.sequencesLeft;
     this.sequence.dispose();
+    this.draftSequence?.dispose();
     for (let waited = 0; context.sequencesLeft <= left && !context.disposed && waited < 2000; waited += 5) await sleep(5);
   }
 

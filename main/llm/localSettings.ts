@@ -33,6 +33,11 @@ export interface LocalSettings {
    * a session where drafts are seldom accepted. Absent is 'auto' (the app's form does not offer it yet).
    */
   speculation?: Speculation;
+  /**
+   * A smaller GGUF with the same tokenizer whose guesses the model checks (draft.ts), in place of the
+   * lookup in the session's text; absent: none. Used only where speculation is.
+   */
+  draftModel?: string;
 }
 
 export type Speculation = 'auto' | 'on' | 'off';
@@ -72,6 +77,8 @@ export interface LocalSetup {
   cacheStrategy: CacheStrategy;
   /** Whether the sessions draft tokens from their own text ('auto': judged per session), and why (speculation.ts speculationUsed). */
   speculation?: Choice<Speculation>;
+  /** The draft model's path where its sessions draft with one (null: none), and why (draft.ts). */
+  draft?: Choice<string | null>;
 }
 
 /** One decided value and the reason for it, in words. */
@@ -109,6 +116,8 @@ export interface ModelPlan {
   flashAttention: Choice<'auto' | 'on' | 'off'>;
   /** Whether sessions would draft tokens from their own text, and why (speculation.ts speculationUsed). */
   speculation?: Choice<Speculation>;
+  /** The draft model a load would use (null: none), and why: its tokenizer, trained context and memory (draft.ts). */
+  draft?: Choice<string | null>;
   threads: Choice<number | 'auto'>;
   sequences: number;
   /** The architecture and how its cache is kept reusable (cachePlan.ts). */
@@ -169,10 +178,13 @@ const LIMITS = { gpuLayers: [0, 100_000], contextSize: [1, 1 << 30], threads: [1
 const NAMES: Record<keyof LocalSettings, string> = {
   backend: 'backend', gpuLayers: 'GPU layers', contextSize: 'context size', threads: 'threads', kvCacheType: 'KV cache type',
   checkpointMemory: 'checkpoint memory (MB)', windowCache: 'window cache', speculation: 'speculation',
+  draftModel: 'draft model',
 };
 
 /** One setting from text (a CLI flag, a form field): 'auto' or a whole number in range, or one of the names. */
 export function parseSetting<K extends keyof LocalSettings>(key: K, given: string, label: string = NAMES[key]): LocalSettings[K] {
+  // A path keeps its case; empty is none (a form's cleared field). Whether it is a usable draft is the load's to say (draft.ts).
+  if (key === 'draftModel') return (given.trim() || undefined) as LocalSettings[K];
   const text = given.trim().toLowerCase();
   if (key === 'backend') return oneOf(label, text, BACKENDS, given) as LocalSettings[K];
   if (key === 'kvCacheType') return oneOf(label, text, KV_CACHE_TYPES, given) as LocalSettings[K];
@@ -201,7 +213,8 @@ export function checkSettings(given: unknown): LocalSettings {
     // A setting without a default (speculation) is left out where it is not given: it means 'auto'.
     if (value === undefined) continue;
     if (typeof value !== 'string' && typeof value !== 'number') throw new SettingError(`${NAMES[key]} must be text or a number, not ${JSON.stringify(value)}.`);
-    out[key] = parseSetting(key, String(value));
+    const parsed = parseSetting(key, String(value));
+    if (parsed !== undefined) out[key] = parsed;
   }
   const unknown = Object.keys(fields).filter((k) => !(k in NAMES));
   if (unknown.length) throw new SettingError(`Unknown local engine setting${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}.`);

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { getLlama, getModuleVersion, GgmlType, Llama, LlamaLogLevel, type GgufInsights, type LlamaContext, type LlamaModel } from 'node-llama-cpp';
 import { checkpointBudget } from './cachePlan.js';
 import { autoThreads, backendName, contextOptions, explainMiss, FitError, gpuLayersOption, impossible, modelInsights, planFit, SEQUENCES } from './fit.js';
+import { loadDraft, type LoadedDraft } from './draft.js';
 import { speculationUsed } from './speculation.js';
 import { DEFAULT_LOCAL_SETTINGS, type Backend, type LocalSettings, type LocalSetup } from './localSettings.js';
 
@@ -85,6 +86,8 @@ export interface LoadedModel {
   setup: LocalSetup;
   /** Bytes each session may keep in checkpoints, on a model that needs them (cachePlan.ts). */
   checkpointBudget: number;
+  /** The draft model whose sequences the sessions draft on, where one is set and usable (draft.ts). */
+  draft?: LoadedDraft;
   dispose(): Promise<void>;
 }
 
@@ -140,13 +143,16 @@ export async function loadModel(o: LoadOptions): Promise<LoadedModel> {
     await model.dispose();
     throw await failed(e);
   }
+  const speculation = speculationUsed(settings.speculation, plan?.cache.strategy.value ?? 'prefix', context.flashAttention);
+  // A draft that cannot be used is none, with its reason: the model runs as it would without one.
+  const draft = await loadDraft(llama, settings, speculation.value, { path: modelPath, model, context });
   const setup: LocalSetup = {
     backend: backendName(llama), devices: await llama.getGpuDeviceNames(), gpuLayers: model.gpuLayers, totalLayers: insights.totalLayers,
     contextSize: context.contextSize, trainContextSize: model.trainContextSize, sequences: SEQUENCES,
     kvCacheType: GgmlType[context.kvCacheKeyType] ?? String(context.kvCacheKeyType),
     flashAttention: context.flashAttention === 'auto' ? 'auto' : context.flashAttention ? 'on' : 'off', threads: context.idealThreads,
     cacheStrategy: plan?.cache.strategy.value ?? 'prefix',
-    speculation: speculationUsed(settings.speculation, plan?.cache.strategy.value ?? 'prefix', context.flashAttention),
+    speculation, ...(settings.draftModel !== undefined && { draft: draft.draft }),
   };
   const budget = checkpointBudget(settings.checkpointMemory).value;
   return {
@@ -156,7 +162,10 @@ export async function loadModel(o: LoadOptions): Promise<LoadedModel> {
     context,
     setup,
     checkpointBudget: budget,
+    ...(draft.loaded && { draft: draft.loaded }),
     async dispose() {
+      await draft.loaded?.context.dispose();
+      await draft.loaded?.model.dispose();
       await context.dispose();
       await model.dispose();
     },

@@ -53,15 +53,15 @@ export function speculationUsed(setting: Speculation = 'auto', strategy: CacheSt
 }
 
 /**
- * One session's predictor: prompt lookup over the request's whole prompt, which runRequest gives it
- * (`updateInputTokens`) before generating, and a switch `auto` turns off for the rest of the session.
+ * One session's predictor around any drafter (prompt lookup, a draft model's sequence), with a switch
+ * `auto` turns off for the rest of the session: once off, the drafter is told nothing more, so a draft
+ * model stops evaluating too.
  */
-export class SessionLookup extends TokenPredictor {
-  private readonly lookup = new InputLookupTokenPredictor({ predictionLength: { max: DRAFT_TOKENS } });
+export class SessionPredictor extends TokenPredictor {
   private offWhy?: string;
   private before = { validated: 0, refuted: 0 };
 
-  constructor(private readonly judged: boolean) {
+  constructor(protected readonly drafter: TokenPredictor, private readonly judged: boolean) {
     super();
   }
 
@@ -69,24 +69,28 @@ export class SessionLookup extends TokenPredictor {
     return this.offWhy;
   }
 
-  reset(params: Parameters<TokenPredictor['reset']>[0]): void {
-    this.lookup.reset(params);
+  reset(params: Parameters<TokenPredictor['reset']>[0]): Promise<void> | void {
+    if (this.offWhy === undefined) return this.drafter.reset(params);
   }
 
   pushTokens(tokens: Token[]): void {
-    this.lookup.pushTokens(tokens);
+    if (this.offWhy === undefined) this.drafter.pushTokens(tokens);
   }
 
-  predictTokens(): Token[] {
-    return this.offWhy === undefined ? this.lookup.predictTokens() : [];
+  predictTokens(): Token[] | Promise<Token[]> {
+    return this.offWhy === undefined ? this.drafter.predictTokens() : [];
+  }
+
+  override stop(untilPredictionsExhausted?: boolean): Promise<void> | void {
+    return this.drafter.stop(untilPredictionsExhausted);
   }
 
   override updateInputTokens(tokens: Token[]): void {
-    this.lookup.updateInputTokens(tokens);
+    this.drafter.updateInputTokens(tokens);
   }
 
   override dispose(): void {
-    this.lookup.dispose();
+    this.drafter.dispose();
   }
 
   /**
@@ -100,8 +104,19 @@ export class SessionLookup extends TokenPredictor {
     const drafted = validated + refuted;
     if (this.judged && this.offWhy === undefined && drafted >= JUDGED_AFTER && validated / drafted < MIN_ACCEPTANCE) {
       this.offWhy = `${validated} of ${drafted} drafted tokens accepted (${Math.round((100 * validated) / drafted)} %, under ${MIN_ACCEPTANCE * 100} %): off for this session`;
+      this.drafter.stop();
       return { ...request, off: this.offWhy };
     }
     return request;
+  }
+}
+
+/**
+ * Prompt lookup over the request's whole prompt, which runRequest gives it (`updateInputTokens`)
+ * before generating.
+ */
+export class SessionLookup extends SessionPredictor {
+  constructor(judged: boolean) {
+    super(new InputLookupTokenPredictor({ predictionLength: { max: DRAFT_TOKENS } }), judged);
   }
 }

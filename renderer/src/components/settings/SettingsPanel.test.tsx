@@ -81,7 +81,7 @@ describe('Settings panel', () => {
     fireEvent.change(screen.getByTestId('settings-backend'), { target: { value: 'cpu' } });
     fireEvent.click(screen.getByTestId('settings-save'));
     await waitFor(() => expect(screen.getByTestId('settings-error').textContent).toBe('A 131,072-token context is more than this model was trained for; it takes up to 32,768.'), SOON);
-    expect(sent).toEqual([{ backend: 'cpu', gpuLayers: 'auto', contextSize: '131072', threads: 'auto', kvCacheType: 'auto', checkpointMemory: 'auto', windowCache: 'auto', speculation: 'auto' }]);
+    expect(sent).toEqual([{ backend: 'cpu', gpuLayers: 'auto', contextSize: '131072', threads: 'auto', kvCacheType: 'auto', checkpointMemory: 'auto', windowCache: 'auto', speculation: 'auto', draftModel: '' }]);
     expect((screen.getByTestId('settings-context') as HTMLInputElement).value).toBe('131072');
   });
 

@@ -10,7 +10,7 @@ type Form = Record<keyof LocalSettings, string>;
 
 const textOf = (s: LocalSettings): Form => ({
   backend: s.backend, gpuLayers: String(s.gpuLayers), contextSize: String(s.contextSize), threads: String(s.threads), kvCacheType: s.kvCacheType,
-  checkpointMemory: String(s.checkpointMemory), windowCache: s.windowCache, speculation: s.speculation ?? 'auto',
+  checkpointMemory: String(s.checkpointMemory), windowCache: s.windowCache, speculation: s.speculation ?? 'auto', draftModel: s.draftModel ?? '',
 });
 
 /**
