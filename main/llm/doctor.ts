@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { getLlamaGpuTypes, type Llama } from 'node-llama-cpp';
+import { planWithDraft } from './draft.js';
 import { backendName, memoryView, modelInsights, planFit } from './fit.js';
 import { BACKENDS, KV_CACHE_TYPES, SPECULATIONS, WINDOW_CACHES, type Backend, type DoctorReport, type LocalSettings, type MachineReport } from './localSettings.js';
 import { loadLlama, settingsOf } from './model.js';
@@ -29,7 +30,8 @@ export async function doctor(o: DoctorOptions = {}): Promise<DoctorReport> {
   const insights = await modelInsights(llama, file).catch((e: Error) => {
     throw new Error(`${file} is not a GGUF model node-llama-cpp can read: ${e.message}`);
   });
-  return { settings, options, machine, model: await planFit(llama, file, insights, settings, o.freedVram) };
+  const plan = await planFit(llama, file, insights, settings, o.freedVram);
+  return { settings, options, machine, model: await planWithDraft(llama, plan, settings, o.freedVram) };
 }
 
 async function machineReport(llama: Llama, setting: Backend): Promise<MachineReport> {

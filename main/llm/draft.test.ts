@@ -3,10 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Conversation } from '../core/engine/types.js';
-import { draftCandidates, draftMismatch } from './draft.js';
+import { draftCandidates, draftMismatch, draftNeeds, planDraft } from './draft.js';
+import { doctor } from './doctor.js';
 import { LlamaEngine } from './engine.js';
 import { checkSettings } from './localSettings.js';
-import { loadModel, type LoadedModel } from './model.js';
+import { loadLlama, loadModel, settingsOf, type LoadedModel } from './model.js';
 import { speculationUsed } from './speculation.js';
 import { CHATML_SPECIAL_TOKENS, writeTestModel } from './testModel/makeTestModel.js';
 
@@ -17,6 +18,7 @@ let same: string;
 let foreign: string;
 let other: string;
 let stranger: string;
+let short: string;
 beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keel-draft-'));
   big = path.join(dir, 'big.gguf');
@@ -30,6 +32,8 @@ beforeAll(() => {
   // A smaller model of the same vocabulary but other weights: its guesses are mostly wrong.
   stranger = path.join(dir, 'stranger.gguf');
   writeTestModel(stranger, { seed: 3 });
+  short = path.join(dir, 'short.gguf');
+  writeTestModel(short, { contextLength: 512, seed: 4 });
   writeTestModel(same, { embedding: 128, layers: 3, ff: 256, seed: 2 });
   // Another family: one more special token shifts every normal token's id.
   writeTestModel(foreign, { specialTokens: [...CHATML_SPECIAL_TOKENS, '<|fim_prefix|>'] });
@@ -50,15 +54,43 @@ describe('a draft model', () => {
 
   it('is offered from the models folder where it is smaller and shares the tokenizer', async () => {
     const folder = fs.readdirSync(dir).map((name) => path.join(dir, name)).sort();
-    expect(await draftCandidates(big, folder)).toEqual([small, stranger]);
+    expect(await draftCandidates(big, folder)).toEqual([short, small, stranger]);
     // Only smaller files: for the F16 twin, the stranger alone; never the model itself or a bigger one.
-    expect(await draftCandidates(small, folder)).toEqual([stranger]);
+    expect(await draftCandidates(small, folder)).toEqual([short, stranger]);
     expect(await draftCandidates(stranger, folder)).toEqual([]);
   });
 
   it('is a setting that keeps its path as written, and none where empty', () => {
     expect(checkSettings({ draftModel: ` ${small} ` }).draftModel).toBe(small);
     expect(checkSettings({ draftModel: '' })).not.toHaveProperty('draftModel');
+  });
+});
+
+describe('a draft model in fit', { timeout: 60_000 }, () => {
+  const settings = { backend: 'cpu', contextSize: 1024, threads: 1, speculation: 'on' } as const;
+
+  it('counts its weights and its context for every session in the estimate', async () => {
+    const without = (await doctor({ modelPath: big, settings })).model!;
+    const withDraft = (await doctor({ modelPath: big, settings: { ...settings, draftModel: small } })).model!;
+    expect(without.draft).toBeUndefined();
+    expect(withDraft.draft?.value).toBe(small);
+    const needs = await draftNeeds(await loadLlama('cpu'), small, 1024, false);
+    expect(needs.ram).toBeGreaterThan(fs.statSync(small).size);
+    expect(withDraft.estimate!.ram).toBe(without.estimate!.ram + needs.ram);
+    expect(withDraft.estimate!.vram).toBe(without.estimate!.vram + needs.vram);
+  });
+
+  it('runs without it where its context is too small or memory is short, saying so', async () => {
+    const plan = (await doctor({ modelPath: big, settings: { ...settings, draftModel: short } })).model!;
+    expect(plan.draft).toEqual({ value: null, why: `The draft model ${short} was trained for 512 tokens, fewer than the 1,024 a session holds: its context would be too small.` });
+    expect(plan.problem).toBeUndefined();
+    const llama = await loadLlama('cpu');
+    const speculation = { value: 'on', why: 'on by setting' } as const;
+    const { draft, needs } = await planDraft(llama, settingsOf({ settings: { ...settings, draftModel: small } }), speculation, big, 1024, false, { ram: 1000, vram: 0 });
+    expect(needs).toBeUndefined();
+    expect(draft.value).toBeNull();
+    expect(draft.why).toContain(`The draft model ${small} with a 1,024-token context for 4 sessions needs `);
+    expect(draft.why).toContain(' of RAM, 1.0 kB free beside the model: Keel runs without it.');
   });
 });
 
@@ -120,6 +152,6 @@ describe('a draft model on the real engine', { timeout: 180_000 }, () => {
   it('is not loaded where speculation is off', async () => {
     const m = await load(small, 'off');
     expect(m.draft).toBeUndefined();
-    expect(m.setup.draft).toEqual({ value: null, why: `not used: speculation is off (${small} is set)` });
+    expect(m.setup.draft).toEqual({ value: null, why: `${small} not used: speculation is off (off by setting)` });
   });
 });

@@ -12,8 +12,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { readGgufFileInfo, type GgufInsights, type Llama, type LlamaContext, type LlamaModel } from 'node-llama-cpp';
-import { modelInsights, n, SEQUENCES, size } from './fit.js';
-import type { Choice, LocalSettings, Speculation } from './localSettings.js';
+import { memoryView, modelInsights, n, SEQUENCES, size } from './fit.js';
+import type { Choice, LocalSettings, ModelPlan, Speculation } from './localSettings.js';
 
 /** Tokens drafted at once: a draft model's guesses past a few tokens are seldom all right. */
 export const DRAFT_TOKENS = 8;
@@ -96,13 +96,13 @@ export async function draftCandidates(modelFile: string, files: readonly string[
 }
 
 /**
- * Whether a load drafts with the set draft model, judged before any memory: speculation off or no
- * draft set is none; a draft that does not fit the model (draftMismatch) or was trained for fewer
- * tokens than a session holds is refused in words. Undefined: try it (the memory decides).
+ * Whether a load drafts with the set draft model, judged before any memory: no draft set is none; a
+ * draft that does not fit the model (draftMismatch) or was trained for fewer tokens than a session
+ * holds is refused in words, then one speculation does not use (the file is still checked, so a bad
+ * one is said at once). Undefined: try it (the memory decides).
  */
-export async function draftRefused(settings: LocalSettings, speculation: Speculation, modelFile: string, contextSize: number): Promise<Choice<null> | undefined> {
+export async function draftRefused(settings: LocalSettings, speculation: Choice<Speculation>, modelFile: string, contextSize: number): Promise<Choice<null> | undefined> {
   if (settings.draftModel === undefined) return { value: null, why: 'none set (the draftModel setting)' };
-  if (speculation === 'off') return { value: null, why: `not used: speculation is off (${path.resolve(settings.draftModel)} is set)` };
   const mismatch = await draftMismatch(modelFile, settings.draftModel);
   if (mismatch) return { value: null, why: mismatch };
   const train = (await readGgufFileInfo(settings.draftModel, { sourceType: 'filesystem', readTensorInfo: false, logWarnings: false, ignoreKeys: ['tokenizer.ggml.tokens', 'tokenizer.ggml.scores', 'tokenizer.ggml.token_type', 'tokenizer.ggml.merges'] }))
@@ -110,6 +110,7 @@ export async function draftRefused(settings: LocalSettings, speculation: Specula
   if (train !== undefined && train < contextSize) {
     return { value: null, why: `The draft model ${path.resolve(settings.draftModel)} was trained for ${n(train)} tokens, fewer than the ${n(contextSize)} a session holds: its context would be too small.` };
   }
+  if (speculation.value === 'off') return { value: null, why: `${path.resolve(settings.draftModel)} not used: speculation is off (${speculation.why})` };
   return undefined;
 }
 
@@ -127,7 +128,7 @@ export async function draftNeeds(llama: Llama, draftFile: string, contextSize: n
  * where its weights and a context as long as the model's fit, else none and why.
  */
 export async function planDraft(
-  llama: Llama, settings: LocalSettings, speculation: Speculation, modelFile: string, contextSize: number, onGpu: boolean, free: { ram: number; vram: number },
+  llama: Llama, settings: LocalSettings, speculation: Choice<Speculation>, modelFile: string, contextSize: number, onGpu: boolean, free: { ram: number; vram: number },
 ): Promise<{ draft: Choice<string | null>; needs?: { ram: number; vram: number } }> {
   const refused = await draftRefused(settings, speculation, modelFile, contextSize);
   if (refused) return { draft: refused };
@@ -136,6 +137,19 @@ export async function planDraft(
   const short = needs.vram > free.vram ? `${size(needs.vram)} of VRAM, ${size(Math.max(0, free.vram))} free` : needs.ram > free.ram ? `${size(needs.ram)} of RAM, ${size(Math.max(0, free.ram))} free` : undefined;
   if (short) return { draft: { value: null, why: `The draft model ${file} with a ${n(contextSize)}-token context for ${SEQUENCES} sessions needs ${short} beside the model: Keel runs without it.` } };
   return { draft: { value: file, why: `Guesses checked by the model; its weights and context (${size(needs.ram + needs.vram)}) fit beside the model.` }, needs: { ram: needs.ram, vram: needs.vram } };
+}
+
+/**
+ * A model's plan (fit.ts planFit) with the set draft counted: its choice, and where it fits, its
+ * weights and context in the estimate. The memory it may take is what is free less the model's estimate.
+ */
+export async function planWithDraft(llama: Llama, plan: ModelPlan, settings: LocalSettings, freedVram = 0): Promise<ModelPlan> {
+  if (settings.draftModel === undefined || !plan.speculation) return plan;
+  if (!plan.estimate) return { ...plan, draft: { value: null, why: 'No context fits for the model, so none for a draft.' } };
+  const memory = memoryView(llama, { vram: freedVram });
+  const free = { vram: (await memory.getVramState()).free - plan.estimate.vram, ram: (await memory.getRamState()).free - plan.estimate.ram };
+  const { draft, needs } = await planDraft(llama, settings, plan.speculation, plan.path, plan.contextSize.value, plan.gpuLayers.value > 0, free);
+  return { ...plan, draft, ...(needs && { estimate: { ram: plan.estimate.ram + needs.ram, vram: plan.estimate.vram + needs.vram } }) };
 }
 
 /** A loaded draft: its model and a context whose sequences the sessions draft on, one each. */
@@ -152,7 +166,7 @@ export interface LoadedDraft {
  * own check of the two vocabularies), leaves the model running without one: the reason is the choice's.
  */
 export async function loadDraft(
-  llama: Llama, settings: LocalSettings, speculation: Speculation, model: { path: string; model: LlamaModel; context: LlamaContext },
+  llama: Llama, settings: LocalSettings, speculation: Choice<Speculation>, model: { path: string; model: LlamaModel; context: LlamaContext },
 ): Promise<{ draft: Choice<string | null>; loaded?: LoadedDraft }> {
   const contextSize = model.context.contextSize;
   const refused = await draftRefused(settings, speculation, model.path, contextSize);

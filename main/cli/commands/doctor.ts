@@ -64,7 +64,7 @@ export function formatDoctor(r: DoctorReport): string {
   text += row('RAM', memory(m.ram));
   text += row('CPU', `${n(m.cpuMathCores)} cores useful for math`);
   text += row('llama.cpp', m.llamaCpp);
-  text += row('settings', Object.entries(LOCAL_FLAGS).map(([flag, key]) => `--${flag} ${r.settings[key]}`).join(' '));
+  text += row('settings', Object.entries(LOCAL_FLAGS).filter(([, key]) => r.settings[key] !== undefined).map(([flag, key]) => `--${flag} ${r.settings[key]}`).join(' '));
   const p = r.model;
   if (!p) return text;
   text += `\nModel ${p.path}\n`;
@@ -74,6 +74,7 @@ export function formatDoctor(r: DoctorReport): string {
   text += chosen('KV cache', p.kvCacheType);
   text += chosen('flash attention', p.flashAttention);
   if (p.speculation) text += chosen('speculation', p.speculation);
+  if (p.draft) text += chosen('draft model', p.draft, p.draft.value ?? 'none');
   text += chosen('threads', p.threads);
   text += formatCache(p.cache);
   if (p.estimate) text += row('memory', `about ${size(p.estimate.ram)} RAM and ${size(p.estimate.vram)} VRAM (node-llama-cpp's estimate)`);
