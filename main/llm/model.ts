@@ -145,7 +145,7 @@ export async function loadModel(o: LoadOptions): Promise<LoadedModel> {
   }
   const speculation = speculationUsed(settings.speculation, plan?.cache.strategy.value ?? 'prefix', context.flashAttention);
   // A draft that cannot be used is none, with its reason: the model runs as it would without one.
-  const draft = await loadDraft(llama, settings, speculation.value, { path: modelPath, model, context });
+  const draft = await loadDraft(llama, settings, speculation, { path: modelPath, model, context });
   const setup: LocalSetup = {
     backend: backendName(llama), devices: await llama.getGpuDeviceNames(), gpuLayers: model.gpuLayers, totalLayers: insights.totalLayers,
     contextSize: context.contextSize, trainContextSize: model.trainContextSize, sequences: SEQUENCES,
