@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sessionHooks } from './hookSettings.js';
 import { ModelCatalog } from './catalog.js';
+import { CHATML_SPECIAL_TOKENS, writeTestModel } from '../llm/testModel/makeTestModel.js';
 
 let dir: string;
 beforeEach(() => {
@@ -35,5 +36,20 @@ describe('the models catalog and settings.json', () => {
     expect(catalog.settings.stateBudgetBytes).toBeUndefined();
     catalog.set('askAboveSeconds', undefined);
     expect(catalog.settings.askAboveSeconds).toBeUndefined();
+  });
+
+  it('offers as drafts for the app model the smaller GGUFs of the folder with its very tokenizer, whatever their names', async () => {
+    const folder = path.join(dir, 'models');
+    writeTestModel(path.join(folder, 'big.gguf'), { embedding: 128, layers: 3, ff: 256 });
+    writeTestModel(path.join(folder, 'tiny.gguf'), { seed: 2 });
+    writeTestModel(path.join(folder, 'same-family-named-oddly.gguf'), { specialTokens: [...CHATML_SPECIAL_TOKENS, '<|fim|>'] });
+    const catalog = new ModelCatalog({ dataFolder: dir, emit: () => undefined });
+    catalog.setFolder(folder);
+    expect((await catalog.list()).every((f) => f.draftFor === undefined)).toBe(true);
+    catalog.remember({ lastModel: path.join(folder, 'big.gguf') });
+    const listed = await catalog.list();
+    expect(listed.map((f) => [f.name, f.draftFor])).toEqual([
+      ['big.gguf', undefined], ['same-family-named-oddly.gguf', undefined], ['tiny.gguf', path.join(folder, 'big.gguf')],
+    ]);
   });
 });

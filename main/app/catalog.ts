@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { KeelEvent, ModelFile } from '../contract.js';
 import { downloadModel, RECOMMENDED_MODEL } from '../llm/download.js';
+import { draftCandidates } from '../llm/draft.js';
 import { loadModel, type LoadedModel } from '../llm/model.js';
 import { Machine } from './machine.js';
 import { readSettings, setSetting, writeSettings, type Settings } from './settings.js';
@@ -33,13 +34,18 @@ export class ModelCatalog {
     return this.current;
   }
 
-  list(): ModelFile[] {
+  /** The folder's GGUFs; those that could draft for the app's model say so (compared by their GGUF's tokenizer, not their names). */
+  async list(): Promise<ModelFile[]> {
     const folder = this.settings.modelsFolder;
     if (!fs.existsSync(folder)) return [];
-    return fs.readdirSync(folder)
+    const files = fs.readdirSync(folder)
       .filter((name) => name.toLowerCase().endsWith('.gguf'))
       .sort()
       .map((name) => ({ path: path.join(folder, name), name, sizeBytes: fs.statSync(path.join(folder, name)).size }));
+    const model = this.defaultModel();
+    if (model === undefined || !fs.existsSync(model)) return files;
+    const drafts = new Set(await draftCandidates(model, files.map((f) => f.path)).catch(() => []));
+    return files.map((f) => (drafts.has(f.path) ? { ...f, draftFor: path.resolve(model) } : f));
   }
 
   setFolder(folder: string): void {

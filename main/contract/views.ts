@@ -104,6 +104,8 @@ export interface ModelFile {
   path: string;
   name: string;
   sizeBytes: number;
+  /** The app's model this file could draft for (the draftModel setting): smaller, with its very tokenizer (llm/draft.ts). */
+  draftFor?: string;
 }
 
 export interface AppState {
