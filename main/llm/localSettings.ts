@@ -30,7 +30,7 @@ export interface LocalSettings {
   windowCache: WindowCache;
   /**
    * Drafting the next tokens from the session's own text (speculation.ts); 'auto' turns itself off in
-   * a session where drafts are seldom accepted. Absent is 'auto' (the app's form does not offer it yet).
+   * a session where drafts are seldom accepted. Absent is 'auto'.
    */
   speculation?: Speculation;
   /**

@@ -85,6 +85,39 @@ describe('Settings panel', () => {
     expect((screen.getByTestId('settings-context') as HTMLInputElement).value).toBe('131072');
   });
 
+  it('offers speculation and the models that could draft, sends the chosen draft, and shows why one is used or not', async () => {
+    const sent: LocalSettingsText[] = [];
+    const small = '/models/coder-0.5b.gguf';
+    fakeApi({
+      localSettings: async () => saved,
+      doctor: async () => {
+        const r = withModel();
+        return {
+          ...r, options: { ...r.options, speculations: ['auto', 'on', 'off'] as const },
+          model: { ...r.model!, draft: { value: null, why: `${small} has another vocabulary than ${MODEL}: token 267 differs.` } },
+        };
+      },
+      setLocalSettings: async (given) => {
+        sent.push(given);
+        return saved;
+      },
+    });
+    setSlice('model', { models: [
+      { path: MODEL, name: 'coder.gguf', sizeBytes: 4_700_000_000 },
+      { path: small, name: 'coder-0.5b.gguf', sizeBytes: 500_000_000, draftFor: MODEL },
+      { path: '/models/other.gguf', name: 'other.gguf', sizeBytes: 300_000_000 },
+    ] as never });
+    render(<SettingsPanel onClose={() => undefined} />);
+    await waitFor(() => expect(screen.getByTestId('doctor-draft')).toBeTruthy(), SOON);
+    expect(screen.getByTestId('doctor-draft').textContent).toBe(`none${small} has another vocabulary than ${MODEL}: token 267 differs.`);
+    expect([...(screen.getByTestId('settings-draft') as HTMLSelectElement).options].map((o) => o.value)).toEqual(['', small]);
+    fireEvent.change(screen.getByTestId('settings-draft'), { target: { value: small } });
+    fireEvent.change(screen.getByTestId('settings-speculation'), { target: { value: 'on' } });
+    fireEvent.click(screen.getByTestId('settings-save'));
+    await waitFor(() => expect(sent).toHaveLength(1), SOON);
+    expect(sent[0]).toEqual({ ...sent[0], speculation: 'on', draftModel: small });
+  });
+
   it('after a save, reads the settings, the report and the app state again', async () => {
     let calls = 0;
     let state = 0;

@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import type { Choice, DoctorReport, LocalSettings, LocalSetup, ModelPlan } from '../../../../main/contract.js';
+import type { Choice, DoctorReport, LocalSettings, LocalSetup, ModelFile, ModelPlan } from '../../../../main/contract.js';
 import { basename, bytes, n, setupLine } from '../../lib/format.js';
 import { MOD } from '../../shortcuts.js';
 import { useKeel } from '../../stores/store.js';
@@ -21,6 +21,7 @@ const textOf = (s: LocalSettings): Form => ({
 export function SettingsPanel({ onClose }: { onClose(): void }) {
   const { settings, report, loading, saving, error } = useKeel((s) => s.localEngine);
   const app = useKeel((s) => s.model.app);
+  const models = useKeel((s) => s.model.models);
   const [form, setForm] = useState<Form>();
 
   useEffect(() => {
@@ -104,6 +105,27 @@ export function SettingsPanel({ onClose }: { onClose(): void }) {
             ))}
           </select>
         </label>
+        <label>
+          Speculation
+          <select {...field('speculation')} data-testid="settings-speculation">
+            {(report?.options.speculations ?? [form?.speculation ?? 'auto']).map((k) => (
+              <option key={k} value={k}>
+                {k === 'auto' ? 'auto (where the reply stays the same, while drafts pay)' : k}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Draft model
+          <select {...field('draftModel')} data-testid="settings-draft">
+            <option value="">none: draft from the session's own text</option>
+            {draftFiles(models, form?.draftModel).map((file) => (
+              <option key={file} value={file} title={file}>
+                {basename(file)}
+              </option>
+            ))}
+          </select>
+        </label>
         <p className="muted small">Each is auto unless you choose: what this machine allows. Saving loads the model again with them.</p>
         <button type="submit" className="primary" disabled={!form || saving} data-testid="settings-save">
           {saving ? 'Loading the model…' : 'Save and reload the model'}
@@ -118,6 +140,12 @@ export function SettingsPanel({ onClose }: { onClose(): void }) {
       </details>
     </div>
   );
+}
+
+/** The models folder's files that could draft for the app's model (the catalog marks them), and the one set now even if it is not among them. */
+function draftFiles(models: readonly ModelFile[], current: string | undefined): string[] {
+  const files = models.filter((m) => m.draftFor !== undefined).map((m) => m.path);
+  return current && !files.includes(current) ? [current, ...files] : files;
 }
 
 function InUse({ setup }: { setup: LocalSetup }) {
@@ -163,6 +191,7 @@ function Doctor({ report }: { report: DoctorReport }) {
             <Choose label="KV cache" c={p.kvCacheType} />
             <Choose label="Flash attention" c={p.flashAttention} />
             {p.speculation && <Choose label="Speculation" c={p.speculation} />}
+            {p.draft && <Choose label="Draft model" c={p.draft} shown={p.draft.value === null ? 'none' : basename(p.draft.value)} testId="doctor-draft" />}
             <Choose label="Threads" c={p.threads} />
             <CacheRows plan={p.cache} />
             {p.estimate && <Row label="Memory" value={`about ${bytes(p.estimate.ram)} RAM, ${bytes(p.estimate.vram)} VRAM`} why="node-llama-cpp's estimate" />}
