@@ -110,7 +110,7 @@ export function SettingsPanel({ onClose }: { onClose(): void }) {
           <select {...field('speculation')} data-testid="settings-speculation">
             {(report?.options.speculations ?? [form?.speculation ?? 'auto']).map((k) => (
               <option key={k} value={k}>
-                {k === 'auto' ? 'auto (where the reply stays the same, while drafts pay)' : k}
+                {k}
               </option>
             ))}
           </select>
@@ -118,7 +118,7 @@ export function SettingsPanel({ onClose }: { onClose(): void }) {
         <label>
           Draft model
           <select {...field('draftModel')} data-testid="settings-draft">
-            <option value="">none: draft from the session's own text</option>
+            <option value="">none</option>
             {draftFiles(models, form?.draftModel).map((file) => (
               <option key={file} value={file} title={file}>
                 {basename(file)}
