@@ -33,7 +33,7 @@
  * priced before it is taken) missed the tokens the next request read, or greedy replies differed with and without
  * speculation (below). Then `price predicted/actual: X.XX (worst)`; `decode ms/token at 8k: keel X stock Y`, each
  * harness's decode steps (a reply token after the first; prefill apart) that ran with 6k–10k tokens in the sequence
- * (DECODE_WINDOW), from the same run; `speculation accepted: N %`; the last line is Keel's whole run time over stock's
+ * (DECODE_WINDOW), fitted as a line in the context and read at 8,192, from the same run; `speculation accepted: N %`; the last line is Keel's whole run time over stock's
  * (`keel/stock run time: X.XX`).
  *
  * Speculation (issue 37, bench/reuse/speculation.ts): Keel's run drafts only where its load would (speculation.ts: auto
@@ -74,10 +74,10 @@ const COMPACT_AT = Number(process.env.KEEL_REUSE_COMPACT_AT ?? 0.75);
 /** Time the parts of Keel's run (its tools, checkpoints, store, the bench's probe): printed under Keel. */
 const PROFILE = process.env.KEEL_REUSE_PROFILE === '1';
 /**
- * "At 8k": the decode steps that ran with 6k–10k tokens in the sequence (the session passes through it in its
- * first half, at the issue's mean context of 8.4k), the same window for every harness.
+ * "At 8k": each harness's decode steps that ran with 6k–10k tokens in the sequence (the session passes through it in
+ * its first half, near the issue's mean context of 8.4k), their time fitted as a line in the context and read at 8,192.
  */
-const DECODE_WINDOW = { from: 6 * 1024, to: 10 * 1024 };
+const DECODE_WINDOW = { from: 6 * 1024, to: 10 * 1024, at: 8 * 1024 };
 /** The speculation check: its first prompt's tokens, its greedy replies and their length (speculation.ts). */
 const CHECK = { fill: 8 * 1024, replies: 4, tokens: 48 };
 
@@ -162,17 +162,18 @@ async function main(): Promise<number> {
 
 /** The decode cost at 8k of each harness (DECODE_WINDOW): a line saying what was counted, then the figures. */
 function decodeLines(keel: HarnessRun | undefined, stock: HarnessRun | undefined): string[] {
-  const { from, to } = DECODE_WINDOW;
-  const figures = ([['keel', keel], ['stock', stock]] as const).map(([name, run]) => ({ name, run, f: run && decodeAt(run, from, to) }));
+  const { from, to, at } = DECODE_WINDOW;
+  const figures = ([['keel', keel], ['stock', stock]] as const).map(([name, run]) => ({ name, run, f: run && decodeAt(run, from, to, at) }));
   const said = figures.map(({ name, run, f }) => {
     if (!run || !f) return `${name} not run`;
-    if (f.steps > 0) return `${name} ${fmt(f.steps)} steps at a mean ${fmt(Math.round(f.meanAt))}`;
+    if (f.steps > 0) return `${name} ${fmt(f.steps)} steps, mean ${f.meanMs.toFixed(1)} ms at a mean ${fmt(Math.round(f.meanAt))} tokens`;
     return `${name} none (its steps ran at ${f.range ? `${fmt(f.range[0])}–${fmt(f.range[1])}` : 'no context: it decoded nothing'})`;
   });
   const value = ({ run, f }: (typeof figures)[number]) => (!run || !f ? 'n/a (not run)' : f.steps > 0 ? f.msPerToken.toFixed(1) : 'n/a (no step in the window)');
   return [
     '',
-    `Decode at 8k: the time of each decode step (a reply token after the first, prefill apart) that ran with ${fmt(from)}–${fmt(to)} tokens in the sequence, over their count: ${said.join('; ')}.`,
+    `Decode at 8k: the time of each decode step (a reply token after the first, prefill apart) that ran with ${fmt(from)}–${fmt(to)} tokens in the sequence, ` +
+      `fitted as a line in the context and read at ${fmt(at)}: ${said.join('; ')}.`,
     `decode ms/token at 8k: keel ${value(figures[0])} stock ${value(figures[1])}`,
   ];
 }

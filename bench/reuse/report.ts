@@ -110,26 +110,36 @@ export function table(header: string[], rows: string[][]): string {
 }
 
 /**
- * A harness's decode cost near a context size: the decode steps of its replies (prefill apart:
- * measure.ts DecodeStep) that ran with `from`–`to` tokens in the sequence, their time over their count.
+ * A harness's decode cost at a context size: the decode steps of its replies (prefill apart:
+ * measure.ts DecodeStep) that ran with `from`–`to` tokens in the sequence, their time fitted by
+ * least squares as a line in the context and read at `at`. A step costs more the longer the
+ * context, and harnesses whose prompts differ in length spend their steps at different points of
+ * the window: read at one context, their figures compare the same thing.
  */
 export interface DecodeFigure {
   steps: number;
+  /** The fitted time of a step at `at` (the mean where the steps' contexts do not vary). */
   msPerToken: number;
-  /** The mean context of the steps counted. */
+  /** The mean time and context of the steps counted. */
+  meanMs: number;
   meanAt: number;
   /** The context range of all the harness's decode steps (to say where they ran, where none is in the window). */
   range?: [number, number];
 }
 
-export function decodeAt(run: HarnessRun, from: number, to: number): DecodeFigure {
+export function decodeAt(run: HarnessRun, from: number, to: number, at: number): DecodeFigure {
   const all = run.requests.flatMap((r) => r.decodeSteps);
   const steps = all.filter((s) => s.at >= from && s.at <= to);
-  const ms = steps.reduce((n, s) => n + s.ms, 0);
+  const n = steps.length;
+  const meanAt = steps.reduce((sum, s) => sum + s.at, 0) / n;
+  const meanMs = steps.reduce((sum, s) => sum + s.ms, 0) / n;
+  const sxx = steps.reduce((sum, s) => sum + (s.at - meanAt) ** 2, 0);
+  const slope = sxx > 0 ? steps.reduce((sum, s) => sum + (s.at - meanAt) * (s.ms - meanMs), 0) / sxx : 0;
   return {
-    steps: steps.length,
-    msPerToken: steps.length ? ms / steps.length : NaN,
-    meanAt: steps.length ? steps.reduce((n, s) => n + s.at, 0) / steps.length : NaN,
+    steps: n,
+    msPerToken: n ? meanMs + slope * (at - meanAt) : NaN,
+    meanMs: n ? meanMs : NaN,
+    meanAt: n ? meanAt : NaN,
     ...(all.length > 0 && { range: all.reduce<[number, number]>(([lo, hi], s) => [Math.min(lo, s.at), Math.max(hi, s.at)], [Infinity, -Infinity]) }),
   };
 }
