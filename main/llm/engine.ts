@@ -142,7 +142,7 @@ export class LlamaEngine implements Engine {
       maxTokens: o.maxTokens, temperature: o.temperature, signal: o.signal, onText: o.onText, scripted: o.scripted,
       checkpoints: this.checkpointPlan(conversation),
     });
-    const speculation = this.lookup?.figures(this.sequence);
+    const speculation = this.lookup?.figures(this.sequence, { ms: r.generationMs, tokens: r.outputTokens });
     const read = format.read(r.text, toolFunctions(conversation.tools));
     // A reply cut inside a call (token limit, stop) keeps its exact text, so the prompt carries what was generated.
     const raw = read.complete ? read.raw : r.text;

@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { LlamaContextSequence } from 'node-llama-cpp';
+import type { LlamaContextSequence, Token, TokenPredictor } from 'node-llama-cpp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Conversation } from '../core/engine/types.js';
 import { LlamaEngine } from './engine.js';
 import { checkSettings, parseSetting } from './localSettings.js';
 import { loadModel, type LoadedModel } from './model.js';
-import { JUDGED_AFTER, SessionLookup, speculationUsed } from './speculation.js';
+import { JUDGED_AFTER, PAUSED_TOKENS, SessionLookup, SessionPredictor, speculationUsed } from './speculation.js';
 import { writeTestModel } from './testModel/makeTestModel.js';
 
 let dir: string;
@@ -73,6 +73,34 @@ describe('speculation from the session\'s own text, on the real engine', { timeo
     expect(auto.predictTokens()).toEqual([]);
     expect(on.figures(sequence).off).toBeUndefined();
     expect(on.off).toBeUndefined();
+  });
+
+  it('auto times decoding without drafts once it has enough of them, and keeps drafting only where a token took less time with them', () => {
+    const drafter = { predictTokens: () => [7 as Token], pushTokens: () => undefined, reset: () => undefined, stop: () => undefined, updateInputTokens: () => undefined, dispose: () => undefined };
+    const session = (msWith: number, msWithout: number) => {
+      const counts = { validated: 0, refuted: 0, used: 0, unused: 0 };
+      const sequence = { get tokenPredictions() { return { ...counts }; } } as unknown as LlamaContextSequence;
+      const p = new SessionPredictor(drafter as unknown as TokenPredictor, true);
+      // 65 tokens a request: 64 timed after the first; two requests make the pause (PAUSED_TOKENS).
+      expect(PAUSED_TOKENS).toBe(2 * 64);
+      counts.validated = 100; counts.refuted = 200;
+      expect(p.figures(sequence, { ms: 64 * msWith, tokens: 65 })).toEqual({ accepted: 100, refuted: 200 });
+      // Judged (33 % accepted): paused, so this request and the next are timed without drafts.
+      expect(p.predictTokens()).toEqual([]);
+      p.figures(sequence, { ms: 64 * msWithout, tokens: 65 });
+      expect(p.off).toBeUndefined();
+      expect(p.predictTokens()).toEqual([]);
+      return { p, last: p.figures(sequence, { ms: 64 * msWithout, tokens: 65 }) };
+    };
+    // One CPU thread: each draft position costs nearly a step, so drafts at a third accepted lose.
+    const slow = session(33.6, 17.5);
+    expect(slow.last.off).toBe('a token took 33.6 ms with drafts and 17.5 ms without: off for this session');
+    expect(slow.p.predictTokens()).toEqual([]);
+    // Bound by reading the weights: the same acceptance pays, and drafting goes on for the session.
+    const fast = session(9, 14);
+    expect(fast.last.off).toBeUndefined();
+    expect(fast.p.predictTokens()).toEqual([7]);
+    expect(fast.p.figures({ tokenPredictions: { validated: 100, refuted: 200 } } as unknown as LlamaContextSequence, { ms: 10_000, tokens: 65 }).off).toBeUndefined();
   });
 
   it('is a setting like the others: checked by name, left out where not given, not used where each draft would take a checkpoint', () => {

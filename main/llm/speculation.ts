@@ -7,8 +7,14 @@
  * output is the same with and without it (where attention's results do not depend on the batch
  * size: without flash attention); what it changes is the time a token takes.
  *
- * `auto` judges each session by its own figures: once JUDGED_AFTER tokens were drafted, a session
- * whose drafts were accepted less than MIN_ACCEPTANCE of the time drafts nothing more.
+ * `auto` judges each session by its own figures, measured, not guessed: once JUDGED_AFTER tokens were
+ * drafted, a session whose drafts were accepted less than MIN_ACCEPTANCE of the time drafts nothing
+ * more; any other pauses drafting for PAUSED_TOKENS tokens to time decoding without it, and keeps
+ * drafting only where a token took less time with drafts than without. Whether a draft pays depends
+ * on the machine, not only on how often it is right: where decoding is bound by reading the weights
+ * (a GPU, several threads) an extra position in the batch is nearly free, where it is bound by
+ * compute (one CPU thread) it costs nearly a step (bench:reuse measured 14 % accepted decoding twice
+ * as slow there, bench:decode 13 % still paying with more threads).
  */
 import { InputLookupTokenPredictor, TokenPredictor, type LlamaContextSequence, type Token } from 'node-llama-cpp';
 import type { SpeculationFigures } from '../core/engine/breaks.js';
@@ -25,6 +31,8 @@ export const JUDGED_AFTER = 256;
  * flash attention setting. Under one in ten the drafts are near garbage: off.
  */
 export const MIN_ACCEPTANCE = 0.1;
+/** Tokens a judged session decodes with drafting paused, to time decoding without it. */
+export const PAUSED_TOKENS = 128;
 /** Tokens drafted at once: an edit copies whole lines, several tokens each. */
 const DRAFT_TOKENS = 6;
 
@@ -49,7 +57,7 @@ export function speculationUsed(setting: Speculation = 'auto', strategy: CacheSt
   }
   return setting === 'on'
     ? { value: 'on', why: 'on by setting' }
-    : { value: 'auto', why: `auto: on while at least ${MIN_ACCEPTANCE * 100} % of drafted tokens are accepted (judged after ${JUDGED_AFTER})` };
+    : { value: 'auto', why: `auto: each session judged after ${JUDGED_AFTER} drafted tokens, kept where at least ${MIN_ACCEPTANCE * 100} % are accepted and a token takes less time with drafts than without (timed over ${PAUSED_TOKENS} tokens with drafting paused)` };
 }
 
 /**
@@ -59,7 +67,11 @@ export function speculationUsed(setting: Speculation = 'auto', strategy: CacheSt
  */
 export class SessionPredictor extends TokenPredictor {
   private offWhy?: string;
+  /** Under `auto`: drafting, paused to time decoding without it, or kept after that. */
+  private phase: 'drafting' | 'paused' | 'kept' = 'drafting';
   private before = { validated: 0, refuted: 0 };
+  /** Decoding's time and tokens (after each reply's first) with drafts, and in the pause without. */
+  private readonly timed = { drafting: { ms: 0, tokens: 0 }, paused: { ms: 0, tokens: 0 } };
 
   constructor(protected readonly drafter: TokenPredictor, private readonly judged: boolean) {
     super();
@@ -69,16 +81,21 @@ export class SessionPredictor extends TokenPredictor {
     return this.offWhy;
   }
 
+  /** Whether the drafter is used now (not off, not paused). */
+  private get drafting(): boolean {
+    return this.offWhy === undefined && this.phase !== 'paused';
+  }
+
   reset(params: Parameters<TokenPredictor['reset']>[0]): Promise<void> | void {
-    if (this.offWhy === undefined) return this.drafter.reset(params);
+    if (this.drafting) return this.drafter.reset(params);
   }
 
   pushTokens(tokens: Token[]): void {
-    if (this.offWhy === undefined) this.drafter.pushTokens(tokens);
+    if (this.drafting) this.drafter.pushTokens(tokens);
   }
 
   predictTokens(): Token[] | Promise<Token[]> {
-    return this.offWhy === undefined ? this.drafter.predictTokens() : [];
+    return this.drafting ? this.drafter.predictTokens() : [];
   }
 
   override stop(untilPredictionsExhausted?: boolean): Promise<void> | void {
@@ -94,20 +111,42 @@ export class SessionPredictor extends TokenPredictor {
   }
 
   /**
-   * The figures of the request that just ended (the sequence's counts since the last call), and,
-   * under `auto`, the session's judgement on all its drafts so far.
+   * The figures of the request that just ended (the sequence's counts since the last call; `decode`:
+   * its decoding time and output tokens), and, under `auto`, the session's judgement so far.
    */
-  figures(sequence: LlamaContextSequence): SpeculationFigures {
+  figures(sequence: LlamaContextSequence, decode?: { ms: number; tokens: number }): SpeculationFigures {
     const { validated, refuted } = sequence.tokenPredictions;
     const request = { accepted: validated - this.before.validated, refuted: refuted - this.before.refuted };
     this.before = { validated, refuted };
-    const drafted = validated + refuted;
-    if (this.judged && this.offWhy === undefined && drafted >= JUDGED_AFTER && validated / drafted < MIN_ACCEPTANCE) {
-      this.offWhy = `${validated} of ${drafted} drafted tokens accepted (${Math.round((100 * validated) / drafted)} %, under ${MIN_ACCEPTANCE * 100} %): off for this session`;
-      this.drafter.stop();
-      return { ...request, off: this.offWhy };
+    if (!this.judged || this.offWhy !== undefined || this.phase === 'kept') return request;
+    const timing = this.timed[this.phase];
+    if (decode && decode.tokens > 1) {
+      timing.ms += decode.ms;
+      timing.tokens += decode.tokens - 1;
     }
-    return request;
+    const drafted = validated + refuted;
+    if (this.phase === 'drafting') {
+      if (drafted < JUDGED_AFTER) return request;
+      if (validated / drafted < MIN_ACCEPTANCE) {
+        return this.turnOff(request, `${validated} of ${drafted} drafted tokens accepted (${Math.round((100 * validated) / drafted)} %, under ${MIN_ACCEPTANCE * 100} %): off for this session`);
+      }
+      this.phase = 'paused';
+      return request;
+    }
+    if (timing.tokens < PAUSED_TOKENS) return request;
+    const per = (t: { ms: number; tokens: number }) => t.ms / Math.max(1, t.tokens);
+    const [withDrafts, without] = [per(this.timed.drafting), per(this.timed.paused)];
+    if (withDrafts < without) {
+      this.phase = 'kept';
+      return request;
+    }
+    return this.turnOff(request, `a token took ${withDrafts.toFixed(1)} ms with drafts and ${without.toFixed(1)} ms without: off for this session`);
+  }
+
+  private turnOff(request: SpeculationFigures, why: string): SpeculationFigures {
+    this.offWhy = why;
+    this.drafter.stop();
+    return { ...request, off: why };
   }
 }
 
