@@ -35,6 +35,16 @@ export function SettingsPanel({ onClose }: { onClose(): void }) {
     value: form?.[key] ?? '',
     onChange: (e: { target: { value: string } }) => setForm((f) => f && { ...f, [key]: e.target.value }),
   });
+  /** A select of the values main offers for a setting (before its report comes: the value set now). */
+  const choose = (key: keyof LocalSettings, options: readonly string[] | undefined, testId: string, label = (v: string) => v) => (
+    <select {...field(key)} data-testid={testId}>
+      {(options ?? [form?.[key] || 'auto']).map((v) => (
+        <option key={v} value={v}>
+          {label(v)}
+        </option>
+      ))}
+    </select>
+  );
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (form) void useKeel.getState().localEngine.save(form);
@@ -61,13 +71,7 @@ export function SettingsPanel({ onClose }: { onClose(): void }) {
       <form className="settings-form" onSubmit={submit}>
         <label>
           Backend
-          <select {...field('backend')} data-testid="settings-backend">
-            {(report?.options.backends ?? [form?.backend ?? 'auto']).map((b) => (
-              <option key={b} value={b}>
-                {b === 'auto' ? 'auto (GPU where there is one)' : b.toUpperCase()}
-              </option>
-            ))}
-          </select>
+          {choose('backend', report?.options.backends, 'settings-backend', (b) => (b === 'auto' ? 'auto (GPU where there is one)' : b.toUpperCase()))}
         </label>
         <label>
           GPU layers
@@ -83,13 +87,7 @@ export function SettingsPanel({ onClose }: { onClose(): void }) {
         </label>
         <label>
           KV cache type
-          <select {...field('kvCacheType')} data-testid="settings-kv">
-            {(report?.options.kvCacheTypes ?? [form?.kvCacheType ?? 'auto']).map((k) => (
-              <option key={k} value={k}>
-                {k}
-              </option>
-            ))}
-          </select>
+          {choose('kvCacheType', report?.options.kvCacheTypes, 'settings-kv')}
         </label>
         <label>
           Checkpoint memory (MB per session)
@@ -97,23 +95,11 @@ export function SettingsPanel({ onClose }: { onClose(): void }) {
         </label>
         <label>
           Sliding-window cache
-          <select {...field('windowCache')} data-testid="settings-window-cache">
-            {(report?.options.windowCaches ?? [form?.windowCache ?? 'auto']).map((k) => (
-              <option key={k} value={k}>
-                {k === 'auto' ? 'auto (by memory)' : k}
-              </option>
-            ))}
-          </select>
+          {choose('windowCache', report?.options.windowCaches, 'settings-window-cache', (k) => (k === 'auto' ? 'auto (by memory)' : k))}
         </label>
         <label>
           Speculation
-          <select {...field('speculation')} data-testid="settings-speculation">
-            {(report?.options.speculations ?? [form?.speculation ?? 'auto']).map((k) => (
-              <option key={k} value={k}>
-                {k}
-              </option>
-            ))}
-          </select>
+          {choose('speculation', report?.options.speculations, 'settings-speculation')}
         </label>
         <label>
           Draft model
