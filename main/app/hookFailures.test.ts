@@ -3,39 +3,24 @@
  * shows it: the person's UserPromptSubmit and Stop hooks, on the real service, store and engine.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { KeelEvent } from '../contract.js';
-import { DEFAULT_PROMPTS_DIR } from '../core/prompts/buildSystemPrompt.js';
-import { SqliteStore } from '../db/store.js';
-import { writeTestModel } from '../llm/testModel/makeTestModel.js';
-import { KeelService } from './service.js';
+import type { KeelService } from './service.js';
+import { closeTestService, openTestService, type TestService } from '../../test/appService.js';
 
 let dir: string;
-let store: SqliteStore;
 let service: KeelService;
 let events: KeelEvent[];
 const replies: string[] = [];
 
+let t: TestService;
 beforeEach(() => {
-  dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-hook-failures-')));
-  fs.mkdirSync(path.join(dir, 'ws'));
-  fs.mkdirSync(path.join(dir, 'data'));
-  writeTestModel(path.join(dir, 'tiny.gguf'));
-  store = new SqliteStore(path.join(dir, 'keel.db'));
-  events = [];
-  service = new KeelService({
-    store, dataFolder: path.join(dir, 'data'), promptsDir: DEFAULT_PROMPTS_DIR, emit: (e) => events.push(e),
-    threads: 1, contextSize: 16384, scriptFor: () => ({ next: () => replies.shift() }),
-  });
+  t = openTestService('keel-hook-failures-', replies);
+  ({ dir, service, events } = t);
 });
 
-afterEach(async () => {
-  await service.close();
-  store.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => closeTestService(t));
 
 const hook = (command: string) => [{ hooks: [{ type: 'command', command }] }];
 
@@ -48,7 +33,7 @@ describe('a hook that fails', { timeout: 120_000 }, () => {
         Stop: hook("echo 'starting notifier'; echo 'notify-send: command not found' >&2; exit 127"),
       },
     }));
-    await service.loadModel(path.join(dir, 'tiny.gguf'));
+    await service.loadModel(path.join(dir, 'models', 'tiny.gguf'));
     const { id } = await service.createSession({ workspace: path.join(dir, 'ws'), kind: 'chat', mode: 'auto' });
     replies.push('Done.');
     await service.send(id, 'Go.');

@@ -1,43 +1,26 @@
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { KeelEvent } from '../contract.js';
-import { DEFAULT_PROMPTS_DIR } from '../core/prompts/buildSystemPrompt.js';
-import { SqliteStore } from '../db/store.js';
 import { loadModel } from '../llm/model.js';
-import { writeTestModel } from '../llm/testModel/makeTestModel.js';
 import { callSyntax, formatCall } from '../llm/toolCalls.js';
 import { sessionWrapper } from '../llm/wrapper.js';
 import { entry, GROWING, nodeServer, writeConfig } from '../../test/mcp/servers.js';
 import { checkCall } from './checkCall.js';
-import { KeelService } from './service.js';
+import type { KeelService } from './service.js';
+import { closeTestService, openTestService, type TestService } from '../../test/appService.js';
 
 let dir: string;
 let ws: string;
-let store: SqliteStore;
 let service: KeelService;
 let events: KeelEvent[];
 const replies: string[] = [];
 
+let t: TestService;
 beforeEach(() => {
-  dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-appmcp-')));
-  ws = path.join(dir, 'ws');
-  fs.mkdirSync(ws);
-  fs.mkdirSync(path.join(dir, 'models'));
-  writeTestModel(path.join(dir, 'models', 'tiny.gguf'));
-  store = new SqliteStore(path.join(dir, 'keel.db'));
-  events = [];
-  service = new KeelService({
-    store, dataFolder: path.join(dir, 'data'), promptsDir: DEFAULT_PROMPTS_DIR, emit: (e) => events.push(e),
-    threads: 1, contextSize: 8192, scriptFor: () => ({ next: () => replies.shift() }),
-  });
+  t = openTestService('keel-appmcp-', replies, { contextSize: 8192 });
+  ({ dir, ws, service, events } = t);
 });
-afterEach(async () => {
-  await service.close();
-  store.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => closeTestService(t));
 
 describe('MCP in the app service', { timeout: 120_000 }, () => {
   it("runs a session's MCP call through the engine, and the Servers view tells what waits for the next session", async () => {

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { KeelEvent } from '../contract.js';
@@ -13,6 +12,7 @@ import { loadModel } from '../llm/model.js';
 import { writeTestModel } from '../llm/testModel/makeTestModel.js';
 import { checkCall } from './checkCall.js';
 import { KeelService } from './service.js';
+import { closeTestService, openTestService, type TestService } from '../../test/appService.js';
 
 async function waitFor(done: () => boolean, ms = 60_000): Promise<void> {
   const until = Date.now() + ms;
@@ -28,25 +28,14 @@ let service: KeelService;
 let events: KeelEvent[];
 const replies: string[] = [];
 
+let t: TestService;
 beforeEach(() => {
-  dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-service-')));
-  fs.mkdirSync(path.join(dir, 'ws'));
+  t = openTestService('keel-service-', replies);
+  ({ dir, store, service, events } = t);
   fs.writeFileSync(path.join(dir, 'ws', 'a.txt'), 'one\ntwo\n');
-  fs.mkdirSync(path.join(dir, 'models'));
-  writeTestModel(path.join(dir, 'models', 'tiny.gguf'));
-  store = new SqliteStore(path.join(dir, 'keel.db'));
-  events = [];
-  service = new KeelService({
-    store, dataFolder: path.join(dir, 'data'), promptsDir: DEFAULT_PROMPTS_DIR, emit: (e) => events.push(e),
-    threads: 1, contextSize: 16384, scriptFor: () => ({ next: () => replies.shift() }),
-  });
 });
 
-afterEach(async () => {
-  await service.close();
-  store.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => closeTestService(t));
 
 describe('KeelService: what the UI can ask, on the real store and engine', { timeout: 180_000 }, () => {
   it('opens the native folder dialog where the host has one, and says so in the state', async () => {

@@ -1,49 +1,34 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { KeelEvent } from '../contract.js';
-import { DEFAULT_PROMPTS_DIR } from '../core/prompts/buildSystemPrompt.js';
-import { SqliteStore } from '../db/store.js';
 import { callSyntax, formatCall } from '../llm/toolCalls.js';
 import { loadModel } from '../llm/model.js';
 import { sessionWrapper } from '../llm/wrapper.js';
-import { writeTestModel } from '../llm/testModel/makeTestModel.js';
 import { approveHooksFile, hooksView } from './hooksView.js';
-import { KeelService } from './service.js';
+import type { KeelService } from './service.js';
+import { closeTestService, openTestService, type TestService } from '../../test/appService.js';
 
 let dir: string;
 let ws: string;
-let store: SqliteStore;
 let service: KeelService;
 let events: KeelEvent[];
 const replies: string[] = [];
 
+let t: TestService;
 beforeEach(() => {
-  dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keel-commands-service-')));
-  ws = path.join(dir, 'ws');
+  // Every approval asked is recorded and denied: a call that ran asked no one, or was allowed.
+  const deny = (e: KeelEvent, s: KeelService) => {
+    if (e.type === 'approval') void s.answerApproval(e.approval.approvalId, 'deny');
+  };
+  t = openTestService('keel-commands-service-', replies, { contextSize: 8192, onEvent: deny });
+  ({ dir, ws, service, events } = t);
   fs.mkdirSync(path.join(ws, '.claude', 'commands', 'frontend'), { recursive: true });
   fs.writeFileSync(path.join(ws, '.claude', 'commands', 'review.md'), '---\ndescription: Review a file\nargument-hint: FILE\n---\nReview $ARGUMENTS for bugs, then list them.\n');
   fs.writeFileSync(path.join(ws, '.claude', 'commands', 'frontend', 'component.md'), 'Make the component $1.\n');
-  fs.mkdirSync(path.join(dir, 'models'));
-  writeTestModel(path.join(dir, 'models', 'tiny.gguf'));
-  store = new SqliteStore(path.join(dir, 'keel.db'));
-  events = [];
-  service = new KeelService({
-    // Every approval asked is recorded and denied: a call that ran asked no one, or was allowed.
-    store, dataFolder: path.join(dir, 'data'), promptsDir: DEFAULT_PROMPTS_DIR, emit: (e) => {
-      events.push(e);
-      if (e.type === 'approval') void service.answerApproval(e.approval.approvalId, 'deny');
-    },
-    threads: 1, contextSize: 8192, scriptFor: () => ({ next: () => replies.shift() }),
-  });
 });
 
-afterEach(async () => {
-  await service.close();
-  store.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => closeTestService(t));
 
 describe('custom slash commands in the app', { timeout: 180_000 }, () => {
   it('lists the workspace\'s commands without their prompts, labelled by where they come from', async () => {
