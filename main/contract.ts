@@ -50,7 +50,7 @@ export type { ApprovalAnswer, Choice, DoctorReport, ElidedMark, LocalSettings, L
 
 /** Each local engine setting as the Settings panel sends it: a new setting that is not here fails to compile. */
 const LOCAL_SETTINGS_TEXT = {
-  backend: TEXT, gpuLayers: TEXT, contextSize: TEXT, threads: TEXT, kvCacheType: TEXT, checkpointMemory: TEXT, windowCache: TEXT, speculation: TEXT, draftModel: TEXT,
+  backend: TEXT, gpuLayers: TEXT, contextSize: TEXT, threads: TEXT, kvCacheType: TEXT, checkpointMemory: TEXT, windowCache: TEXT, speculation: TEXT, draftModel: TEXT, flashAttention: TEXT,
 } satisfies Record<keyof LocalSettings, typeof TEXT>;
 
 /** An MCP server an editor passes over ACP (contract/args.ts EDITOR_SERVERS). */

@@ -255,6 +255,7 @@ describe('local engine flags', () => {
     expect(localFlags({ backend: 'cpu', 'gpu-layers': '0', context: 'auto', threads: '2', 'kv-type': 'q8_0' }))
       .toEqual({ backend: 'cpu', gpuLayers: 0, contextSize: 'auto', threads: 2, kvCacheType: 'q8_0' });
     expect(localFlags({ context: '4096' })).toEqual({ contextSize: 4096 });
+    expect(localFlags({ 'flash-attention': 'off' })).toEqual({ flashAttention: 'off' });
     expect(localFlags({})).toEqual({});
   });
 });

@@ -99,6 +99,7 @@ Model options (new, chat, say, doctor); each defaults to auto, what the machine 
   --checkpoint-memory MB|auto cache checkpoints per session (hybrid, sliding-window models)
   --window-cache auto|full|checkpoints   a sliding-window model's cache (auto: by memory)
   --draft-model FILE          a smaller GGUF of the model's family that drafts tokens (where speculation is used)
+  --flash-attention auto|on|off   llama.cpp's flash attention kernels (auto: where the device supports them)
   --max-tokens N              longest reply, in tokens (new, chat, say, run)
 
 Modes: ${MODES.join(', ')}. In a conversation, /help lists the slash commands;

@@ -3,9 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { doctor } from './doctor.js';
-import { FitError } from './fit.js';
+import { GgufInsights, readGgufFileInfo } from 'node-llama-cpp';
+import { FitError, impossible, planFit } from './fit.js';
 import { checkSettings, parseSetting, SettingError } from './localSettings.js';
-import { loadLlama, loadModel } from './model.js';
+import { loadLlama, loadModel, settingsOf } from './model.js';
 import { writeTestModel } from './testModel/makeTestModel.js';
 
 let dir: string;
@@ -160,6 +161,45 @@ describe('loadModel with local settings', SLOW, () => {
   });
 });
 
+describe('the flash attention setting', SLOW, () => {
+  it('is planned with its reason, and off lets `auto` speculation draft (speculation.ts)', async () => {
+    const plan = async (flashAttention?: 'auto' | 'on' | 'off') => (await doctor({ settings: { backend: 'cpu', contextSize: 1024, flashAttention }, modelPath: small })).model!;
+    const [auto, on, off] = [await plan(), await plan('on'), await plan('off')];
+    expect(auto.flashAttention).toEqual({ value: 'auto', why: 'llama.cpp uses it where the device supports it.' });
+    expect(on.flashAttention).toEqual({ value: 'on', why: 'Set to on.' });
+    expect(off.flashAttention).toEqual({ value: 'off', why: 'Set to off.' });
+    expect([auto.speculation?.value, on.speculation?.value, off.speculation?.value]).toEqual(['off', 'off', 'auto']);
+  });
+
+  it('reaches the load: the context is made with it, and speculation sees the real value', async () => {
+    for (const [setting, used, speculation] of [['off', 'off', 'auto'], ['on', 'on', 'off']] as const) {
+      const loaded = await loadModel({ modelPath: small, threads: 1, settings: { backend: 'cpu', contextSize: 1024, flashAttention: setting } });
+      try {
+        expect(loaded.context.flashAttention).toBe(setting === 'on');
+        expect(loaded.setup.flashAttention).toBe(used);
+        expect(loaded.setup.speculation?.value).toBe(speculation);
+      } finally {
+        await loaded.dispose();
+      }
+    }
+  });
+
+  it('refuses on for a model without it, and a quantized KV cache with it off, saying what fits', async () => {
+    const llama = await loadLlama('cpu');
+    // gemma2 is an architecture llama.cpp runs without flash attention (GgufInsights.flashAttentionSupported).
+    const info = await readGgufFileInfo(small, { sourceType: 'filesystem' });
+    const gemma2 = await GgufInsights.from({ ...info, metadata: { ...info.metadata, general: { ...info.metadata.general, architecture: 'gemma2' } } } as typeof info, llama);
+    expect(gemma2.flashAttentionSupported).toBe(false);
+    const settings = settingsOf({ settings: { backend: 'cpu', contextSize: 1024, flashAttention: 'on' } });
+    expect(impossible(llama, gemma2, settings)).toBe('Flash attention is set on, but this model\'s architecture does not support it; auto (off for this model) fits.');
+    const plan = await planFit(llama, small, gemma2, settings);
+    expect(plan.problem).toBe(impossible(llama, gemma2, settings));
+    expect(plan.flashAttention).toEqual({ value: 'off', why: 'This model\'s architecture does not support it.' });
+    const attempt = loadModel({ modelPath: wideHeads, threads: 1, settings: { backend: 'cpu', contextSize: 1024, kvCacheType: 'q8_0', flashAttention: 'off' } });
+    await expect(attempt).rejects.toThrow(new FitError('A q8_0 KV cache needs flash attention, which is set off; f16 fits.'));
+  });
+});
+
 describe('settings from text', () => {
   it('takes auto, whole numbers in range and the listed names', () => {
     expect(parseSetting('contextSize', '32768')).toBe(32768);
@@ -178,10 +218,13 @@ describe('settings from text', () => {
     expect(() => parseSetting('checkpointMemory', '1.5GB')).toThrow('checkpoint memory (MB) must be auto or a whole number from 0 to 1,000,000, not "1.5GB".');
     expect(parseSetting('checkpointMemory', '512')).toBe(512);
     expect(parseSetting('windowCache', 'Checkpoints')).toBe('checkpoints');
+    expect(parseSetting('flashAttention', 'Off')).toBe('off');
+    expect(() => parseSetting('flashAttention', 'yes')).toThrow('flash attention must be one of auto, on, off, not "yes".');
   });
 
   it('checks a whole settings object, filling what is left out with auto', () => {
     expect(checkSettings({ contextSize: 4096 })).toEqual({ backend: 'auto', gpuLayers: 'auto', contextSize: 4096, threads: 'auto', kvCacheType: 'auto', checkpointMemory: 'auto', windowCache: 'auto' });
+    expect(checkSettings({ flashAttention: 'on' }).flashAttention).toBe('on');
     expect(() => checkSettings({ contextSize: -1 })).toThrow('context size must be auto or a whole number');
     expect(() => checkSettings({ gpu: true })).toThrow('Unknown local engine setting: gpu.');
     expect(() => checkSettings(null)).toThrow('The local engine settings must be an object.');

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { getLlamaGpuTypes, type Llama } from 'node-llama-cpp';
 import { planWithDraft } from './draft.js';
 import { backendName, memoryView, modelInsights, planFit } from './fit.js';
-import { BACKENDS, KV_CACHE_TYPES, SPECULATIONS, WINDOW_CACHES, type Backend, type DoctorReport, type LocalSettings, type MachineReport } from './localSettings.js';
+import { BACKENDS, FLASH_ATTENTIONS, KV_CACHE_TYPES, SPECULATIONS, WINDOW_CACHES, type Backend, type DoctorReport, type LocalSettings, type MachineReport } from './localSettings.js';
 import { loadLlama, settingsOf } from './model.js';
 
 export interface DoctorOptions {
@@ -22,7 +22,7 @@ export async function doctor(o: DoctorOptions = {}): Promise<DoctorReport> {
   const settings = settingsOf({ settings: o.settings });
   const llama = await loadLlama(settings.backend);
   const machine = await machineReport(llama, settings.backend);
-  const options = { backends: BACKENDS, kvCacheTypes: KV_CACHE_TYPES, windowCaches: WINDOW_CACHES, speculations: SPECULATIONS };
+  const options = { backends: BACKENDS, kvCacheTypes: KV_CACHE_TYPES, windowCaches: WINDOW_CACHES, speculations: SPECULATIONS, flashAttentions: FLASH_ATTENTIONS };
   if (o.modelPath === undefined) return { settings, options, machine };
   const file = path.resolve(o.modelPath);
   if (!fs.existsSync(file)) throw new Error(`The model file ${file} does not exist.`);

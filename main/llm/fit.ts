@@ -10,7 +10,7 @@ import { GgmlType, GgufInsights, InsufficientMemoryError, readGgufFileInfo, type
 import { architectureOf, needsCheckpoints } from './architecture.js';
 import { cachePlan, checkpointBudget, chooseFullWindowCache } from './cachePlan.js';
 import { speculationUsed } from './speculation.js';
-import { DEFAULT_LOCAL_SETTINGS, type BackendName, type Choice, type LocalSettings, type ModelPlan } from './localSettings.js';
+import { DEFAULT_LOCAL_SETTINGS, type BackendName, type Choice, type FlashAttention, type LocalSettings, type ModelPlan } from './localSettings.js';
 
 /** Sessions one loaded model serves at once (one context sequence each); each gets the whole context size. */
 export const SEQUENCES = 4;
@@ -55,12 +55,26 @@ export function kvCacheGgml(setting: LocalSettings['kvCacheType']): 'F16' | 'Q8_
 export function contextOptions(insights: GgufInsights, settings: LocalSettings, fullWindowCache = true) {
   const kv = kvCacheGgml(settings.kvCacheType);
   return {
-    // 'auto': used where the model and the device support it (node-llama-cpp's default).
-    flashAttention: insights.flashAttentionSupported ? ('auto' as const) : false,
+    flashAttention: flashAttentionOption(insights, settings.flashAttention),
     kvCacheKeyType: kv, kvCacheValueType: kv,
     // A sliding-window model keeps its whole cache, or its window and checkpoints (cachePlan.ts).
     swaFullCache: fullWindowCache,
   };
+}
+
+/**
+ * node-llama-cpp's flashAttention option: 'auto' leaves it to llama.cpp (used where the model and the
+ * device support it: node-llama-cpp's default), true or false by setting; false on a model without it
+ * (`impossible` refuses 'on' there).
+ */
+export function flashAttentionOption(insights: GgufInsights, setting: FlashAttention = 'auto'): 'auto' | boolean {
+  if (!insights.flashAttentionSupported) return false;
+  return setting === 'auto' ? 'auto' : setting === 'on';
+}
+
+function flashAttentionChoice(insights: GgufInsights, setting: FlashAttention = 'auto'): Choice<FlashAttention> {
+  if (!insights.flashAttentionSupported) return { value: 'off', why: 'This model\'s architecture does not support it.' };
+  return setting === 'auto' ? { value: 'auto', why: 'llama.cpp uses it where the device supports it.' } : { value: setting, why: `Set to ${setting}.` };
 }
 
 /** The gpuLayers option for node-llama-cpp: a fixed context size leaves room for exactly that context. */
@@ -118,9 +132,15 @@ export function impossible(llama: Llama, insights: GgufInsights, settings: Local
   if (typeof settings.gpuLayers === 'number' && settings.gpuLayers > insights.totalLayers) {
     return `${n(settings.gpuLayers)} GPU layers were asked, but this model has ${n(insights.totalLayers)}; up to ${n(insights.totalLayers)} fit.`;
   }
+  if (settings.flashAttention === 'on' && !insights.flashAttentionSupported) {
+    return 'Flash attention is set on, but this model\'s architecture does not support it; auto (off for this model) fits.';
+  }
   const quantized = settings.kvCacheType === 'q8_0' || settings.kvCacheType === 'q4_0';
   if (quantized && !insights.flashAttentionSupported) {
     return `A ${settings.kvCacheType} KV cache needs flash attention, which this model does not support; f16 fits.`;
+  }
+  if (quantized && settings.flashAttention === 'off') {
+    return `A ${settings.kvCacheType} KV cache needs flash attention, which is set off; f16 fits.`;
   }
   const head = headSize(insights);
   if (quantized && head !== undefined && head % QUANT_BLOCK !== 0) {
@@ -145,7 +165,8 @@ function possible(llama: Llama, insights: GgufInsights, settings: LocalSettings)
     ...settings,
     contextSize: typeof settings.contextSize === 'number' && train !== undefined && settings.contextSize > train ? 'auto' : settings.contextSize,
     gpuLayers: typeof settings.gpuLayers === 'number' && (!llama.supportsGpuOffloading || settings.gpuLayers > insights.totalLayers) ? 'auto' : settings.gpuLayers,
-    kvCacheType: settings.kvCacheType !== 'auto' && impossible(llama, insights, { ...DEFAULT_LOCAL_SETTINGS, kvCacheType: settings.kvCacheType }) ? 'auto' : settings.kvCacheType,
+    kvCacheType: settings.kvCacheType !== 'auto' && impossible(llama, insights, { ...DEFAULT_LOCAL_SETTINGS, kvCacheType: settings.kvCacheType, flashAttention: settings.flashAttention }) ? 'auto' : settings.kvCacheType,
+    flashAttention: settings.flashAttention === 'on' && !insights.flashAttentionSupported ? 'auto' : settings.flashAttention,
   };
 }
 
@@ -237,10 +258,8 @@ export async function planFit(llama: Llama, file: string, insights: GgufInsights
       why: settings.kvCacheType === 'auto' ? 'node-llama-cpp\'s default. q8_0 or q4_0 hold more context in the same memory; node-llama-cpp calls them experimental.'
         : `Set to ${settings.kvCacheType}.`,
     },
-    flashAttention: options.flashAttention === false
-      ? { value: 'off', why: 'This model\'s architecture does not support it.' }
-      : { value: 'auto', why: 'llama.cpp uses it where the device supports it.' },
-    speculation: speculationUsed(settings.speculation, cache.strategy.value, options.flashAttention === false ? false : 'auto'),
+    flashAttention: flashAttentionChoice(insights, settings.flashAttention),
+    speculation: speculationUsed(settings.speculation, cache.strategy.value, options.flashAttention),
     threads: settings.threads === 'auto'
       ? autoThreads(llama)
       : { value: settings.threads, why: `Set to ${n(settings.threads)}.` },

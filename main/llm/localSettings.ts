@@ -38,7 +38,16 @@ export interface LocalSettings {
    * lookup in the session's text; absent: none. Used only where speculation is.
    */
   draftModel?: string;
+  /**
+   * llama.cpp's flash attention kernels: 'auto' uses them where the model and device support them
+   * (llama.cpp's choice), 'on' asks for them (refused on a model without them), 'off' never (so
+   * `auto` speculation drafts: speculation.ts). Absent is 'auto'.
+   */
+  flashAttention?: FlashAttention;
 }
+
+export type FlashAttention = 'auto' | 'on' | 'off';
+export const FLASH_ATTENTIONS: readonly FlashAttention[] = ['auto', 'on', 'off'];
 
 export type Speculation = 'auto' | 'on' | 'off';
 export const SPECULATIONS: readonly Speculation[] = ['auto', 'on', 'off'];
@@ -70,8 +79,8 @@ export interface LocalSetup {
   sequences: number;
   /** GGML type name of the KV cache (keys and values): 'F16', 'Q8_0'… */
   kvCacheType: string;
-  /** 'auto': llama.cpp uses it where the device supports it; 'off': the model does not support it. */
-  flashAttention: 'auto' | 'on' | 'off';
+  /** 'auto': llama.cpp uses it where the device supports it; 'on'/'off' by setting; 'off' too where the model does not support it. */
+  flashAttention: FlashAttention;
   threads: number;
   /** How the cache is kept reusable: on a plain prefix, a full window cache, or checkpoints (cachePlan.ts). */
   cacheStrategy: CacheStrategy;
@@ -113,7 +122,7 @@ export interface ModelPlan {
   gpuLayers: Choice<number>;
   contextSize: Choice<number>;
   kvCacheType: Choice<string>;
-  flashAttention: Choice<'auto' | 'on' | 'off'>;
+  flashAttention: Choice<FlashAttention>;
   /** Whether sessions would draft tokens from their own text, and why (speculation.ts speculationUsed). */
   speculation?: Choice<Speculation>;
   /** The draft model a load would use (null: none), and why: its tokenizer, trained context and memory (draft.ts). */
@@ -164,8 +173,11 @@ export interface CachePlan {
 
 export interface DoctorReport {
   settings: LocalSettings;
-  /** The values the backend, KV cache, window cache and speculation settings take, for a form to offer. */
-  options: { backends: readonly Backend[]; kvCacheTypes: readonly KvCacheType[]; windowCaches: readonly WindowCache[]; speculations?: readonly Speculation[] };
+  /** The values the backend, KV cache, window cache, speculation and flash attention settings take, for a form to offer. */
+  options: {
+    backends: readonly Backend[]; kvCacheTypes: readonly KvCacheType[]; windowCaches: readonly WindowCache[]; speculations?: readonly Speculation[];
+    flashAttentions?: readonly FlashAttention[];
+  };
   machine: MachineReport;
   model?: ModelPlan;
 }
@@ -178,7 +190,7 @@ const LIMITS = { gpuLayers: [0, 100_000], contextSize: [1, 1 << 30], threads: [1
 const NAMES: Record<keyof LocalSettings, string> = {
   backend: 'backend', gpuLayers: 'GPU layers', contextSize: 'context size', threads: 'threads', kvCacheType: 'KV cache type',
   checkpointMemory: 'checkpoint memory (MB)', windowCache: 'window cache', speculation: 'speculation',
-  draftModel: 'draft model',
+  draftModel: 'draft model', flashAttention: 'flash attention',
 };
 
 /** One setting from text (a CLI flag, a form field): 'auto' or a whole number in range, or one of the names. */
@@ -190,6 +202,7 @@ export function parseSetting<K extends keyof LocalSettings>(key: K, given: strin
   if (key === 'kvCacheType') return oneOf(label, text, KV_CACHE_TYPES, given) as LocalSettings[K];
   if (key === 'windowCache') return oneOf(label, text, WINDOW_CACHES, given) as LocalSettings[K];
   if (key === 'speculation') return oneOf(label, text, SPECULATIONS, given) as LocalSettings[K];
+  if (key === 'flashAttention') return oneOf(label, text, FLASH_ATTENTIONS, given) as LocalSettings[K];
   if (text === 'auto') return 'auto' as LocalSettings[K];
   const [min, max] = LIMITS[key as keyof typeof LIMITS];
   if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
@@ -210,7 +223,7 @@ export function checkSettings(given: unknown): LocalSettings {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(NAMES) as (keyof LocalSettings)[]) {
     const value = fields[key] ?? DEFAULT_LOCAL_SETTINGS[key];
-    // A setting without a default (speculation) is left out where it is not given: it means 'auto'.
+    // A setting without a default (speculation, flash attention) is left out where it is not given: it means 'auto'.
     if (value === undefined) continue;
     if (typeof value !== 'string' && typeof value !== 'number') throw new SettingError(`${NAMES[key]} must be text or a number, not ${JSON.stringify(value)}.`);
     const parsed = parseSetting(key, String(value));

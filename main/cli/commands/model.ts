@@ -6,11 +6,11 @@ import { CliError, type Writer } from '../io.js';
 /** The local engine's settings as flags: each flag and the setting it gives. */
 export const LOCAL_FLAGS = {
   backend: 'backend', 'gpu-layers': 'gpuLayers', context: 'contextSize', threads: 'threads', 'kv-type': 'kvCacheType',
-  'checkpoint-memory': 'checkpointMemory', 'window-cache': 'windowCache', 'draft-model': 'draftModel',
+  'checkpoint-memory': 'checkpointMemory', 'window-cache': 'windowCache', 'draft-model': 'draftModel', 'flash-attention': 'flashAttention',
 } as const satisfies Record<string, keyof LocalSettings>;
 
 export interface ModelFlags {
-  /** The local engine settings given as flags (--backend, --gpu-layers, --context, --threads, --kv-type, --checkpoint-memory, --window-cache, --draft-model). */
+  /** The local engine settings given as flags (--backend, --gpu-layers, --context, --threads, --kv-type, --checkpoint-memory, --window-cache, --draft-model, --flash-attention). */
   local?: Partial<LocalSettings>;
   /** Shorthands over `local` (tests). */
   threads?: number;

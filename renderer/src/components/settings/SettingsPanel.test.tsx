@@ -81,7 +81,7 @@ describe('Settings panel', () => {
     fireEvent.change(screen.getByTestId('settings-backend'), { target: { value: 'cpu' } });
     fireEvent.click(screen.getByTestId('settings-save'));
     await waitFor(() => expect(screen.getByTestId('settings-error').textContent).toBe('A 131,072-token context is more than this model was trained for; it takes up to 32,768.'), SOON);
-    expect(sent).toEqual([{ backend: 'cpu', gpuLayers: 'auto', contextSize: '131072', threads: 'auto', kvCacheType: 'auto', checkpointMemory: 'auto', windowCache: 'auto', speculation: 'auto', draftModel: '' }]);
+    expect(sent).toEqual([{ backend: 'cpu', gpuLayers: 'auto', contextSize: '131072', threads: 'auto', kvCacheType: 'auto', checkpointMemory: 'auto', windowCache: 'auto', speculation: 'auto', draftModel: '', flashAttention: 'auto' }]);
     expect((screen.getByTestId('settings-context') as HTMLInputElement).value).toBe('131072');
   });
 
@@ -116,6 +116,32 @@ describe('Settings panel', () => {
     fireEvent.click(screen.getByTestId('settings-save'));
     await waitFor(() => expect(sent).toHaveLength(1), SOON);
     expect(sent[0]).toEqual({ ...sent[0], speculation: 'on', draftModel: small });
+  });
+
+  it('offers flash attention as main lists it, shows the plan\'s reason, and sends the choice', async () => {
+    const sent: LocalSettingsText[] = [];
+    fakeApi({
+      localSettings: async () => ({ ...saved, flashAttention: 'off' }),
+      doctor: async () => {
+        const r = withModel();
+        return {
+          ...r, options: { ...r.options, flashAttentions: ['auto', 'on', 'off'] as const },
+          model: { ...r.model!, flashAttention: { value: 'off', why: 'Set to off.' }, speculation: { value: 'auto', why: 'auto: each session judged' } },
+        };
+      },
+      setLocalSettings: async (given) => {
+        sent.push(given);
+        return saved;
+      },
+    });
+    render(<SettingsPanel onClose={() => undefined} />);
+    await waitFor(() => expect((screen.getByTestId('settings-flash-attention') as HTMLSelectElement).value).toBe('off'), SOON);
+    expect([...(screen.getByTestId('settings-flash-attention') as HTMLSelectElement).options].map((o) => o.value)).toEqual(['auto', 'on', 'off']);
+    expect(screen.getByTestId('doctor-plan').textContent).toContain('offSet to off.');
+    fireEvent.change(screen.getByTestId('settings-flash-attention'), { target: { value: 'on' } });
+    fireEvent.click(screen.getByTestId('settings-save'));
+    await waitFor(() => expect(sent).toHaveLength(1), SOON);
+    expect(sent[0].flashAttention).toBe('on');
   });
 
   it('after a save, reads the settings, the report and the app state again', async () => {

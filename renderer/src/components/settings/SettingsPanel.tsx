@@ -11,6 +11,7 @@ type Form = Record<keyof LocalSettings, string>;
 const textOf = (s: LocalSettings): Form => ({
   backend: s.backend, gpuLayers: String(s.gpuLayers), contextSize: String(s.contextSize), threads: String(s.threads), kvCacheType: s.kvCacheType,
   checkpointMemory: String(s.checkpointMemory), windowCache: s.windowCache, speculation: s.speculation ?? 'auto', draftModel: s.draftModel ?? '',
+  flashAttention: s.flashAttention ?? 'auto',
 });
 
 /**
@@ -96,6 +97,10 @@ export function SettingsPanel({ onClose }: { onClose(): void }) {
         <label>
           Sliding-window cache
           {choose('windowCache', report?.options.windowCaches, 'settings-window-cache', (k) => (k === 'auto' ? 'auto (by memory)' : k))}
+        </label>
+        <label>
+          Flash attention
+          {choose('flashAttention', report?.options.flashAttentions, 'settings-flash-attention', (f) => (f === 'auto' ? 'auto (where the device supports it)' : f))}
         </label>
         <label>
           Speculation
