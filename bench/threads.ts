@@ -25,7 +25,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LlamaContext, LlamaModel } from 'node-llama-cpp';
-import { autoThreads } from '../main/llm/fit.js';
+import { autoThreads } from '../main/llm/threads.js';
 import { loadLlama, loadModel } from '../main/llm/model.js';
 import { BIG_MODEL_OPTIONS, writeTestModel } from '../main/llm/testModel/makeTestModel.js';
 import { checkProblems } from './checks.js';

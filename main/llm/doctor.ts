@@ -16,6 +16,8 @@ export interface DoctorOptions {
   modelPath?: string;
   /** GPU memory the model already loaded from `modelPath` would give back when loaded again (the app). */
   freedVram?: number;
+  /** Where speed measurements are kept (speed.ts speedFolder); left out, `threads: auto` is the rule. */
+  speedFolder?: string;
 }
 
 export async function doctor(o: DoctorOptions = {}): Promise<DoctorReport> {
@@ -30,7 +32,7 @@ export async function doctor(o: DoctorOptions = {}): Promise<DoctorReport> {
   const insights = await modelInsights(llama, file).catch((e: Error) => {
     throw new Error(`${file} is not a GGUF model node-llama-cpp can read: ${e.message}`);
   });
-  const plan = await planFit(llama, file, insights, settings, o.freedVram);
+  const plan = await planFit(llama, file, insights, settings, o.freedVram, o.speedFolder);
   return { settings, options, machine, model: await planWithDraft(llama, plan, settings, o.freedVram) };
 }
 

@@ -5,34 +5,15 @@
  * shows the plan; loadModel uses the same options and words its refusals with it.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import { GgmlType, GgufInsights, InsufficientMemoryError, readGgufFileInfo, type Llama } from 'node-llama-cpp';
 import { architectureOf, needsCheckpoints } from './architecture.js';
 import { cachePlan, checkpointBudget, chooseFullWindowCache } from './cachePlan.js';
 import { speculationUsed } from './speculation.js';
+import { planThreads } from './threads.js';
 import { DEFAULT_LOCAL_SETTINGS, type BackendName, type Choice, type FlashAttention, type LocalSettings, type ModelPlan } from './localSettings.js';
 
 /** Sessions one loaded model serves at once (one context sequence each); each gets the whole context size. */
 export const SEQUENCES = 4;
-
-/**
- * `threads: auto`: the cores that do math, never more. node-llama-cpp's own default on the CPU
- * backend is at least 4 (its thread splitter's floor), which on a 2-core machine runs 4 threads on
- * 2 cores and is several times slower under load (bench:threads); llama.cpp's math cores are the
- * physical ones, and os.availableParallelism() is what this process may use (a container's or
- * affinity limit), so the smaller of the two.
- */
-export function autoThreads(llama: Pick<Llama, 'cpuMathCores'>): { value: number; why: string } {
-  const math = Math.max(1, llama.cpuMathCores);
-  const usable = os.availableParallelism();
-  const value = Math.min(math, usable);
-  return {
-    value,
-    why: usable < math
-      ? `The ${n(usable)} cores this process may use (of ${n(math)} cores useful for math).`
-      : `One per core useful for math (${n(math)}).`,
-  };
-}
 
 /** Keel's refusal of a setting for a model here: says what was asked and what fits. */
 export class FitError extends Error {}
@@ -51,14 +32,18 @@ export function kvCacheGgml(setting: LocalSettings['kvCacheType']): 'F16' | 'Q8_
   return setting === 'auto' ? undefined : (setting.toUpperCase() as 'F16' | 'Q8_0' | 'Q4_0');
 }
 
-/** Options both node-llama-cpp's loadModel/createContext and the resolver below get, so they agree. */
-export function contextOptions(insights: GgufInsights, settings: LocalSettings, fullWindowCache = true) {
+/**
+ * Options both node-llama-cpp's loadModel/createContext and the resolver below get, so they agree.
+ * `batchSize`: where measured (threads.ts); left out, node-llama-cpp's default.
+ */
+export function contextOptions(insights: GgufInsights, settings: LocalSettings, fullWindowCache = true, batchSize?: number) {
   const kv = kvCacheGgml(settings.kvCacheType);
   return {
     flashAttention: flashAttentionOption(insights, settings.flashAttention),
     kvCacheKeyType: kv, kvCacheValueType: kv,
     // A sliding-window model keeps its whole cache, or its window and checkpoints (cachePlan.ts).
     swaFullCache: fullWindowCache,
+    batchSize,
   };
 }
 
@@ -174,11 +159,12 @@ function possible(llama: Llama, insights: GgufInsights, settings: LocalSettings)
  * What loading this model with these settings would use here, each with its reason. A setting
  * that cannot be used becomes `problem` (in words) and the plan shows what fits instead.
  */
-export async function planFit(llama: Llama, file: string, insights: GgufInsights, asked: LocalSettings, freedVram = 0): Promise<ModelPlan> {
+export async function planFit(llama: Llama, file: string, insights: GgufInsights, asked: LocalSettings, freedVram = 0, speedFolder?: string): Promise<ModelPlan> {
   const memory = memoryView(llama, { vram: freedVram });
   let problem = impossible(llama, insights, asked);
   const settings = problem ? possible(llama, insights, asked) : asked;
-  let options = contextOptions(insights, settings);
+  const threads = await planThreads(llama, file, flashAttentionOption(insights, settings.flashAttention), settings, speedFolder);
+  let options = contextOptions(insights, settings, true, threads.batchSize?.value);
   const resolver = insights.configurationResolver;
   const totalLayers = insights.totalLayers;
   const train = insights.trainContextSize ?? 0;
@@ -219,7 +205,7 @@ export async function planFit(llama: Llama, file: string, insights: GgufInsights
     modelGpuLayers: layers.gpuLayers, modelTrainContextSize: train, useMmap: layers.useMmap, sequences: SEQUENCES, llamaGpu: llama.gpu, ...view(full),
   });
   const fullWindow = await chooseFullWindowCache(insights, settings.windowCache, (full) => resolveWith(full, settings.contextSize));
-  options = contextOptions(insights, settings, fullWindow.value);
+  options = contextOptions(insights, settings, fullWindow.value, threads.batchSize?.value);
   const cache = cachePlan(insights, settings, fullWindow, ggml(options.kvCacheKeyType));
   const beside = view(fullWindow.value);
   const resolveContext = (option: LocalSettings['contextSize'] | { max: number }) => resolveWith(fullWindow.value, option);
@@ -260,9 +246,7 @@ export async function planFit(llama: Llama, file: string, insights: GgufInsights
     },
     flashAttention: flashAttentionChoice(insights, settings.flashAttention),
     speculation: speculationUsed(settings.speculation, cache.strategy.value, options.flashAttention),
-    threads: settings.threads === 'auto'
-      ? autoThreads(llama)
-      : { value: settings.threads, why: `Set to ${n(settings.threads)}.` },
+    ...threads,
     sequences: SEQUENCES, cache, estimate, problem,
   };
 }
@@ -273,15 +257,15 @@ export function checkpointReserve(insights: GgufInsights, settings: LocalSetting
 }
 
 /** Why loading failed for lack of memory, in words (the plan's problem), else the error as it was. */
-export async function explainMiss(llama: Llama, file: string, insights: GgufInsights, settings: LocalSettings, error: unknown): Promise<unknown> {
+export async function explainMiss(llama: Llama, file: string, insights: GgufInsights, settings: LocalSettings, error: unknown, speedFolder?: string): Promise<unknown> {
   if (!(error instanceof InsufficientMemoryError)) return error;
-  const plan = await planFit(llama, file, insights, settings).catch(() => undefined);
+  const plan = await planFit(llama, file, insights, settings, 0, speedFolder).catch(() => undefined);
   return new FitError(plan?.problem ?? `The model does not fit in the memory free here: ${error.message}.`);
 }
 
 async function estimateUse(insights: GgufInsights, model: { cpuRam: number; gpuVram: number }, layers: { gpuLayers: number; useMmap: boolean }, contextSize: number, options: ReturnType<typeof contextOptions>) {
   const context = await insights.estimateContextResourceRequirementsV2({
-    contextSize, modelGpuLayers: layers.gpuLayers, sequences: SEQUENCES, flashAttention: options.flashAttention, swaFullCache: options.swaFullCache,
+    contextSize, modelGpuLayers: layers.gpuLayers, sequences: SEQUENCES, flashAttention: options.flashAttention, swaFullCache: options.swaFullCache, batchSize: options.batchSize,
     kvCacheKeyType: ggml(options.kvCacheKeyType), kvCacheValueType: ggml(options.kvCacheValueType), useMmap: layers.useMmap,
   });
   return { ram: model.cpuRam + context.cpuRam, vram: model.gpuVram + context.gpuVram };

@@ -81,7 +81,12 @@ export interface LocalSetup {
   kvCacheType: string;
   /** 'auto': llama.cpp uses it where the device supports it; 'on'/'off' by setting; 'off' too where the model does not support it. */
   flashAttention: FlashAttention;
+  /** Threads for decoding (and prefill, unless batchThreads). */
   threads: number;
+  /** Threads for prefill, where measured to want another count than decoding (batchThreads.ts). */
+  batchThreads?: number;
+  /** Tokens a batch, where a measurement chose it. */
+  batchSize?: number;
   /** How the cache is kept reusable: on a plain prefix, a full window cache, or checkpoints (cachePlan.ts). */
   cacheStrategy: CacheStrategy;
   /** Whether the sessions draft tokens from their own text ('auto': judged per session), and why (speculation.ts speculationUsed). */
@@ -127,7 +132,12 @@ export interface ModelPlan {
   speculation?: Choice<Speculation>;
   /** The draft model a load would use (null: none), and why: its tokenizer, trained context and memory (draft.ts). */
   draft?: Choice<string | null>;
+  /** Threads for decoding (and prefill, unless batchThreads): set, measured here (threads.ts), or the rule. */
   threads: Choice<number | 'auto'>;
+  /** Threads for prefill, where measured to want another count than decoding. */
+  batchThreads?: Choice<number>;
+  /** Tokens a batch, where measured (node-llama-cpp's default otherwise). */
+  batchSize?: Choice<number>;
   sequences: number;
   /** The architecture and how its cache is kept reusable (cachePlan.ts). */
   cache: CachePlan;

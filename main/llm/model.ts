@@ -1,11 +1,13 @@
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { getLlama, getModuleVersion, GgmlType, Llama, LlamaLogLevel, type GgufInsights, type LlamaContext, type LlamaModel } from 'node-llama-cpp';
 import { checkpointBudget } from './cachePlan.js';
-import { autoThreads, backendName, contextOptions, explainMiss, FitError, gpuLayersOption, impossible, modelInsights, planFit, SEQUENCES } from './fit.js';
+import { splitThreads } from './batchThreads.js';
+import { backendName, contextOptions, explainMiss, FitError, flashAttentionOption, gpuLayersOption, impossible, modelInsights, planFit, SEQUENCES } from './fit.js';
 import { loadDraft, type LoadedDraft } from './draft.js';
+import { fileIdentity } from './fileIdentity.js';
 import { speculationUsed } from './speculation.js';
+import { planThreads } from './threads.js';
 import { DEFAULT_LOCAL_SETTINGS, type Backend, type LocalSettings, type LocalSetup } from './localSettings.js';
 
 export type { LocalSettings, LocalSetup };
@@ -73,6 +75,8 @@ export interface LoadOptions {
   threads?: number;
   gpu?: boolean;
   onProgress?: (fraction: number) => void;
+  /** Where speed measurements are kept (speed.ts speedFolder); left out, `threads: auto` is the rule. */
+  speedFolder?: string;
 }
 
 /** A loaded GGUF with one context, whose sequences the sessions use. */
@@ -115,13 +119,14 @@ export async function loadModel(o: LoadOptions): Promise<LoadedModel> {
   if (refused) throw new FitError(refused);
   // A model that may keep checkpoints is planned first: the window cache is chosen by memory, and the
   // sessions' checkpoint budget is set aside before the context takes what is left (cachePlan.ts).
-  const plan = mayCheckpoint(insights) ? await planFit(llama, modelPath, insights, settings) : undefined;
-  const options = contextOptions(insights, settings, plan?.cache.fullWindowCache.value ?? true);
+  const plan = mayCheckpoint(insights) ? await planFit(llama, modelPath, insights, settings, 0, o.speedFolder) : undefined;
+  const threads = await planThreads(llama, modelPath, flashAttentionOption(insights, settings.flashAttention), settings, o.speedFolder);
+  const options = contextOptions(insights, settings, plan?.cache.fullWindowCache.value ?? true, threads.batchSize?.value);
   const reserved = plan?.cache.budget !== undefined && settings.contextSize === 'auto' && plan.contextSize.value > 0;
   const contextSize = reserved ? { max: plan.contextSize.value } : settings.contextSize;
   said.get(settings.backend)?.splice(0);
   const failed = async (e: unknown) => {
-    const explained = await explainMiss(llama, modelPath, insights, settings, e);
+    const explained = await explainMiss(llama, modelPath, insights, settings, e, o.speedFolder);
     const lines = said.get(settings.backend) ?? [];
     return explained === e && e instanceof Error && lines.length ? new Error(`${e.message} (llama.cpp: ${lines.join(' ')})`) : explained;
   };
@@ -135,7 +140,7 @@ export async function loadModel(o: LoadOptions): Promise<LoadedModel> {
   let context: LlamaContext;
   try {
     context = await model.createContext({
-      contextSize, sequences: SEQUENCES, threads: settings.threads === 'auto' ? autoThreads(llama).value : settings.threads,
+      contextSize, sequences: SEQUENCES, threads: Math.max(threads.threads.value, threads.batchThreads?.value ?? 0), batchSize: options.batchSize,
       flashAttention: options.flashAttention, swaFullCache: options.swaFullCache,
       experimentalKvCacheKeyType: options.kvCacheKeyType, experimentalKvCacheValueType: options.kvCacheValueType,
     });
@@ -143,6 +148,7 @@ export async function loadModel(o: LoadOptions): Promise<LoadedModel> {
     await model.dispose();
     throw await failed(e);
   }
+  const batchThreads = threads.batchThreads && splitThreads(context, threads.threads.value, threads.batchThreads.value) ? threads.batchThreads.value : undefined;
   const speculation = speculationUsed(settings.speculation, plan?.cache.strategy.value ?? 'prefix', context.flashAttention);
   // A draft that cannot be used is none, with its reason: the model runs as it would without one.
   const draft = await loadDraft(llama, settings, speculation, { path: modelPath, model, context });
@@ -150,7 +156,8 @@ export async function loadModel(o: LoadOptions): Promise<LoadedModel> {
     backend: backendName(llama), devices: await llama.getGpuDeviceNames(), gpuLayers: model.gpuLayers, totalLayers: insights.totalLayers,
     contextSize: context.contextSize, trainContextSize: model.trainContextSize, sequences: SEQUENCES,
     kvCacheType: GgmlType[context.kvCacheKeyType] ?? String(context.kvCacheKeyType),
-    flashAttention: context.flashAttention === 'auto' ? 'auto' : context.flashAttention ? 'on' : 'off', threads: context.idealThreads,
+    flashAttention: context.flashAttention === 'auto' ? 'auto' : context.flashAttention ? 'on' : 'off', threads: batchThreads === undefined ? context.idealThreads : threads.threads.value,
+    ...(batchThreads !== undefined && { batchThreads }), ...(threads.batchSize && { batchSize: context.batchSize }),
     cacheStrategy: plan?.cache.strategy.value ?? 'prefix',
     speculation, ...(settings.draftModel !== undefined && { draft: draft.draft }),
   };
@@ -181,22 +188,4 @@ function mayCheckpoint(insights: GgufInsights): boolean {
 async function unsupported(file: string, insights: GgufInsights): Promise<string> {
   const arch = String(insights.ggufFileInfo.metadata?.general?.architecture ?? 'unknown');
   return `The model ${file} has the architecture "${arch}", which the llama.cpp in node-llama-cpp ${await getModuleVersion()} cannot load.`;
-}
-
-/** Size, and the SHA-256 of the first and last 4 MiB: cheap for a multi-gigabyte file, and enough. */
-export function fileIdentity(file: string): string {
-  const size = fs.statSync(file).size;
-  const chunk = 4 * 1024 * 1024;
-  const fd = fs.openSync(file, 'r');
-  try {
-    const hash = crypto.createHash('sha256').update(String(size));
-    for (const at of [0, Math.max(0, size - chunk)]) {
-      const buffer = Buffer.alloc(Math.min(chunk, size));
-      fs.readSync(fd, buffer, 0, buffer.length, at);
-      hash.update(buffer);
-    }
-    return hash.digest('hex');
-  } finally {
-    fs.closeSync(fd);
-  }
 }
