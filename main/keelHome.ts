@@ -5,6 +5,7 @@
  *   <home>/keel.db                     the session store (SQLite, WAL)
  *   <home>/state/session-<id>.bin      a session's saved KV cache (+ `.bin.json`: the model identity)
  *   <home>/checkpoints/session-<id>/   a session's checkpoints: the shadow git repository of its workspace
+ *   <home>/speed/<key>.json            a model's speed measured here (`keel doctor --measure`: llm/speed.ts)
  *
  * Session ids are never reused, so a state file can only ever belong to the session it names.
  */

@@ -4,6 +4,7 @@ import type { KeelEvent, ModelFile } from '../contract.js';
 import { downloadModel, RECOMMENDED_MODEL } from '../llm/download.js';
 import { draftCandidates } from '../llm/draft.js';
 import { loadModel, type LoadedModel } from '../llm/model.js';
+import { speedFolder } from '../llm/speed.js';
 import { Machine } from './machine.js';
 import { readSettings, setSetting, writeSettings, type Settings } from './settings.js';
 
@@ -26,6 +27,7 @@ export class ModelCatalog {
     this.settings = readSettings(o.dataFolder);
     this.machine = new Machine({
       saved: () => this.settings.local, save: (local) => this.remember({ local }), overrides: { threads: o.threads, contextSize: o.contextSize },
+      speedFolder: speedFolder(o.dataFolder),
     });
   }
 
@@ -73,7 +75,7 @@ export class ModelCatalog {
     let loading = this.loaded.get(key);
     if (!loading) {
       loading = loadModel({
-        modelPath: key, settings: this.machine.forLoad(),
+        modelPath: key, settings: this.machine.forLoad(), speedFolder: speedFolder(this.o.dataFolder),
         onProgress: (fraction) => this.o.emit({ type: 'model-progress', path: key, fraction }),
       });
       this.loaded.set(key, loading);

@@ -15,6 +15,8 @@ export interface MachineOptions {
   save(settings: LocalSettings | undefined): void;
   /** Fixed by whoever started the app (tests, `serve --threads 1`): they win over the saved settings. */
   overrides?: Partial<LocalSettings>;
+  /** Where speed measurements are kept (llm/speed.ts speedFolder): `threads: auto` takes what was measured. */
+  speedFolder?: string;
 }
 
 export class Machine {
@@ -52,7 +54,7 @@ export class Machine {
   async doctor(model?: string, settings: LocalSettings = this.forLoad()): Promise<DoctorReport> {
     const loaded = model === undefined ? undefined : this.loaded.get(path.resolve(model));
     const freedVram = loaded ? loaded.model.memoryUsage.vram + loaded.context.memoryUsage.vram : 0;
-    return doctor({ settings, modelPath: model, freedVram });
+    return doctor({ settings, modelPath: model, freedVram, speedFolder: this.o.speedFolder });
   }
 
   /**

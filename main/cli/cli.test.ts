@@ -287,6 +287,18 @@ describe('keel doctor', { timeout: 60_000 }, () => {
     expect(json.err).toBe(`keel: ${report.model.problem}\n`);
   });
 
+  it('with --measure, times the model here first, keeps the figures in the data folder, and plans threads from them', async () => {
+    const model = path.join(tmp, 'measured.gguf');
+    writeTestModel(model, { layers: 2, seed: 5 });
+    const r = await cli('doctor', model, '--backend', 'cpu', '--measure');
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(new RegExp(`^Measuring ${model}: decoding and prefill at each thread count, then batch sizes…\n {2}round 1 of 2, 1 thread: decoding [\\d.]+ ms a token, prefill [\\d,]+ tokens/s\n`));
+    expect(r.err).toContain(`Kept in ${path.join(tmp, 'home', 'speed')}${path.sep}`);
+    expect(r.out).toMatch(/\n {2}threads +\d+\n +Measured(: | for decoding: )decoding [\d.]+ ms a token/);
+    expect(r.out).toMatch(/\n {2}batch size +[\d,]+ tokens\n/);
+    expect((await cli('doctor', '--measure')).err).toContain('--measure needs a model file');
+  });
+
   it("lists the workspace's project files with their state, where a waiting one is approved, and why a broken one is not used", async () => {
     const write = (rel: string, text: string) => {
       fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });

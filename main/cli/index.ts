@@ -60,10 +60,12 @@ Usage:
                                      or into FILE; it holds the session's text in full, nothing else
   keel import FILE                   a new session from an exported file (same text and result ids)
   keel delete ID --yes               delete a session and its saved state
-  keel doctor [FILE.gguf] [--json] [--workspace DIR]
+  keel doctor [FILE.gguf] [--json] [--workspace DIR] [--measure]
                                      the compute backend, devices and free memory; for FILE, the
                                      context, GPU layers and KV cache Keel would use, and why; the
-                                     project files Keel reads in DIR (default: here), and which wait for approval
+                                     project files Keel reads in DIR (default: here), and which wait for approval;
+                                     --measure first times FILE's decoding and prefill at each thread count
+                                     and batch size here and keeps the figures: threads auto then takes the fastest
   keel doctor --server URL [--key-file FILE]
                                      also a llama-server's model: hybrid or sliding window, and the
                                      server flags that keep its cache reused
@@ -144,7 +146,7 @@ const COMMANDS = {
   revert: { options: { turn: { type: 'string' } }, positionals: 2 },
   import: { options: {}, positionals: 1 },
   delete: { options: { yes: { type: 'boolean' } }, positionals: 1 },
-  doctor: { options: { ...LOCAL_OPTIONS, json: { type: 'boolean' }, server: { type: 'string' }, 'key-file': { type: 'string' }, workspace: { type: 'string' } }, positionals: [0, 1] },
+  doctor: { options: { ...LOCAL_OPTIONS, json: { type: 'boolean' }, measure: { type: 'boolean' }, server: { type: 'string' }, 'key-file': { type: 'string' }, workspace: { type: 'string' } }, positionals: [0, 1] },
   mcp: { options: { workspace: { type: 'string' }, config: { type: 'string' }, 'allow-env': { type: 'string' } }, positionals: 1 },
   hooks: { options: { workspace: { type: 'string' } }, positionals: 1 },
   acp: { options: { model: { type: 'string' }, server: { type: 'string' }, mode: { type: 'string' } }, positionals: 0 },
@@ -230,7 +232,7 @@ export async function runCli(argv: readonly string[], io: CliContext = { out: pr
     }
     if (command === 'doctor') {
       const { runDoctor } = await import('./commands/doctor.js');
-      return (await runDoctor(positionals[0], localFlags(values), values.json === true, io, { server: str(values, 'server'), keyFile: str(values, 'key-file') }, str(values, 'workspace'))) ? 0 : 1;
+      return (await runDoctor(positionals[0], localFlags(values), values.json === true, io, { server: str(values, 'server'), keyFile: str(values, 'key-file') }, str(values, 'workspace'), values.measure === true)) ? 0 : 1;
     }
     if (command === 'check-template') {
       const { checkTemplateCommand } = await import('./commands/checkTemplate.js');

@@ -2,6 +2,9 @@ import path from 'node:path';
 import { describeSandbox, type SandboxStatus } from '../../core/tools/commandRunner.js';
 import { doctor } from '../../llm/doctor.js';
 import { n, size } from '../../llm/fit.js';
+import { measureSpeed } from '../../llm/measureSpeed.js';
+import { settingsOf } from '../../llm/model.js';
+import { speedFolder } from '../../llm/speed.js';
 import type { Architecture, Choice, DoctorReport, LocalSettings, ModelPlan } from '../../llm/localSettings.js';
 import { CliError, type Io } from '../io.js';
 import { sandboxStatus } from '../../sandbox/runner.js';
@@ -16,14 +19,15 @@ import { resolveFolder } from '../../app/mcp.js';
 import { projectFiles } from '../../app/projectFiles.js';
 
 /**
- * `keel doctor [MODEL.gguf] [--json] [--workspace DIR]`: the report on stdout, as text or JSON, and whether commands
+ * `keel doctor [MODEL.gguf] [--json] [--workspace DIR] [--measure]`: the report on stdout, as text or JSON, and whether commands
  * run in a sandbox here and why not (JSON: `sandbox`). When the settings cannot be used with
  * MODEL, the report still prints (with what fits) and the exit code is 1. With `--server URL`, also
  * the model that llama-server serves and the server flags that keep its cache (JSON: `server`).
  * The workspace's project files (DIR, default the current folder) with what Keel made of each
  * (JSON: `projectFiles`): which were read, which wait for approval, and which it cannot use.
+ * `--measure` first measures MODEL's speed here and keeps it (runMeasure).
  */
-export async function runDoctor(model: string | undefined, settings: Partial<LocalSettings>, json: boolean, io: Io, flags: ServerFlags = {}, workspace = '.'): Promise<boolean> {
+export async function runDoctor(model: string | undefined, settings: Partial<LocalSettings>, json: boolean, io: Io, flags: ServerFlags = {}, workspace = '.', measure = false): Promise<boolean> {
   const modelPath = model === undefined ? undefined : modelFile(model);
   let files: ProjectFilesView;
   try {
@@ -31,9 +35,11 @@ export async function runDoctor(model: string | undefined, settings: Partial<Loc
   } catch (e) {
     throw new CliError((e as Error).message);
   }
+  const speed = speedFolder(keelHome());
+  if (measure) await runMeasure(modelPath, settings, speed, io);
   let report: DoctorReport;
   try {
-    report = await doctor({ settings, modelPath });
+    report = await doctor({ settings, modelPath, speedFolder: speed });
   } catch (e) {
     throw new CliError((e as Error).message);
   }
@@ -48,6 +54,25 @@ export async function runDoctor(model: string | undefined, settings: Partial<Loc
     : noSandboxWarning(sandbox) + formatDoctor(report) + (server ? formatServer(server) : '') + formatData(home, data) + formatProjectFiles(files) + formatSandbox(sandbox));
   if (report.model?.problem) io.err.write(`keel: ${report.model.problem}\n`);
   return report.model?.problem === undefined;
+}
+
+/**
+ * `--measure`: times the model's decoding and prefill here (llm/measureSpeed.ts), each figure on
+ * stderr as it comes, and keeps them, so the report after it shows what `threads: auto` takes.
+ */
+async function runMeasure(modelPath: string | undefined, settings: Partial<LocalSettings>, folder: string, io: Io): Promise<void> {
+  if (modelPath === undefined) throw new CliError('--measure needs a model file: keel doctor FILE.gguf --measure.');
+  io.err.write(`Measuring ${modelPath}: decoding and prefill at each thread count, then batch sizes…\n`);
+  try {
+    const { figures, path: kept } = await measureSpeed(modelPath, settingsOf({ settings }), folder, (step) => io.err.write(`  ${step}\n`));
+    io.err.write(`Kept in ${kept}.\n`);
+    const cores = figures.key.usableCores;
+    if (figures.loadAverage > cores) {
+      io.err.write(`The load average was ${figures.loadAverage.toFixed(2)} on ${n(cores)} cores: other work shaped these figures. Measure again when the machine is quieter, if it usually is.\n`);
+    }
+  } catch (e) {
+    throw new CliError(`Keel could not measure ${modelPath}: ${(e as Error).message}`);
+  }
 }
 
 const WIDTH = 17;
@@ -76,6 +101,8 @@ export function formatDoctor(r: DoctorReport): string {
   if (p.speculation) text += chosen('speculation', p.speculation);
   if (p.draft) text += chosen('draft model', p.draft, p.draft.value ?? 'none');
   text += chosen('threads', p.threads);
+  if (p.batchThreads) text += chosen('prefill threads', p.batchThreads);
+  if (p.batchSize) text += chosen('batch size', p.batchSize, `${n(p.batchSize.value)} tokens`);
   text += formatCache(p.cache);
   if (p.estimate) text += row('memory', `about ${size(p.estimate.ram)} RAM and ${size(p.estimate.vram)} VRAM (node-llama-cpp's estimate)`);
   if (p.problem) text += `\nThese settings cannot be used: ${p.problem}\n`;

@@ -1,5 +1,7 @@
 import type { LocalSettings } from '../../llm/localSettings.js';
 import { checkModelFile, loadModel, ModelFileError, type LoadedModel } from '../../llm/model.js';
+import { speedFolder } from '../../llm/speed.js';
+import { keelHome } from '../../keelHome.js';
 import { progressBar } from '../format.js';
 import { CliError, type Writer } from '../io.js';
 
@@ -34,7 +36,7 @@ export async function openModel(absolute: string, flags: ModelFlags, err: Writer
   try {
     loaded = await loadModel({
       modelPath: absolute, settings: flags.local, threads: flags.threads, contextSize: flags.contextSize, gpu: flags.gpu,
-      onProgress: (f) => bar.update(f),
+      onProgress: (f) => bar.update(f), speedFolder: speedFolder(keelHome()),
     });
   } catch (e) {
     // "Loaded" only once it has: a failed load ends the bar's line and says why, naming the file.

@@ -144,6 +144,30 @@ describe('Settings panel', () => {
     expect(sent[0].flashAttention).toBe('on');
   });
 
+  it('shows threads and batch size measured here, and prefill threads where they differ', async () => {
+    fakeApi({
+      localSettings: async () => saved,
+      doctor: async () => {
+        const r = withModel();
+        return {
+          ...r, model: {
+            ...r.model!,
+            threads: { value: 1, why: 'Measured for decoding: decoding 5.0 ms a token with 1, against 9.1 ms with 2 (measured 2026-12-07, load average 0.40).' },
+            batchThreads: { value: 2, why: 'Measured for prefill: prefill 1,021 tokens/s with 2, against 683 tokens/s with 1 (measured 2026-12-07, load average 0.40).' },
+            batchSize: { value: 1024, why: "Measured: prefill 1,100 tokens/s against 900 tokens/s at 512, node-llama-cpp's default." },
+          },
+        };
+      },
+    });
+    setSlice('model', { app: { modelsFolder: '/models', dataFolder: '/data', loadedModel: MODEL, loadedSetups: { [MODEL]: { ...setup, threads: 1, batchThreads: 2 } } } });
+    render(<SettingsPanel onClose={() => undefined} />);
+    await waitFor(() => expect(screen.getByTestId('doctor-batch-threads')).toBeTruthy(), SOON);
+    expect(screen.getByTestId('doctor-threads').textContent).toBe('1Measured for decoding: decoding 5.0 ms a token with 1, against 9.1 ms with 2 (measured 2026-12-07, load average 0.40).');
+    expect(screen.getByTestId('doctor-batch-threads').textContent).toMatch(/^2Measured for prefill: /);
+    expect(screen.getByTestId('doctor-batch-size').textContent).toMatch(/^1,024 tokensMeasured: prefill 1,100 tokens\/s/);
+    expect(screen.getByTestId('settings-in-use').textContent).toContain('1 thread (2 for prefill) · 4 sessions at once');
+  });
+
   it('after a save, reads the settings, the report and the app state again', async () => {
     let calls = 0;
     let state = 0;

@@ -143,7 +143,8 @@ function InUse({ setup }: { setup: LocalSetup }) {
   return (
     <p className="small" data-testid="settings-in-use">
       In use now: <strong>{setupLine(setup)}</strong> · {n(setup.gpuLayers)} of {n(setup.totalLayers)} layers on the GPU · KV {setup.kvCacheType} ·{' '}
-      {n(setup.threads)} thread{setup.threads === 1 ? '' : 's'} · {setup.sequences} sessions at once
+      {n(setup.threads)} thread{setup.threads === 1 ? '' : 's'}
+      {setup.batchThreads !== undefined && ` (${n(setup.batchThreads)} for prefill)`} · {setup.sequences} sessions at once
     </p>
   );
 }
@@ -183,7 +184,9 @@ function Doctor({ report }: { report: DoctorReport }) {
             <Choose label="Flash attention" c={p.flashAttention} />
             {p.speculation && <Choose label="Speculation" c={p.speculation} />}
             {p.draft && <Choose label="Draft model" c={p.draft} shown={p.draft.value === null ? 'none' : basename(p.draft.value)} testId="doctor-draft" />}
-            <Choose label="Threads" c={p.threads} />
+            <Choose label="Threads" c={p.threads} testId="doctor-threads" />
+            {p.batchThreads && <Choose label="Prefill threads" c={p.batchThreads} testId="doctor-batch-threads" />}
+            {p.batchSize && <Choose label="Batch size" c={p.batchSize} shown={`${n(p.batchSize.value)} tokens`} testId="doctor-batch-size" />}
             <CacheRows plan={p.cache} />
             {p.estimate && <Row label="Memory" value={`about ${bytes(p.estimate.ram)} RAM, ${bytes(p.estimate.vram)} VRAM`} why="node-llama-cpp's estimate" />}
           </dl>
