@@ -94,8 +94,8 @@ async function measureBatches(
       try {
         const { prefillPerSecond } = await timeRun(c, tokens);
         const kept = batches.find((b) => b.batchSize === batchSize);
-        if (!kept) batches.push({ batchSize, prefillPerSecond });
-        else kept.prefillPerSecond = Math.max(kept.prefillPerSecond, prefillPerSecond);
+        if (!kept) batches.push({ batchSize, prefillPerSecond, slowestPerSecond: prefillPerSecond });
+        else Object.assign(kept, { prefillPerSecond: Math.max(kept.prefillPerSecond, prefillPerSecond), slowestPerSecond: Math.min(kept.slowestPerSecond, prefillPerSecond) });
         step(`round ${round + 1} of ${ROUNDS}, batch ${whole(batchSize)}: prefill ${whole(prefillPerSecond)} tokens/s with ${top.threads} thread${top.threads === 1 ? '' : 's'}`);
       } finally {
         await c.dispose();

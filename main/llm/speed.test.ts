@@ -94,19 +94,23 @@ describe('speed measured on the real engine', { timeout: 300_000 }, () => {
 });
 
 describe('threads and batch size from figures', () => {
-  it('says the figures: the fastest decoding count, and a larger batch only where it is 10 % faster', async () => {
+  it('says the figures: the fastest decoding count, and a larger batch only where it is 10 % faster in every round', async () => {
     const llama = await loadLlama('cpu');
     const file = path.join(dir, 'words.gguf');
     writeTestModel(file, { layers: 2, seed: 4 });
     const threads = [{ threads: 1, decodeMs: 55.2, prefillPerSecond: 230 }, { threads: 2, decodeMs: 31, prefillPerSecond: 410 }];
-    writeSpeed(folder, await figuresFor(file, threads, [{ batchSize: 512, prefillPerSecond: 400 }, { batchSize: 1024, prefillPerSecond: 420 }]));
+    const batch = (batchSize: number, prefillPerSecond: number, slowestPerSecond = prefillPerSecond) => ({ batchSize, prefillPerSecond, slowestPerSecond });
+    writeSpeed(folder, await figuresFor(file, threads, [batch(512, 400), batch(1024, 420)]));
     const plan = await planThreads(llama, file, 'auto', settings, folder);
     expect(plan.threads).toEqual({ value: 2, why: 'Measured: decoding 31.0 ms a token with 2, against 55.2 ms with 1; prefill 410 tokens/s with 2, against 230 tokens/s with 1 (measured 2026-12-07, load average 0.50).' });
     expect(plan.batchThreads).toBeUndefined();
     expect(plan.batchSize?.value).toBe(512);
-    writeSpeed(folder, await figuresFor(file, threads, [{ batchSize: 512, prefillPerSecond: 400 }, { batchSize: 1024, prefillPerSecond: 460 }]));
+    // Faster at best, but not in its slowest round: noise on a busy machine, not a gain.
+    writeSpeed(folder, await figuresFor(file, threads, [batch(512, 400, 330), batch(1024, 470, 400)]));
+    expect((await planThreads(llama, file, 'auto', settings, folder)).batchSize?.value).toBe(512);
+    writeSpeed(folder, await figuresFor(file, threads, [batch(512, 400, 390), batch(1024, 470, 450)]));
     expect((await planThreads(llama, file, 'auto', settings, folder)).batchSize).toEqual({
-      value: 1024, why: 'Measured: prefill 460 tokens/s against 400 tokens/s at 512, node-llama-cpp\'s default (measured 2026-12-07, load average 0.50).',
+      value: 1024, why: 'Measured: prefill 450 tokens/s or more against 400 tokens/s at most at 512, node-llama-cpp\'s default (measured 2026-12-07, load average 0.50).',
     });
     // A number set wins over the figures; the batch size measured still holds.
     expect((await planThreads(llama, file, 'auto', { ...settings, threads: 1 }, folder)).threads).toEqual({ value: 1, why: 'Set to 1.' });

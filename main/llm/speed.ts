@@ -42,8 +42,11 @@ export interface SpeedFigures {
   loadAverage: number;
   /** Per thread count: decoding's ms a token (one token a step) and prefill tokens a second (at node-llama-cpp's default batch, 512). */
   threads: { threads: number; decodeMs: number; prefillPerSecond: number }[];
-  /** Prefill tokens a second per batch size, at the best prefill thread count; empty where not measured (`batchNote` says why). */
-  batches: { batchSize: number; prefillPerSecond: number }[];
+  /**
+   * Prefill tokens a second per batch size, at the best prefill thread count: its best round, and its
+   * slowest (how far other work moved it). Empty where not measured (`batchNote` says why).
+   */
+  batches: { batchSize: number; prefillPerSecond: number; slowestPerSecond: number }[];
   batchNote?: string;
 }
 
