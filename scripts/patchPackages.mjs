@@ -51,6 +51,16 @@
 // not found in PATH", a command refused) and each start cost up to 0.3 s. PATH is searched in the
 // process instead, as `which` does: a name with a slash is itself, else the first PATH entry (an
 // empty one is `.`) holding a regular file the user may execute.
+// Two options per wrap, each opt-in, each leaving a sandbox no less strict (issue 37 item 4):
+//   - `noNetwork`: the command reaches no host at all. On Linux its network namespace is unshared
+//     with nothing bound into it: no proxy socket, no socat relays started inside and waited for
+//     (about 0.1 s a command), no proxy variables. Without it an empty allow list still routes
+//     through the proxy, which refuses every host;
+//   - `mandatoryDenyScan: false`: the ripgrep scan of the working directory for shell and tool
+//     settings and git hooks to protect is not run (a process started for every command). Its
+//     denies only ever land inside the paths a command may write; Keel asks for it only where
+//     those hold nothing of the workspace (a read-only command: its own temp folder, which Keel
+//     mounts a fresh file system over). The fixed names in the working directory are still denied.
 //
 // Contract: every file listed gets every patch of its package; a file that already holds a patch's
 // replacement is left alone (so a second run is a no-op); an anchor missing from a file that lacks
@@ -442,6 +452,67 @@ export const WHICH_PATCHES = [
   },
 ];
 
+export const WRAP_OPTION_PATCHES = [
+  {
+    name: 'noNetwork: no proxy, the network still unshared',
+    anchor: '    const needsNetworkProxy = hasNetworkConfig;',
+    replacement: [
+      '    // Keel: a wrap that may reach no host gets no way to the proxy either (needsNetworkRestriction stands).',
+      '    const needsNetworkProxy = hasNetworkConfig && options?.noNetwork !== true;',
+    ].join('\n'),
+  },
+  {
+    name: 'mandatoryDenyScan: false skips the ripgrep scan (a depth below 0)',
+    anchor: '                mandatoryDenySearchDepth: getMandatoryDenySearchDepth(),',
+    replacement: '                mandatoryDenySearchDepth: options?.mandatoryDenyScan === false ? -1 : getMandatoryDenySearchDepth(),',
+  },
+];
+
+export const WRAP_OPTION_TYPE_PATCHES = [
+  {
+    name: 'the two options, typed',
+    anchor: [
+      "     * reported as the violation's `command`. Defaults to `command`.",
+      '     */',
+      '    commandText?: string;',
+      '};',
+    ].join('\n'),
+    replacement: [
+      "     * reported as the violation's `command`. Defaults to `command`.",
+      '     */',
+      '    commandText?: string;',
+      '    /**',
+      '     * Keel: the command reaches no host at all. Its network is restricted as ever (Linux: its own',
+      '     * namespace), with no way to the proxy: no bridge bound in, no relays, no proxy variables.',
+      '     */',
+      '    noNetwork?: boolean;',
+      '    /**',
+      '     * Keel: false skips the scan of the working directory for protected names below it (Linux:',
+      '     * ripgrep). Only where the paths the command may write hold nothing of the working directory.',
+      '     */',
+      '    mandatoryDenyScan?: boolean;',
+      '};',
+    ].join('\n'),
+  },
+];
+
+export const DENY_SCAN_PATCHES = [
+  {
+    name: 'a depth below 0: the fixed names only, no ripgrep',
+    anchor: [
+      '    const denyPaths = linuxGetCwdMandatoryDenyPaths(allowGitConfig);',
+      '    // Build iglob args for all patterns in one ripgrep call',
+    ].join('\n'),
+    replacement: [
+      '    const denyPaths = linuxGetCwdMandatoryDenyPaths(allowGitConfig);',
+      '    // Keel: asked for no scan (WrapWithSandboxOptions.mandatoryDenyScan).',
+      '    if (maxDepth < 0)',
+      '        return denyPaths;',
+      '    // Build iglob args for all patterns in one ripgrep call',
+    ].join('\n'),
+  },
+];
+
 const require = createRequire(import.meta.url);
 const PACKAGES = [
   {
@@ -462,7 +533,13 @@ const PACKAGES = [
     dist: () => dirname(require.resolve('node-llama-cpp')),
   },
   {
-    name: '@anthropic-ai/sandbox-runtime', version: '0.0.83', files: { 'utils/which.js': WHICH_PATCHES },
+    name: '@anthropic-ai/sandbox-runtime', version: '0.0.83',
+    files: {
+      'utils/which.js': WHICH_PATCHES,
+      'sandbox/sandbox-manager.js': WRAP_OPTION_PATCHES,
+      'sandbox/sandbox-manager.d.ts': WRAP_OPTION_TYPE_PATCHES,
+      'sandbox/linux-sandbox-utils.js': DENY_SCAN_PATCHES,
+    },
     dist: () => dirname(require.resolve('@anthropic-ai/sandbox-runtime')),
   },
 ];

@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 
 // scripts/patchPackages.mjs (postinstall) patches @huggingface/jinja (semantics: jinjaSemantics.test.ts;
 // speed), node-llama-cpp's lifecycle-utils and node-llama-cpp itself (speed), and sandbox-runtime's which
-// (no process per lookup). A speed patch must not change a result.
+// (no process per lookup) and two wrap options (their sandboxes: main/sandbox/runner.test.ts). A speed
+// patch must not change a result.
 const script = path.resolve('scripts/patchPackages.mjs');
 const require = createRequire(import.meta.url);
 const jinjaDist = path.dirname(require.resolve('@huggingface/jinja'));
@@ -60,7 +61,9 @@ describe('scripts/patchPackages.mjs', () => {
     expect(fs.readFileSync(path.join(dir, 'index.cjs'), 'utf8')).toBe(before);
     expect(run('lifecycle-utils', copy(splitDist, ['splitText.js']))).toMatch(/splitText\.js: 0 applied, \d+ already in place/);
     expect(run('node-llama-cpp', copy(llamaDist, ['evaluator/LlamaContext/LlamaContext.js', SQUASH, UNIQUE_ID]))).toMatch(/LlamaContext\.js: 0 applied, 1 already in place\n.*squashChatHistoryItems\.js: 0 applied, 2 already in place\n.*UniqueIdGenerator\.js: 0 applied, 2 already in place/);
-    expect(run('@anthropic-ai/sandbox-runtime', copy(sandboxDist, ['utils/which.js']))).toMatch(/which\.js: 0 applied, 2 already in place/);
+    const sandboxFiles = ['utils/which.js', 'sandbox/sandbox-manager.js', 'sandbox/sandbox-manager.d.ts', 'sandbox/linux-sandbox-utils.js'];
+    expect(run('@anthropic-ai/sandbox-runtime', copy(sandboxDist, sandboxFiles)))
+      .toMatch(/which\.js: 0 applied, 2 already in place\n.*sandbox-manager\.js: 0 applied, 2 already in place\n.*sandbox-manager\.d\.ts: 0 applied, 1 already in place\n.*linux-sandbox-utils\.js: 0 applied, 1 already in place/);
   });
 
   it('fails loudly, naming the package and patch, where an anchor is missing, and writes nothing to that file', () => {

@@ -8,11 +8,13 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { SandboxManager } from '@anthropic-ai/sandbox-runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bashTool } from '../core/tools/bash.js';
 import type { CommandAccess } from '../core/tools/commandRunner.js';
 import { makeContext } from '../../test/toolContext.js';
 import { snapshotTree } from '../../test/outsideTree.js';
+import { commandConfig, type CommandPolicy } from './policy.js';
 import { createSandboxRunner, sandboxCommand, sandboxStatus } from './runner.js';
 import { usePrivateTmpdir } from '../../test/privateTmpdir.js';
 
@@ -146,6 +148,41 @@ describe('the command sandbox', () => {
     await run('ls -a', 'workspace-write');
     await run('ls -a', 'read-only');
     expect(workspace()).toEqual(before);
+  });
+
+  it('a command granted no domain has no way out at all; one naming a network program keeps the proxy, whose refusal it is told', async () => {
+    for (const access of ['read-only', 'workspace-write'] as const) {
+      // No relay listening inside (they would count as TCP sockets in use), no proxy to be pointed at.
+      const body = await run(`echo "proxy=\${HTTP_PROXY:-none}"; grep '^TCP:' /proc/net/sockstat; node -e "require('net').connect(${port},'127.0.0.1').on('connect',()=>console.log('CONNECTED')).on('error',e=>console.log(e.code))"`, access);
+      expect(body).toMatch(/^proxy=none\nTCP: inuse 0 /);
+      expect(body).toContain('ECONNREFUSED');
+    }
+    expect(connections).toBe(0);
+    const refused = await run('curl -sS --max-time 10 https://example.com/', 'workspace-write');
+    expect(refused).toContain('[the sandbox refused: deny network-outbound example.com:443');
+  });
+
+  it('leaves out the scan for protected names only where what it finds changes nothing: a read-only command\'s', async () => {
+    const ws = path.join(base, 'scan');
+    for (const rel of ['.bashrc', 'sub/.vscode/settings.json', 'sub/.mcp.json', 'inner/.git/HEAD', 'a/b/.gitconfig', '.claude/commands/x.md']) put(path.join(ws, rel), 'x\n');
+    const tmp = fs.mkdtempSync(path.join(base, 'tmp-'));
+    const line = async (access: CommandAccess, scan: boolean) => {
+      const policy: CommandPolicy = { root: ws, access, tmp, deniedReads: [], dataFolders: [data], home, ...(access === 'read-only' ? {} : { git: { dirs: [], files: [] } }) };
+      const before = process.cwd();
+      process.chdir(ws);
+      try {
+        return await SandboxManager.wrapWithSandbox('true', 'bash', commandConfig(policy), undefined, { commandId: 'same', noNetwork: true, ...(scan ? {} : { mandatoryDenyScan: false }) });
+      } finally {
+        SandboxManager.cleanupAfterCommand();
+        process.chdir(before);
+      }
+    };
+    await sandboxStatus();
+    expect(await line('read-only', false)).toBe(await line('read-only', true));
+    // Where the workspace may be written, the scan's finds are denied: they are there to be found.
+    const written = await line('workspace-write', true);
+    for (const rel of ['sub/.vscode', 'sub/.mcp.json', 'inner/.git/hooks', 'a/b/.gitconfig']) expect(written).toContain(path.join(ws, rel));
+    expect(await line('workspace-write', false)).not.toContain(path.join(ws, 'sub/.vscode'));
   });
 
   it('wraps a program launch (an MCP server) in the same sandbox', async () => {

@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SandboxManager, type SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
+import { parseLine, reachesNetwork } from '../core/permissions/command.js';
 import { deniedReads } from '../core/permissions/secrets.js';
 import { bridgePids, watchBridges } from './bridgeWatch.js';
 import {
@@ -191,7 +192,7 @@ async function sandboxLaunch(command: string, base: PolicyBase, domains: readonl
     const config = commandConfig(policy);
     // The library looks bash up in PATH in this process (scripts/patchPackages.mjs), never with a timed `which`.
     const wrappedLine = await inFolder(base.root, () =>
-      SandboxManager.wrapWithSandbox(inner, 'bash', config, undefined, { commandId: id, commandText: command }));
+      SandboxManager.wrapWithSandbox(inner, 'bash', config, undefined, { commandId: id, commandText: command, ...leftOut(command, base, domains) }));
     wrapped = true;
     if (!wrappedLine.includes(DEV_ARG)) throw new Error('the sandbox runtime\'s command line has no /dev mount to put the temp folder after');
     // The home folder hidden by readRules is the library's tmpfs: read-only, so a write there fails as
@@ -204,6 +205,25 @@ async function sandboxLaunch(command: string, base: PolicyBase, domains: readonl
     release();
     throw err;
   }
+}
+
+/**
+ * What the library leaves out of a command's sandbox, each where the sandbox is no less strict
+ * without it (options patched in: scripts/patchPackages.mjs):
+ * - the way to the network proxy (a socket bound in, two socat relays started inside and waited
+ *   for: about 0.1 s a command) where no domain is granted: the command's network namespace stays
+ *   empty, so it reaches no host, as the proxy would have refused every one. Kept where the line
+ *   names a network program (curl, npm install…: the gate's judge), so that the proxy's refusal
+ *   (`deny network-outbound example.com:443`) is there to tell the model why it failed.
+ * - the scan for protected names below the workspace (a ripgrep process) where the command may
+ *   write only its own temp folder: what the scan finds is denied only inside writable paths, and
+ *   Keel mounts a fresh file system over that folder.
+ */
+function leftOut(command: string, base: PolicyBase, domains: readonly string[]): { noNetwork?: true; mandatoryDenyScan?: false } {
+  return {
+    ...(domains.length === 0 && !reachesNetwork(parseLine(command)) ? { noNetwork: true } : {}),
+    ...(base.access === 'read-only' && (base.writable ?? []).length === 0 ? { mandatoryDenyScan: false } : {}),
+  };
 }
 
 /**
