@@ -278,6 +278,9 @@ function writeRecords(file: string, runs: HarnessRun[]): void {
       turn: r.turn, prompt: r.prompt.length, cachedBefore: r.cachedBefore, reused: r.reused, newTokens: r.newTokens, ideal: r.ideal,
       lost: r.lost, firstDiff: r.firstDiff, cause: r.cause, prefillMs: r.prefillMs, sampled: r.sampled, evaluations: r.evaluations, decodeSteps: r.decodeSteps,
     })),
+    // Keel's own rows (what its price fit reads) and the priced actions: enough to replay the fit.
+    ...(run.rows && { rows: run.rows.map(({ newTokens, reusedTokens, cachedBefore, prefillMs }) => ({ newTokens, reusedTokens, cachedBefore, prefillMs })) }),
+    ...(run.prices && { prices: run.prices }),
   }));
   fs.writeFileSync(file, JSON.stringify(data) + '\n');
 }

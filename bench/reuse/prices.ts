@@ -9,6 +9,7 @@
 import type { AgentLoop, PricedAction } from '../../main/core/turn/loop.js';
 import { NEXT_MESSAGE } from '../../main/core/turn/loop.js';
 import { openEngine } from '../../main/openEngine.js';
+import type { MeasuredRequest } from '../../main/core/price/prefillSpeed.js';
 import type { LoadedModel } from '../../main/llm/model.js';
 import type { Reply } from '../../main/llm/testModel/nativeReplies.js';
 
@@ -19,6 +20,8 @@ export interface PricedRun {
   actualTokens: number;
   predictedMs: number;
   actualMs: number;
+  /** The request the action left, as the fit reads it (the next action's price learns from it too). */
+  row: MeasuredRequest;
 }
 
 export async function priceActions(
@@ -39,6 +42,7 @@ export async function priceActions(
     const run = {
       action: label, exact: price.exact, predictedTokens: price.nextTokens, actualTokens: row.newTokens,
       predictedMs: (price.nextSeconds ?? 0) * 1000, actualMs: row.prefillMs,
+      row: { newTokens: row.newTokens, reusedTokens: row.reusedTokens, cachedBefore: row.cachedBefore, prefillMs: row.prefillMs },
     };
     if (price.exact && run.predictedTokens !== run.actualTokens) problems.push(`price of ${label}: ${run.predictedTokens} tokens predicted, ${run.actualTokens} read`);
     runs.push(run);

@@ -136,6 +136,19 @@ describe('prefill speed learnt from the session', () => {
     expect(prefillSeconds(prefillSpeed([row(40, 0, 80)])!, 400, 0)).toBeCloseTo(0.8, 9);
   });
 
+  it('prices a read larger than every request with attention over its own depth, which reads at one depth cannot tell from a cost per token', () => {
+    // As bench:reuse measured on this CPU: 0.5 ms a token plus 0.44 µs for each token it follows. The latest
+    // requests are small reads 11.5k–13.7k tokens deep (a token there costs about 6 ms), and a delete of 3,579.
+    const t = (n: number, s: number) => 60 + 0.5 * n + 0.00044 * n * (s + n / 2);
+    const noise = [1.1, 0.9, 1.2, 0.85, 1.05, 0.95, 1.15, 0.9, 1.0, 1.1, 0.8, 1.2, 0.95, 1.05, 0.9, 1.1, 1.0, 0.85, 1.15, 0.95, 1.05, 0.9, 1.1];
+    const small = [80, 19, 67, 34, 20, 38, 32, 158, 40, 21, 300, 23, 80, 17, 67, 341, 32, 166, 40, 23, 80, 8, 31];
+    const rows = [...small.map((n, i) => row(n, 11500 + i * 95, t(n, 11500 + i * 95) * noise[i])), row(3579, 9938, t(3579, 9938))];
+    // A switch to another engine reads the whole 11,717-token prompt from 0: a cost per token alone priced it at 1.7×.
+    const ratio = prefillSeconds(prefillSpeed(rows)!, 11717, 0) * 1000 / t(11717, 0);
+    expect(ratio).toBeGreaterThan(0.75);
+    expect(ratio).toBeLessThan(1.25);
+  });
+
   it('does not price dropped cells from one break: the term must predict a request it was not drawn from', () => {
     // The one break, an 8-token read after dropping 1500 cells, measured twice its cost (noise, not the drop).
     const rows = [...sizes.map(([n, s]) => row(n, s, cost(n, s))), row(30, 7000, cost(30, 7000)), row(8, 6000, 2 * cost(8, 6000), 1500)];

@@ -30,8 +30,8 @@ const LATEST = 24;
 const NEAR = 8;
 
 const TERMS = 4;
-/** The terms that grow with the tokens read: per token (1) and attention over depth (2). */
-const GROWS = 0b0110;
+/** The term that grows faster than the tokens read: attention over what each follows (2). */
+const DEPTH = 0b0100;
 const features = (n: number, s: number, e: number) => [1, n, n * (s + n / 2), e];
 
 export function prefillSpeed(rows: readonly MeasuredRequest[]): PrefillSpeed | undefined {
@@ -56,20 +56,23 @@ export function prefillSpeed(rows: readonly MeasuredRequest[]): PrefillSpeed | u
  * - Which terms are kept is chosen by how well the fit predicts each request from the others (leave
  *   one out), not by how closely it passes through all of them: a term that only a request or two
  *   can tell (the cost of dropped cells, after one break) would fit their noise exactly and price
- *   the next break on it. A read larger than all of them keeps a term that grows with its tokens:
- *   it is priced by its size, not by their fixed part. Where no set of terms can be checked so
- *   (one request), its time is the fixed part (a read larger than it: its time per token).
+ *   the next break on it. A read larger than all of them keeps attention over depth: it is priced
+ *   by its size and its own depth, not by their fixed part or their cost per token at their depth.
+ *   Where no set of terms can be checked so (one request), its time is the fixed part (a read
+ *   larger than it: its time per token).
  */
 export function prefillCost(speed: PrefillSpeed, tokens: number): PrefillCost {
   const { points } = speed;
   const w = weightsNear(points, tokens);
   let best: { c: number[]; error: number } | undefined;
-  // A read larger than every request is priced by a term that grows with its tokens (per token, or
-  // attention over depth): a fixed part alone, which noisy small reads can favour, prices 5,000 tokens as 50.
+  // A read larger than every request keeps attention over depth, the term that grows fastest with its
+  // tokens: a fixed part alone, which noisy small reads can favour, prices 5,000 tokens as 50, and a cost
+  // per token alone, which reads all about as deep cannot tell from attention, a whole prompt read from 0
+  // as if each token were as deep as they were (bench:reuse: a switch priced at 1.66× its time).
   const larger = points.every((p) => p.n < tokens);
   // Every non-empty subset of the terms (bit k: term k).
   for (let mask = 1; mask < 1 << TERMS; mask++) {
-    if (larger && !(mask & GROWS)) continue;
+    if (larger && !(mask & DEPTH)) continue;
     const terms = [...Array(TERMS).keys()].filter((k) => mask & (1 << k));
     const c = fitted(points, w, terms);
     const error = c && heldOutError(points, w, terms);
