@@ -42,7 +42,7 @@ export async function priceActions(
     const run = {
       action: label, exact: price.exact, predictedTokens: price.nextTokens, actualTokens: row.newTokens,
       predictedMs: (price.nextSeconds ?? 0) * 1000, actualMs: row.prefillMs,
-      row: { newTokens: row.newTokens, reusedTokens: row.reusedTokens, cachedBefore: row.cachedBefore, prefillMs: row.prefillMs },
+      row: { newTokens: row.newTokens, reusedTokens: row.reusedTokens, prefillMs: row.prefillMs },
     };
     if (price.exact && run.predictedTokens !== run.actualTokens) problems.push(`price of ${label}: ${run.predictedTokens} tokens predicted, ${run.actualTokens} read`);
     runs.push(run);

@@ -58,32 +58,22 @@ describe('the price of a cache break, before it is paid (real engine)', { timeou
 });
 
 describe('prefill speed learnt from the session', () => {
-  const row = (newTokens: number, reusedTokens: number, prefillMs: number, dropped = 0) =>
-    ({ newTokens, reusedTokens, cachedBefore: reusedTokens + dropped, prefillMs }) as RequestRow;
-  // ms = 10 + 0.5·n + 0.0001·n·(s + n/2) + 0.2·e, exactly, at several sizes, depths and drops.
-  const cost = (n: number, s: number, e = 0) => 10 + 0.5 * n + 0.0001 * n * (s + n / 2) + 0.2 * e;
+  const row = (newTokens: number, reusedTokens: number, prefillMs: number) => ({ newTokens, reusedTokens, prefillMs }) as RequestRow;
+  // ms = 10 + 0.5·n + 0.0001·n·(s + n/2), exactly, at several sizes and depths.
+  const cost = (n: number, s: number) => 10 + 0.5 * n + 0.0001 * n * (s + n / 2);
   const sizes = [[100, 0], [1000, 0], [400, 5000], [50, 9000], [2000, 3000]];
 
   it('fits a fixed cost, a cost per token and attention over what each token follows', () => {
     const speed = prefillSpeed([...sizes.map(([n, s]) => row(n, s, cost(n, s))), row(0, 100, 3)])!;
     // Exact measures: the same fit near every size.
-    for (const near of [8, 3000]) {
-      const c = prefillCost(speed, near);
+    for (const [near, start] of [[8, 9000], [3000, 0]]) {
+      const c = prefillCost(speed, near, start);
       expect(c.fixedMs).toBeCloseTo(10, 3);
       expect(c.perTokenMs).toBeCloseTo(0.5, 5);
       expect(c.perDepthMs).toBeCloseTo(0.0001, 8);
-      // No request dropped anything: the term is left out, not guessed.
-      expect(c.perDroppedMs).toBe(0);
     }
     expect(prefillSeconds(speed, 3000, 12000)).toBeCloseTo(cost(3000, 12000) / 1000, 5);
     expect(prefillSeconds(speed, 0, 500)).toBe(0);
-  });
-
-  it('learns what dropping cached cells costs once requests have dropped some', () => {
-    const rows = [...sizes.map(([n, s]) => row(n, s, cost(n, s))), row(30, 6000, cost(30, 6000, 1800), 1800), row(1400, 4000, cost(1400, 4000, 6000), 6000)];
-    const speed = prefillSpeed(rows)!;
-    expect(prefillCost(speed, 31).perDroppedMs).toBeCloseTo(0.2, 5);
-    expect(prefillSeconds(speed, 31, 5600, 1800)).toBeCloseTo(cost(31, 5600, 1800) / 1000, 5);
   });
 
   it('leaves out a term that would come out below zero, and knows nothing before a request', () => {
@@ -92,12 +82,12 @@ describe('prefill speed learnt from the session', () => {
     // the one closest to both relatively: (1/300 + 1/100) / (1/300² + 1/100²) = 120 ms.
     // Two requests are fewer than a fit near one size draws on: they weigh alike.
     const speed = prefillSpeed([row(100, 0, 300), row(1000, 0, 100)])!;
-    expect(prefillCost(speed, 100)).toMatchObject({ fixedMs: 120, perTokenMs: 0, perDepthMs: 0, perDroppedMs: 0 });
+    expect(prefillCost(speed, 100, 0)).toMatchObject({ fixedMs: 120, perTokenMs: 0, perDepthMs: 0 });
     // One request: its time.
     const one = prefillSpeed([row(40, 0, 75)])!;
     expect(one.requests).toBe(1);
-    expect(prefillCost(one, 40).fixedMs).toBeCloseTo(75, 9);
-    expect(prefillCost(one, 40)).toMatchObject({ perTokenMs: 0, perDepthMs: 0, perDroppedMs: 0 });
+    expect(prefillCost(one, 40, 0).fixedMs).toBeCloseTo(75, 9);
+    expect(prefillCost(one, 40, 0)).toMatchObject({ perTokenMs: 0, perDepthMs: 0 });
   });
 
   it('prices a small read as the small reads went, whatever the large ones measured (errors relative to each)', () => {
@@ -127,7 +117,7 @@ describe('prefill speed learnt from the session', () => {
     const noise = [1.24, 1.51, 2.19, 0.81, 0.67, 2.16, 1.43, 1.5, 1.27, 0.5, 1.23, 1.85];
     const rows = [20, 35, 50, 80, 120, 160, 200, 260, 320, 400, 450, 500].map((n, i) => row(n, 8000 + i * 100, t(n) * noise[i]));
     const speed = prefillSpeed(rows)!;
-    const c = prefillCost(speed, 5699);
+    const c = prefillCost(speed, 5699, 4000);
     expect(c.perTokenMs + c.perDepthMs).toBeGreaterThan(0);
     const ratio = prefillSeconds(speed, 5699, 4000) * 1000 / t(5699);
     expect(ratio).toBeGreaterThan(0.5);
@@ -149,13 +139,4 @@ describe('prefill speed learnt from the session', () => {
     expect(ratio).toBeLessThan(1.25);
   });
 
-  it('does not price dropped cells from one break: the term must predict a request it was not drawn from', () => {
-    // The one break, an 8-token read after dropping 1500 cells, measured twice its cost (noise, not the drop).
-    const rows = [...sizes.map(([n, s]) => row(n, s, cost(n, s))), row(30, 7000, cost(30, 7000)), row(8, 6000, 2 * cost(8, 6000), 1500)];
-    const speed = prefillSpeed(rows)!;
-    expect(prefillCost(speed, 31).perDroppedMs).toBe(0);
-    const ratio = prefillSeconds(speed, 31, 5600, 3000) * 1000 / cost(31, 5600);
-    expect(ratio).toBeGreaterThan(0.8);
-    expect(ratio).toBeLessThan(1.25);
-  });
 });

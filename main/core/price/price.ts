@@ -53,14 +53,12 @@ export async function breakPrice(
   engine: Engine, next: Conversation, nextMessage: NextMessage, action: BreakAction, speed?: PrefillSpeed,
 ): Promise<BreakPrice> {
   const { tokens, start, exact } = await rereads(engine, next, nextMessage, action);
-  // What the cache drops past the kept start (another engine starts empty: nothing to drop).
-  const dropped = action.kind === 'switch model' || action.kind === 'new tool list' ? 0 : Math.max(0, engine.cachedTokens() - start);
   const baseline = await engine.promptMap(next);
   // What the next message would read anyway (its own words and the template around them) is not the action's price.
   const price = Math.max(0, tokens - (baseline.ends.length - baseline.cached));
   return {
     action: action.kind, tokens: price, nextTokens: tokens, start, exact: exact && baseline.exact,
-    ...(speed && { seconds: prefillSeconds(speed, price, start, dropped), nextSeconds: prefillSeconds(speed, tokens, start, dropped) }),
+    ...(speed && { seconds: prefillSeconds(speed, price, start), nextSeconds: prefillSeconds(speed, tokens, start) }),
   };
 }
 
