@@ -34,6 +34,7 @@ import { writeTestModel } from '../main/llm/testModel/makeTestModel.js';
 import { formatCall } from '../main/llm/toolCalls.js';
 import { openAgent, openEngine } from '../main/openEngine.js';
 import { hostSubagents } from '../main/subagentHost.js';
+import { stopSandbox } from '../main/sandbox/runner.js';
 import { appDeps } from './appDeps.js';
 import { checkProblems } from './checks.js';
 import { analyse, commonPrefix, SequenceProbe, type RequestMeasure } from './reuse/measure.js';
@@ -167,6 +168,7 @@ async function main(): Promise<number> {
   } finally {
     store.close();
     await model.dispose();
+    await stopSandbox(); // its proxies would keep the process alive
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
