@@ -2,9 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { engineFixture, type EngineFixture } from '../engineFixture.js';
 import { architectureModel } from './testModel/architectureModels.js';
 import { NEXT_MESSAGE } from '../core/turn/loop.js';
-import type { RequestRow } from '../core/state/types.js';
 import { describePrice } from '../core/price/price.js';
-import { prefillCost, prefillSeconds, prefillSpeed } from '../core/price/prefillSpeed.js';
+import { prefillCost, prefillSeconds, prefillSpeed, type MeasuredRequest } from '../core/price/prefillSpeed.js';
 
 let f: EngineFixture | undefined;
 afterEach(async () => {
@@ -58,7 +57,7 @@ describe('the price of a cache break, before it is paid (real engine)', { timeou
 });
 
 describe('prefill speed learnt from the session', () => {
-  const row = (newTokens: number, reusedTokens: number, prefillMs: number) => ({ newTokens, reusedTokens, prefillMs }) as RequestRow;
+  const row = (newTokens: number, reusedTokens: number, prefillMs: number): MeasuredRequest => ({ newTokens, reusedTokens, prefillMs });
   // ms = 10 + 0.5·n + 0.0001·n·(s + n/2), exactly, at several sizes and depths.
   const cost = (n: number, s: number) => 10 + 0.5 * n + 0.0001 * n * (s + n / 2);
   const sizes = [[100, 0], [1000, 0], [400, 5000], [50, 9000], [2000, 3000]];
