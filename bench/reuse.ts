@@ -190,7 +190,7 @@ function speculationLines(keel: HarnessRun, check: SpeculationCheck | string | u
   if (typeof check === 'string') out.push(`Speculation check: ${check}.`);
   else if (check) {
     out.push(`Speculation check (greedy, not forced; flash attention off): ${check.replies} edit replies of up to ${CHECK.tokens} tokens at ${fmt(check.fill)} tokens, ` +
-      `${check.problems.length ? `${check.problems.length} differing` : 'byte-identical'} with and without drafts; ` +
+      `${check.differing ? `${check.differing} differing` : 'byte-identical'} with and without drafts${check.sameInBatch ? '' : ' (none promised: a token\'s results differ alone and in a batch here, so auto does not draft)'}; ` +
       `${fmt(check.accepted)} of ${fmt(check.accepted + check.refuted)} drafted tokens accepted; decode ${check.msOff.toFixed(1)} ms/token without, ${check.msOn.toFixed(1)} with.`);
   }
   if (run.accepted + run.refuted > 0) {

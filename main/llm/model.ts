@@ -6,7 +6,7 @@ import { splitThreads } from './batchThreads.js';
 import { backendName, contextOptions, explainMiss, FitError, flashAttentionOption, gpuLayersOption, impossible, modelInsights, planFit, SEQUENCES } from './fit.js';
 import { loadDraft, type LoadedDraft } from './draft.js';
 import { fileIdentity } from './fileIdentity.js';
-import { speculationUsed } from './speculation.js';
+import { sameAloneAndInBatch, speculationUsed } from './speculation.js';
 import { planThreads } from './threads.js';
 import { DEFAULT_LOCAL_SETTINGS, type Backend, type LocalSettings, type LocalSetup } from './localSettings.js';
 
@@ -149,7 +149,10 @@ export async function loadModel(o: LoadOptions): Promise<LoadedModel> {
     throw await failed(e);
   }
   const batchThreads = threads.batchThreads && splitThreads(context, threads.threads.value, threads.batchThreads.value) ? threads.batchThreads.value : undefined;
-  const speculation = speculationUsed(settings.speculation, plan?.cache.strategy.value ?? 'prefix', context.flashAttention);
+  const strategy = plan?.cache.strategy.value ?? 'prefix';
+  const planned = speculationUsed(settings.speculation, strategy, context.flashAttention);
+  // Drafting is measured to leave greedy replies as they are before a session may draft (speculation.ts).
+  const speculation = planned.value === 'off' ? planned : speculationUsed(settings.speculation, strategy, context.flashAttention, await sameAloneAndInBatch(context, model));
   // A draft that cannot be used is none, with its reason: the model runs as it would without one.
   const draft = await loadDraft(llama, settings, speculation, { path: modelPath, model, context });
   const setup: LocalSetup = {
@@ -158,7 +161,7 @@ export async function loadModel(o: LoadOptions): Promise<LoadedModel> {
     kvCacheType: GgmlType[context.kvCacheKeyType] ?? String(context.kvCacheKeyType),
     flashAttention: context.flashAttention === 'auto' ? 'auto' : context.flashAttention ? 'on' : 'off', threads: batchThreads === undefined ? context.idealThreads : threads.threads.value,
     ...(batchThreads !== undefined && { batchThreads }), ...(threads.batchSize && { batchSize: context.batchSize }),
-    cacheStrategy: plan?.cache.strategy.value ?? 'prefix',
+    cacheStrategy: strategy,
     speculation, ...(settings.draftModel !== undefined && { draft: draft.draft }),
   };
   const budget = checkpointBudget(settings.checkpointMemory).value;

@@ -7,12 +7,14 @@ import type { Conversation } from '../core/engine/types.js';
 import { LlamaEngine } from './engine.js';
 import { checkSettings, parseSetting } from './localSettings.js';
 import { loadModel, type LoadedModel } from './model.js';
-import { JUDGED_AFTER, PAUSED_TOKENS, SessionLookup, SessionPredictor, speculationUsed } from './speculation.js';
+import { JUDGED_AFTER, PAUSED_TOKENS, SessionLookup, SessionPredictor, sameAloneAndInBatch, speculationUsed } from './speculation.js';
 import { writeTestModel } from './testModel/makeTestModel.js';
 
 let dir: string;
 let model: LoadedModel;
 let withoutFlash: LoadedModel;
+/** Whether this machine gives a token the same results alone as in a batch, without flash attention (measured). */
+let sameInBatch: boolean;
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keel-speculation-'));
   const file = path.join(dir, 'chatml.gguf');
@@ -20,7 +22,8 @@ beforeAll(async () => {
   model = await loadModel({ modelPath: file, contextSize: 512, threads: 1 });
   // Without flash attention, as speculation's auto requires (speculation.ts): a context of the test's own.
   const context = await model.model.createContext({ contextSize: 4096, sequences: 2, threads: 1, flashAttention: false });
-  withoutFlash = { ...model, context, setup: { ...model.setup, speculation: speculationUsed('auto', 'prefix', context.flashAttention) } };
+  sameInBatch = await sameAloneAndInBatch(context, model.model);
+  withoutFlash = { ...model, context, setup: { ...model.setup, speculation: speculationUsed('auto', 'prefix', context.flashAttention, sameInBatch) } };
 }, 120_000);
 afterAll(async () => {
   await withoutFlash?.context.dispose();
@@ -33,17 +36,19 @@ const FILE = Array.from({ length: 30 }, (_, i) => `export function step${i}(queu
 const conversation = (messages: Conversation['messages']): Conversation => ({ system: 'You are a coding agent.', tools: [], messages, promptDate: '2026-12-07' });
 
 describe('speculation from the session\'s own text, on the real engine', { timeout: 120_000 }, () => {
-  it('gives byte-identical greedy replies with and without it, and records the drafts beside the cache figures', async () => {
-    expect(withoutFlash.setup.speculation?.value).toBe('auto');
-    const speculating = new LlamaEngine(withoutFlash);
+  it('drafts only where a token\'s results are the same alone and in a batch, and there gives byte-identical greedy replies; records the drafts beside the cache figures', async () => {
+    expect(withoutFlash.setup.speculation?.value).toBe(sameInBatch ? 'auto' : 'off');
+    const speculating = new LlamaEngine({ ...withoutFlash, setup: { ...withoutFlash.setup, speculation: speculationUsed('on', 'prefix', false) } });
     const plain = new LlamaEngine({ ...withoutFlash, setup: { ...withoutFlash.setup, speculation: speculationUsed('off', 'prefix', false) } });
     try {
       let messages: Conversation['messages'] = [{ role: 'user', text: `Fix the off-by-one in this file:\n${FILE}` }];
       for (let request = 0; request < 3; request++) {
         const on = await speculating.generate(conversation(messages), { maxTokens: 48, temperature: 0 });
         const off = await plain.generate(conversation(messages), { maxTokens: 48, temperature: 0 });
-        expect(on.text).toBe(off.text);
-        expect(on.usage.outputTokens).toBe(off.usage.outputTokens);
+        if (sameInBatch) {
+          expect(on.text).toBe(off.text);
+          expect(on.usage.outputTokens).toBe(off.usage.outputTokens);
+        }
         expect(off.usage.engine?.speculation).toBeUndefined();
         const figures = on.usage.engine?.speculation;
         expect(figures).toBeDefined();
@@ -113,5 +118,20 @@ describe('speculation from the session\'s own text, on the real engine', { timeo
     expect(speculationUsed('on', 'prefix', true).value).toBe('on');
     expect(speculationUsed('on', 'checkpoints', false)).toEqual({ value: 'off', why: 'not used on a cache kept by checkpoints (each drafted batch would take one)' });
     expect(speculationUsed('auto', 'full window cache', false).value).toBe('auto');
+    // Where a token's results differ alone and in a batch, auto does not draft and on says why replies may change.
+    expect(speculationUsed('auto', 'prefix', false, false)).toEqual({ value: 'off', why: 'auto: off: a token\'s results differ alone and in a batch here (measured at load), so a greedy reply could change' });
+    expect(speculationUsed('on', 'prefix', false, false).why).toContain('on by setting; a token\'s results differ');
+    expect(speculationUsed('auto', 'prefix', false, true).value).toBe('auto');
+  });
+
+  it('is measured at load without flash attention, as the test\'s own probe finds it', async () => {
+    const loaded = await loadModel({ modelPath: model.path, contextSize: 512, threads: 1, settings: { flashAttention: 'off' } });
+    try {
+      expect(loaded.setup.speculation).toEqual(speculationUsed('auto', 'prefix', false, sameInBatch));
+      // The probe leaves every sequence to the sessions.
+      expect(loaded.context.sequencesLeft).toBe(loaded.context.totalSequences);
+    } finally {
+      await loaded.dispose();
+    }
   });
 });

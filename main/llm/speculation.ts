@@ -4,8 +4,8 @@
  * was sent, which in Keel is the session itself: every result it read, every file it was shown,
  * every earlier reply. A coding agent's edits copy the lines they replace, so drafts found there are
  * often right. The target model checks every draft in the same batch as its next token, so greedy
- * output is the same with and without it (where attention's results do not depend on the batch
- * size: without flash attention); what it changes is the time a token takes.
+ * output is the same with and without it where the model's results for a token do not depend on
+ * the batch it is in (measured at load: sameAloneAndInBatch); what it changes is the time a token takes.
  *
  * `auto` judges each session by its own figures, measured, not guessed: once JUDGED_AFTER tokens were
  * drafted, a session whose drafts were accepted less than MIN_ACCEPTANCE of the time drafts nothing
@@ -16,7 +16,7 @@
  * compute (one CPU thread) it costs nearly a step (bench:reuse measured 14 % accepted decoding twice
  * as slow there, bench:decode 13 % still paying with more threads).
  */
-import { InputLookupTokenPredictor, TokenPredictor, type LlamaContextSequence, type Token } from 'node-llama-cpp';
+import { InputLookupTokenPredictor, TokenPredictor, type LlamaContext, type LlamaContextSequence, type LlamaModel, type Token } from 'node-llama-cpp';
 import type { SpeculationFigures } from '../core/engine/breaks.js';
 import type { CacheStrategy, Choice, Speculation } from './localSettings.js';
 
@@ -40,9 +40,10 @@ const DRAFT_TOKENS = 6;
 /**
  * Whether a loaded model's sessions draft ('auto': judged per session), and why. `flashAttention` is
  * the context's (LlamaContext.flashAttention: 'auto' where llama.cpp decides, which is on where the
- * device supports it).
+ * device supports it); `sameInBatch`, whether the context gives a token the same results alone as in
+ * a batch (sameAloneAndInBatch; undefined before a load, where it cannot be measured).
  */
-export function speculationUsed(setting: Speculation = 'auto', strategy: CacheStrategy, flashAttention: boolean | 'auto'): Choice<Speculation> {
+export function speculationUsed(setting: Speculation = 'auto', strategy: CacheStrategy, flashAttention: boolean | 'auto', sameInBatch?: boolean): Choice<Speculation> {
   if (setting === 'off') return { value: 'off', why: 'off by setting' };
   // node-llama-cpp takes a checkpoint before every drafted batch of a sequence that keeps checkpoints,
   // and Keel places its own there (checkpoints.ts): drafting is kept to caches that can be cut back anywhere.
@@ -55,9 +56,48 @@ export function speculationUsed(setting: Speculation = 'auto', strategy: CacheSt
       ? { value: 'on', why: 'on by setting; with flash attention a greedy reply may differ where the model is near a tie' }
       : { value: 'off', why: 'auto: off with flash attention, whose results depend on the batch size (a greedy reply could change)' };
   }
+  // Drafts are checked in a batch, each token alone without them: where llama.cpp's kernels take another
+  // path for one row than for several (measured: this 2-core AVX-512 CPU, every logit a little other),
+  // a near tie can flip, and bench:reuse's greedy check saw 2 of 4 replies differ.
+  if (sameInBatch === false) {
+    const why = 'a token\'s results differ alone and in a batch here (measured at load), so a greedy reply could change';
+    return setting === 'on' ? { value: 'on', why: `on by setting; ${why}` } : { value: 'off', why: `auto: off: ${why}` };
+  }
   return setting === 'on'
     ? { value: 'on', why: 'on by setting' }
     : { value: 'auto', why: `auto: each session judged after ${JUDGED_AFTER} drafted tokens, kept where at least ${MIN_ACCEPTANCE * 100} % are accepted and a token takes less time with drafts than without (timed over ${PAUSED_TOKENS} tokens with drafting paused)` };
+}
+
+/** A short stretch of code: tokens any model's vocabulary has, for the probe below. */
+const PROBE_TEXT = 'export function total(items: Item[]): number {\n  return items.reduce((sum, item) => sum + item.price, 0);\n}\n';
+/** The batch the probe's last token is evaluated in: the size of a drafted batch (the token and its drafts). */
+const PROBE_BATCH = 1 + DRAFT_TOKENS;
+
+/**
+ * Whether this context gives a token the same next-token probabilities evaluated alone (as each
+ * token is decoded without drafts) as last in a batch of several (as drafts are checked), to the
+ * bit: a short probe on a sequence of its own (two evaluations of ~40 tokens), before any session.
+ * False where no sequence is free to probe with: nothing is promised that was not measured.
+ */
+export async function sameAloneAndInBatch(context: LlamaContext, model: LlamaModel): Promise<boolean> {
+  if (context.sequencesLeft === 0) return false;
+  const tokens = model.tokenize(PROBE_TEXT);
+  const sequence = context.getSequence();
+  try {
+    const after = async (kept: number) => {
+      await sequence.eraseContextTokenRanges([{ start: 0, end: sequence.nextTokenIndex }]);
+      await sequence.evaluateWithoutGeneratingNewTokens(tokens.slice(0, kept));
+      const next = sequence.evaluateWithMetadata(tokens.slice(kept), { confidence: true }, { temperature: 0 });
+      const first = await next.next();
+      await next.return();
+      return first.done ? undefined : first.value;
+    };
+    const alone = await after(tokens.length - 1);
+    const inBatch = await after(tokens.length - PROBE_BATCH);
+    return alone !== undefined && inBatch !== undefined && alone.token === inBatch.token && alone.confidence === inBatch.confidence;
+  } finally {
+    sequence.dispose();
+  }
 }
 
 /**
