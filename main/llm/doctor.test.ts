@@ -8,6 +8,7 @@ import { FitError, impossible, planFit } from './fit.js';
 import { checkSettings, parseSetting, SettingError } from './localSettings.js';
 import { loadLlama, loadModel, settingsOf } from './model.js';
 import { writeTestModel } from './testModel/makeTestModel.js';
+import { sameAloneAndInBatch } from './speculation.js';
 
 let dir: string;
 /** 2 blocks, trained for 8,192 tokens, head size 64 / 4 = 16. */
@@ -177,7 +178,9 @@ describe('the flash attention setting', SLOW, () => {
       try {
         expect(loaded.context.flashAttention).toBe(setting === 'on');
         expect(loaded.setup.flashAttention).toBe(used);
-        expect(loaded.setup.speculation?.value).toBe(speculation);
+        // Without flash attention, auto drafts where the load measured a token's results the same alone and in a batch.
+        const measured = speculation === 'auto' && !(await sameAloneAndInBatch(loaded.context, loaded.model)) ? 'off' : speculation;
+        expect(loaded.setup.speculation?.value).toBe(measured);
       } finally {
         await loaded.dispose();
       }
