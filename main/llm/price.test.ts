@@ -54,6 +54,24 @@ describe('the price of a cache break, before it is paid (real engine)', { timeou
     expect(sw.nextTokens).toBe(next.promptTokens);
     expect(describePrice(sw)).toMatch(/^re-reads about \d+ tokens, about \d+(\.\d)? (s|min) on this machine$/);
   });
+
+  it('prices the first compaction with the longest words the model wrote in one reply standing in for the summary', async () => {
+    f = await engineFixture();
+    await threeTurns(f);
+    const longest = 'The retry stops one try early, and the lease module uses config without importing it.';
+    f.replies.push(longest, 'Short.');
+    await f.agent.send('What is wrong?');
+    await f.agent.send('And now?');
+    const price = await f.agent.priceOf({ kind: 'compact' });
+    expect(price.exact).toBe(false);
+    // A summary as long as that reply (here, that very text) is read as priced, to the token.
+    f.replies.push(longest);
+    await f.agent.compact();
+    f.replies.push('Six.');
+    await f.agent.send(NEXT_MESSAGE);
+    // (With none standing in, the floor it was, it came short by the summary's tokens.)
+    expect(f.agent.requests().at(-1)!.newTokens).toBe(price.nextTokens);
+  });
 });
 
 describe('prefill speed learnt from the session', () => {

@@ -242,11 +242,15 @@ export class AgentLoop {
   /**
    * What `action` would leave the next request to read again, and about how long that takes at
    * this session's measured prefill speed (core/price): told before it is paid. A compaction's
-   * summary is not written yet: the last one stands in for it; before the first, none (a floor).
+   * summary is not written yet: the last one stands in for it; before the first, the longest words
+   * the model wrote in one reply of the session (a summary is the most it writes at once; none, a
+   * floor, priced bench:reuse's first compaction at 0.74 of its time).
    */
   priceOf(action: PricedAction): Promise<BreakPrice> {
+    const turns = this.o.session.turns();
+    const longestReply = () => turns.flatMap((t) => t.replies.map((r) => r.text)).reduce((a, b) => (b.length > a.length ? b : a), '');
     const full: BreakAction = action.kind === 'compact'
-      ? { kind: 'compact', summaryText: compactionText(this.o.store.lastCompaction(this.o.session.id)?.summary ?? '', this.o.session.turns().flatMap((t) => t.reads)) }
+      ? { kind: 'compact', summaryText: compactionText(this.o.store.lastCompaction(this.o.session.id)?.summary ?? longestReply(), turns.flatMap((t) => t.reads)) }
       : action;
     const nextMessage = (keep: (turn: number) => boolean) => messageWithNotes(NEXT_MESSAGE, this.o.session.notesAfter(keep));
     return breakPrice(this.o.engine, this.nextConversation(), nextMessage, full, prefillSpeed(this.requests()));
