@@ -150,9 +150,9 @@ export async function loadModel(o: LoadOptions): Promise<LoadedModel> {
   }
   const batchThreads = threads.batchThreads && splitThreads(context, threads.threads.value, threads.batchThreads.value) ? threads.batchThreads.value : undefined;
   const strategy = plan?.cache.strategy.value ?? 'prefix';
-  const planned = speculationUsed(settings.speculation, strategy, context.flashAttention);
   // Drafting is measured to leave greedy replies as they are before a session may draft (speculation.ts).
-  const speculation = planned.value === 'off' ? planned : speculationUsed(settings.speculation, strategy, context.flashAttention, await sameAloneAndInBatch(context, model));
+  const measure = speculationUsed(settings.speculation, strategy, context.flashAttention).value !== 'off';
+  const speculation = speculationUsed(settings.speculation, strategy, context.flashAttention, measure ? await sameAloneAndInBatch(context, model) : undefined);
   // A draft that cannot be used is none, with its reason: the model runs as it would without one.
   const draft = await loadDraft(llama, settings, speculation, { path: modelPath, model, context });
   const setup: LocalSetup = {

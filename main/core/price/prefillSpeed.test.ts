@@ -1,7 +1,8 @@
 /**
  * The fit on what bench:reuse measured on two 2-core machines without a GPU, quiet (the third session
  * on an AVX-512 one, whose small reads cost half as much a token): each request of a Keel session
- * (tokens read, tokens kept before them, prefill ms), then the five breaks it prices after the session, each priced from the requests before it as the app would, against the time it took.
+ * (tokens read, tokens kept before them, prefill ms), then the five breaks it prices after the session,
+ * each priced from the requests before it as the app would, against the time it took.
  */
 import { describe, expect, it } from 'vitest';
 import measured from './fixtures/benchReuse.json' with { type: 'json' };
